@@ -1,0 +1,70 @@
+"""The one engine interface that the pipeline, the worker and the benchmarks talk to.
+
+Generation is synchronous and batch-shaped: the worker owns one engine and hands it a
+whole bucket at a time, which is what vLLM's offline ``LLM.chat`` wants; the openai engine
+fans the batch out to concurrent HTTP requests behind the same call.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+
+from ..models import StockInput
+
+
+@dataclass
+class EngineRequest:
+    key: str  # unique within one generate() call, e.g. "<job>:<index>"
+    messages: list[dict]
+    prompt_tokens: int
+    stock: StockInput
+    report_cut: bool = False
+
+
+@dataclass
+class EngineOutput:
+    key: str
+    text: str
+    finish_reason: str | None
+    error: str | None = None  # the engine failed for this request (not a bad answer)
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass
+class EngineStats:
+    requests: int = 0
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+    calls: int = 0
+    extra: dict = field(default_factory=dict)
+
+
+class Engine(ABC):
+    """A text generator with its own tokenizer; ``uses_prompts`` is False for the rules engine."""
+
+    name: str = "base"
+    model_id: str = ""
+    uses_prompts: bool = True
+
+    def __init__(self) -> None:
+        self.stats = EngineStats()
+
+    def encode(self, text: str) -> list[int]:
+        """Token ids of ``text`` in the engine's own tokenizer (no special tokens)."""
+        raise NotImplementedError
+
+    def decode(self, ids: list[int]) -> str:
+        raise NotImplementedError
+
+    def count_prompt_tokens(self, messages: list[dict]) -> int:
+        """Tokens of the whole chat prompt, template included, as the engine will see it."""
+        raise NotImplementedError
+
+    @abstractmethod
+    def generate(self, requests: list[EngineRequest]) -> list[EngineOutput]:
+        """One output per request, same order; a per-request failure goes into ``error``."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release the engine's memory; engines without resources need not override."""

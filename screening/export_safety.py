@@ -1,0 +1,33 @@
+"""CSV/XLSX formula-injection defence for everything the bot writes back out (OWASP "CSV injection").
+
+Names and report text come from uploaded files and model output; a cell such as
+``=HYPERLINK(...)`` or ``@SUM(...)`` would run when the user opens the export in Excel/WPS.
+Prefixing an apostrophe makes spreadsheet software show it as text. Plain numbers written as
+text ("-12.5") are left alone so negative figures stay readable and sortable.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"^[+-]?(?:\d+(?:,\d{3})*)?(?:\.\d+)?(?:[eE][+-]?\d+)?%?$")
+
+
+def escape_formula(value: Any) -> Any:
+    """Return ``value`` with a leading "'" when it is a string a spreadsheet would treat as a formula.
+
+    Non-strings (numbers, None) are returned unchanged: the writer stores them as typed cells.
+    """
+    if not isinstance(value, str) or not value or not value.startswith(FORMULA_TRIGGERS):
+        return value
+    if any(c.isdigit() for c in value) and _PLAIN_NUMBER.match(value):
+        return value
+    return "'" + value
+
+
+def escape_row(values: Iterable[Any]) -> list[Any]:
+    """``escape_formula`` over one output row."""
+    return [escape_formula(v) for v in values]

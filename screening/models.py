@@ -1,0 +1,171 @@
+"""Plain data carried between parsing, rules, the engine and the report.
+
+Dataclasses inside the system; pydantic only at the edges (config, the model's
+JSON answer), so these stay cheap to build 5,400 times a morning and trivial to
+serialise into Redis with ``to_dict``/``from_dict``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Literal
+
+RiskLevel = Literal["高", "中", "低"]
+RISK_ORDER: dict[str, int] = {"低": 0, "中": 1, "高": 2}
+
+
+@dataclass(frozen=True)
+class InputProblem:
+    """One thing wrong with the input, located precisely enough to fix it in the file."""
+
+    source: str
+    message: str
+    row: int | None = None  # 1-based spreadsheet row (the header is row 1)
+    column: str | None = None
+    value: str | None = None
+
+    def __str__(self) -> str:
+        where = [self.source]
+        if self.row is not None:
+            where.append(f"row {self.row}")
+        if self.column is not None:
+            where.append(f"column {self.column!r}")
+        if self.value is not None:
+            shown = self.value if len(self.value) <= 40 else self.value[:37] + "..."
+            where.append(f"value {shown!r}")
+        return f"{', '.join(where)}: {self.message}"
+
+
+@dataclass
+class StockInput:
+    """What is known about one stock before screening; None means 'not given', never 0."""
+
+    code: str  # normalised NNNNNN.SH|SZ|BJ
+    name: str | None = None
+    industry: str | None = None
+    pe_ttm: float | None = None
+    roe: float | None = None
+    eps: float | None = None
+    report_text: str | None = None
+    st: bool | None = None  # explicit flag column; the name is checked too
+    net_profit_y1: float | None = None  # last fiscal year
+    net_profit_y2: float | None = None  # the year before
+    report_date: str | None = None
+    price: float | None = None
+    change_pct: float | None = None
+    pb: float | None = None
+    market_cap: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> StockInput:
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+@dataclass
+class PoolItem:
+    """One input stock (a file row or a typed code): either usable or failed with its problem."""
+
+    index: int  # position in the job, 0-based; the result row keeps it
+    raw_code: str
+    stock: StockInput | None = None
+    error: InputProblem | None = None
+    row: int | None = None  # source row, for messages
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "raw_code": self.raw_code,
+            "row": self.row,
+            "stock": self.stock.to_dict() if self.stock else None,
+            "error": asdict(self.error) if self.error else None,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> PoolItem:
+        return cls(
+            index=data["index"],
+            raw_code=data["raw_code"],
+            row=data.get("row"),
+            stock=StockInput.from_dict(data["stock"]) if data.get("stock") else None,
+            error=InputProblem(**data["error"]) if data.get("error") else None,
+        )
+
+
+@dataclass
+class Pool:
+    """A parsed stock pool: every input stock as an item, plus file-level warnings."""
+
+    source: str
+    items: list[PoolItem] = field(default_factory=list)
+    warnings: list[InputProblem] = field(default_factory=list)
+    columns: list[str] = field(default_factory=list)  # as seen in the file
+    mapped: dict[str, str] = field(default_factory=dict)  # file column -> field
+
+    @property
+    def ok_items(self) -> list[PoolItem]:
+        return [i for i in self.items if i.stock is not None]
+
+    @property
+    def failed_items(self) -> list[PoolItem]:
+        return [i for i in self.items if i.stock is None]
+
+
+class PoolRejected(ValueError):
+    """The whole input is unusable (no code column, too big, not a table); nothing was queued."""
+
+
+@dataclass
+class ResultRow:
+    """The final verdict on one stock. Every input stock ends as exactly one of these."""
+
+    index: int
+    code: str
+    name: str | None
+    industry: str | None
+    status: Literal["ok", "failed"]
+    risk_level: str | None = None
+    score: int | None = None
+    reason: str | None = None
+    flags: list[str] = field(default_factory=list)
+    error: str | None = None
+    rule_risk: str | None = None
+    rule_score: int | None = None
+    model_risk: str | None = None
+    model_score: int | None = None
+    pe_ttm: float | None = None
+    roe: float | None = None
+    row: int | None = None
+    engine: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ResultRow:
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+    def public(self) -> dict[str, Any]:
+        """The documented JSON shape of ``screen --format json``."""
+        return {
+            "code": self.code,
+            "name": self.name,
+            "industry": self.industry,
+            "risk_level": self.risk_level,
+            "score": self.score,
+            "reason": self.reason,
+            "flags": list(self.flags),
+            "status": self.status,
+            "error": self.error,
+            "rule_risk": self.rule_risk,
+            "rule_score": self.rule_score,
+            "model_risk": self.model_risk,
+            "model_score": self.model_score,
+            "pe_ttm": self.pe_ttm,
+            "roe": self.roe,
+            "row": self.row,
+        }

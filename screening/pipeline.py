@@ -1,0 +1,191 @@
+"""From pool items to result rows: prepare prompts, batch, generate, validate, merge with rules.
+
+The same three steps serve the direct CLI path (``Screener.run``) and the queue worker,
+which prepares items from many jobs, batches them together and finishes each answer on its
+own, so there is one place where an answer becomes a row.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from pydantic import ValidationError
+
+from .batcher import BatchPlan, plan_batches
+from .config import BatcherSettings, EngineSettings
+from .engines.base import Engine, EngineOutput, EngineRequest
+from .models import RISK_ORDER, PoolItem, ResultRow
+from .prompt import build_messages, parse_answer
+from .rules import (
+    FLAG_CUT_OFF,
+    FLAG_IDENTITY,
+    FLAG_MODEL_LOWER,
+    FLAG_MODEL_RAISED,
+    FLAG_RETRIED,
+    FLAG_SCORE_FIXED,
+    FLAG_UNPARSABLE,
+    SCORE_TOLERANCE,
+    MissingData,
+    RuleVerdict,
+    assess,
+)
+
+log = logging.getLogger(__name__)
+FLAG_REPORT_CUT = "报告原文过长已截断"
+
+
+@dataclass
+class Prepared:
+    """An item ready for the engine, with the rule verdict it will be merged with."""
+
+    item: PoolItem
+    request: EngineRequest
+    verdict: RuleVerdict
+    attempts: int = 0
+
+    @property
+    def prompt_tokens(self) -> int:
+        return self.request.prompt_tokens
+
+
+def failed_row(item: PoolItem, error: str, engine: str | None = None) -> ResultRow:
+    stock = item.stock
+    return ResultRow(
+        index=item.index,
+        code=stock.code if stock else item.raw_code,
+        name=stock.name if stock else None,
+        industry=stock.industry if stock else None,
+        status="failed",
+        error=error,
+        pe_ttm=stock.pe_ttm if stock else None,
+        roe=stock.roe if stock else None,
+        row=item.row,
+        engine=engine,
+    )
+
+
+def batch_plan(settings: BatcherSettings) -> BatchPlan:
+    return BatchPlan(settings.token_budget, settings.max_batch, settings.bucket_width, settings.enabled)
+
+
+class Screener:
+    """Turns pool items into rows with one engine; stateless apart from the engine."""
+
+    def __init__(self, engine: Engine, engine_settings: EngineSettings, batcher: BatcherSettings) -> None:
+        self.engine = engine
+        self.settings = engine_settings
+        self.plan = batch_plan(batcher)
+
+    # -- step 1 ------------------------------------------------------------
+    def prepare(self, item: PoolItem, key: str | None = None) -> Prepared | ResultRow:
+        """A Prepared request, or the final failed row when the item cannot be screened."""
+        if item.stock is None:
+            return failed_row(item, str(item.error) if item.error else "unusable input", self.engine.name)
+        try:
+            verdict = assess(item.stock)
+        except MissingData as exc:
+            return failed_row(item, f"缺少数据: {exc} (文件和本地基本面库中均没有)", self.engine.name)
+        key = key or str(item.index)
+        if not self.engine.uses_prompts:
+            req = EngineRequest(key, [], 0, item.stock)
+            return Prepared(item, req, verdict)
+        messages, cut = build_messages(
+            item.stock, self.settings.max_report_tokens, self.engine.encode, self.engine.decode
+        )
+        tokens = self.engine.count_prompt_tokens(messages)
+        budget = self.settings.max_model_len - self.settings.max_output_tokens
+        if tokens > budget:  # the report is already capped; only absurd names/fields get here
+            return failed_row(item, f"prompt too long: {tokens} tokens > {budget}", self.engine.name)
+        return Prepared(item, EngineRequest(key, messages, tokens, item.stock, cut), verdict)
+
+    # -- step 3 ------------------------------------------------------------
+    def finish(self, prep: Prepared, out: EngineOutput, final: bool) -> ResultRow | None:
+        """Merge one answer with the rules; None asks the caller to retry an unparsable answer."""
+        item, stock, verdict = prep.item, prep.item.stock, prep.verdict
+        assert stock is not None
+        prep.attempts += 1
+        flags = list(verdict.flags)
+        if prep.request.report_cut:
+            flags.append(FLAG_REPORT_CUT)
+        if out.error:
+            if not final:
+                return None
+            return failed_row(item, f"engine error: {out.error}", self.engine.name)
+        row = ResultRow(
+            index=item.index,
+            code=stock.code,
+            name=stock.name,
+            industry=stock.industry,
+            status="ok",
+            rule_risk=verdict.risk,
+            rule_score=verdict.score,
+            pe_ttm=stock.pe_ttm,
+            roe=stock.roe,
+            row=item.row,
+            engine=self.engine.name,
+        )
+        try:
+            answer = parse_answer(out.text)
+        except (ValueError, ValidationError) as exc:
+            if not final:
+                return None
+            if out.finish_reason == "length":
+                flags.append(FLAG_CUT_OFF)
+            flags.append(FLAG_UNPARSABLE)
+            log.info("unparsable answer for %s: %s", stock.code, str(exc)[:200])
+            row.risk_level, row.score, row.reason, row.flags = verdict.risk, verdict.score, verdict.reason, flags
+            return row
+        if prep.attempts > 1:
+            flags.append(FLAG_RETRIED)
+        if out.finish_reason == "length":
+            flags.append(FLAG_CUT_OFF)
+        if answer.code != stock.code or (stock.name and answer.name != stock.name):
+            flags.append(FLAG_IDENTITY)
+        row.model_risk, row.model_score = answer.risk_level, answer.score
+        if RISK_ORDER[answer.risk_level] > RISK_ORDER[verdict.risk]:
+            row.risk_level = answer.risk_level
+            row.reason = answer.reason
+            flags.append(f"{FLAG_MODEL_RAISED}: {verdict.risk}→{answer.risk_level}")
+        elif RISK_ORDER[answer.risk_level] < RISK_ORDER[verdict.risk]:
+            row.risk_level = verdict.risk
+            row.reason = verdict.reason
+            flags.append(f"{FLAG_MODEL_LOWER}: 模型{answer.risk_level} 规则{verdict.risk}")
+        else:
+            row.risk_level = verdict.risk
+            row.reason = answer.reason
+        if abs(answer.score - verdict.score) > SCORE_TOLERANCE:
+            row.score = verdict.score
+            flags.append(f"{FLAG_SCORE_FIXED}: 模型{answer.score}→{verdict.score}")
+        else:
+            row.score = answer.score
+        row.flags = flags
+        return row
+
+    # -- the direct path ---------------------------------------------------
+    def run(self, items: Iterable[PoolItem], progress: Callable[[int], None] | None = None) -> list[ResultRow]:
+        """Screen ``items`` in-process; one row per item, in input order."""
+        rows: dict[int, ResultRow] = {}
+        pending: list[Prepared] = []
+        for item in items:
+            prepared = self.prepare(item)
+            if isinstance(prepared, ResultRow):
+                rows[item.index] = prepared
+                if progress:
+                    progress(1)
+            else:
+                pending.append(prepared)
+        retry: list[Prepared] = []
+        for final, todo in ((False, pending), (True, retry)):
+            for batch in plan_batches(todo, self.plan):
+                outputs = self.engine.generate([p.request for p in batch])
+                for prep, out in zip(batch, outputs, strict=True):
+                    row = self.finish(prep, out, final)
+                    if row is None:
+                        retry.append(prep)
+                        continue
+                    rows[prep.item.index] = row
+                    if progress:
+                        progress(1)
+        return [rows[i] for i in sorted(rows)]

@@ -1,0 +1,514 @@
+"""The Redis job queue: jobs in Streams, per-stock results in hashes, progress over pub/sub.
+
+Why this shape:
+
+* A stream entry is only a job id. The job's items and its rows live in hashes keyed by job
+  id and stock index, so a redelivered entry (a worker died, Redis restarted) never
+  duplicates work already written: rows are written with HSETNX inside one Lua script that
+  also bumps the counters, so "written twice" leaves one row and correct counts.
+* Two lanes, each a stream with its own consumer group: ``fast`` for a chat user's few
+  stocks, ``bulk`` for a whole-market run. The worker looks at ``fast`` before every engine
+  call, which is what keeps a ``/screen`` of three stocks from waiting behind 5,400.
+* Every stock ends as a row: items that could not be parsed become failed rows at submit
+  time, a cancel turns the unfinished ones into failed rows "cancelled", the worker turns a
+  poison stock into a failed row and a dead letter. A job is finished exactly when it has
+  ``total`` rows, and the Lua script is the one place that decides it.
+* Finished jobs get a TTL (``result_ttl_s``); the bot reads results well within it.
+
+Key layout (``P`` = ``settings.prefix``)::
+
+    P:stream:{lane}          stream of {"job": id}; group "workers"
+    P:job:{id}               hash: lane state total done failed pre_failed created_at ...
+    P:job:{id}:items         hash index -> PoolItem json
+    P:job:{id}:rows          hash index -> ResultRow json
+    P:job:{id}:attempts      hash index -> generation attempts started (the worker's)
+    P:job:{id}:events        pub/sub channel, a JobStatus json per progress change
+    P:active:{lane}          zset of unfinished jobs by created_at (queue position)
+    P:owner:{user}           set of the owner's unfinished jobs (per-user limits)
+    P:dead                   dead-letter stream
+    P:cache:{date}:{code}:{sha}  same-day result cache (see ``result_cache``)
+    P:worker:{name}:hb / :stats  heartbeat (TTL) and counters of one worker
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field, is_dataclass
+from typing import Any
+
+import redis
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import BusyLoadingError, ResponseError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.retry import Retry
+
+from .config import RedisSettings
+from .models import PoolItem, ResultRow
+from .pipeline import failed_row
+
+LANES = ("fast", "bulk")
+GROUP = "workers"
+ACTIVE_STATES = ("queued", "running")
+FINAL_STATES = ("done", "cancelled")
+CANCELLED = "cancelled"
+# Errors that mean "Redis is away for a moment" rather than "the request is wrong".
+TRANSIENT_ERRORS: tuple[type[Exception], ...] = (RedisConnectionError, RedisTimeoutError, BusyLoadingError)
+
+# Write rows idempotently and finish the job when it has all of them, atomically.
+# KEYS: meta, rows, items, attempts, active zset, owner set (may be a dummy key)
+# ARGV: job_id, mode ("write"|"cancel"), now, ttl, then triples index, row json, failed ("1"/"0")
+# Returns {state_code, added..}: state_code 0 = still running, 1 = finished by this call,
+# 2 = was already finished (nothing written), -1 = job unknown (expired).
+_WRITE_ROWS = """
+local state = redis.call('HGET', KEYS[1], 'state')
+if not state then return {-1} end
+if state ~= 'queued' and state ~= 'running' then return {2} end
+local added = {}
+local nfail = 0
+for i = 5, #ARGV, 3 do
+  if redis.call('HSETNX', KEYS[2], ARGV[i], ARGV[i + 1]) == 1 then
+    table.insert(added, ARGV[i])
+    if ARGV[i + 2] == '1' then nfail = nfail + 1 end
+  end
+end
+if #added > 0 then
+  redis.call('HINCRBY', KEYS[1], 'done', #added)
+  if nfail > 0 then redis.call('HINCRBY', KEYS[1], 'failed', nfail) end
+end
+local done = tonumber(redis.call('HGET', KEYS[1], 'done'))
+local total = tonumber(redis.call('HGET', KEYS[1], 'total'))
+local code = 0
+if ARGV[2] == 'cancel' or done >= total then
+  local final = 'done'
+  if ARGV[2] == 'cancel' then final = 'cancelled' end
+  redis.call('HSET', KEYS[1], 'state', final, 'finished_at', ARGV[3])
+  local ttl = tonumber(ARGV[4])
+  for k = 1, 4 do redis.call('EXPIRE', KEYS[k], ttl) end
+  redis.call('ZREM', KEYS[5], ARGV[1])
+  redis.call('SREM', KEYS[6], ARGV[1])
+  code = 1
+end
+table.insert(added, 1, code)
+return added
+"""
+
+# Mark a job running on first claim; keeps the first started_at.
+_START_JOB = """
+local state = redis.call('HGET', KEYS[1], 'state')
+if state == 'queued' then
+  redis.call('HSET', KEYS[1], 'state', 'running')
+  redis.call('HSETNX', KEYS[1], 'started_at', ARGV[1])
+end
+return state
+"""
+
+
+@dataclass
+class JobStatus:
+    """A job's progress as the bot shows it; ``done`` counts rows written, ok or failed."""
+
+    job_id: str
+    state: str  # queued | running | done | cancelled
+    lane: str
+    total: int
+    done: int
+    failed: int
+    position: int | None  # unfinished jobs ahead in the lane, while queued
+    created_at: float
+    started_at: float | None
+    finished_at: float | None
+    eta_s: float | None
+    source: str = ""
+    owner: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def finished(self) -> bool:
+        return self.state in FINAL_STATES
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> JobStatus:
+        return cls(**data)
+
+
+@dataclass(frozen=True)
+class JobKeys:
+    """All Redis keys of one job, so the queue and the worker cannot disagree on names."""
+
+    meta: str
+    items: str
+    rows: str
+    attempts: str
+    events: str
+
+
+def owner_key_of(owner: dict[str, Any] | None) -> str | None:
+    """The per-user limit key: ``owner["user"]`` as str, or None for jobs without a user."""
+    if owner and owner.get("user") is not None:
+        return str(owner["user"])
+    return None
+
+
+def make_client(url: str) -> redis.Redis:
+    """A sync client that retries transient connection errors itself, with backoff.
+
+    Short Redis blips (a restart with AOF, a failover) are absorbed here; the worker adds a
+    tenacity loop on top for outages longer than these retries.
+    """
+    retry = Retry(ExponentialBackoff(cap=1.0, base=0.02), retries=6)
+    return redis.Redis.from_url(
+        url,
+        decode_responses=True,
+        retry=retry,
+        retry_on_error=[RedisConnectionError, RedisTimeoutError, BusyLoadingError],
+        health_check_interval=30,
+        socket_keepalive=True,
+    )
+
+
+def row_fields(row: ResultRow) -> tuple[str, str, str]:
+    """(index, row json, failed flag): the argument triple of the write script."""
+    failed = "1" if row.status == "failed" else "0"
+    return str(row.index), row_json(row), failed
+
+
+def row_json(row: ResultRow) -> str:
+    """The row as JSON, same content as ``to_dict`` but without ``asdict``'s deep copy.
+
+    ``asdict`` dominated the worker's profile (thousands of rows per batch); a row's fields
+    are scalars and a list of str, which json serialises directly.
+    """
+    return json.dumps(vars(row), ensure_ascii=False, default=_as_plain)
+
+
+def _as_plain(obj: Any) -> Any:
+    if is_dataclass(obj) and not isinstance(obj, type):
+        return asdict(obj)
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+
+
+class JobQueue:
+    """The client side of the queue (bot, CLI, tests) plus the key helpers the worker shares."""
+
+    def __init__(self, url: str, settings: RedisSettings, client: redis.Redis | None = None) -> None:
+        self.url = url
+        self.settings = settings
+        self.prefix = settings.prefix
+        self.r = client or make_client(url)
+        self._write_rows = self.r.register_script(_WRITE_ROWS)
+        self._start_job = self.r.register_script(_START_JOB)
+
+    # -- key names -----------------------------------------------------------------------
+    def stream(self, lane: str) -> str:
+        return f"{self.prefix}:stream:{lane}"
+
+    def job_keys(self, job_id: str) -> JobKeys:
+        base = f"{self.prefix}:job:{job_id}"
+        return JobKeys(base, f"{base}:items", f"{base}:rows", f"{base}:attempts", f"{base}:events")
+
+    def active_key(self, lane: str) -> str:
+        return f"{self.prefix}:active:{lane}"
+
+    def owner_set(self, owner_key: str | None) -> str:
+        return f"{self.prefix}:owner:{owner_key if owner_key is not None else '-'}"
+
+    @property
+    def dead_key(self) -> str:
+        return f"{self.prefix}:dead"
+
+    @property
+    def workers_key(self) -> str:
+        return f"{self.prefix}:workers"
+
+    def worker_keys(self, name: str) -> tuple[str, str]:
+        return f"{self.prefix}:worker:{name}:hb", f"{self.prefix}:worker:{name}:stats"
+
+    # -- setup ---------------------------------------------------------------------------
+    def ping(self) -> bool:
+        return bool(self.r.ping())
+
+    def ensure_groups(self) -> None:
+        """Create both lane streams and their consumer group; idempotent (BUSYGROUP is fine)."""
+        for lane in LANES:
+            try:
+                self.r.xgroup_create(self.stream(lane), GROUP, id="0", mkstream=True)
+            except ResponseError as exc:
+                if "BUSYGROUP" not in str(exc):
+                    raise
+
+    # -- submit --------------------------------------------------------------------------
+    def submit(self, items: list[PoolItem], *, lane: str = "fast", source: str = "",
+               owner: dict[str, Any] | None = None) -> str:
+        """Store the job and enqueue it; returns the job id.
+
+        Items without a stock become failed rows right here, so the worker only ever sees
+        screenable items and every input stock still ends as a row.
+        """
+        if lane not in LANES:
+            raise ValueError(f"unknown lane {lane!r}: use one of {LANES}")
+        indexes = [i.index for i in items]
+        if len(set(indexes)) != len(indexes):
+            raise ValueError("item indexes must be unique within a job")
+        job_id = uuid.uuid4().hex
+        keys = self.job_keys(job_id)
+        now = time.time()
+        pre_failed = [failed_row(i, str(i.error) if i.error else "unusable input") for i in items
+                      if i.stock is None]
+        total, todo = len(items), len(items) - len(pre_failed)
+        owner_key = owner_key_of(owner)
+        meta: dict[str, Any] = {
+            "job_id": job_id, "lane": lane, "state": "queued" if todo else "done",
+            "total": total, "done": len(pre_failed), "failed": len(pre_failed),
+            "pre_failed": len(pre_failed), "created_at": repr(now), "source": source,
+            "owner": json.dumps(owner or {}, ensure_ascii=False), "owner_key": owner_key or "",
+        }
+        if not todo:
+            meta["finished_at"] = repr(now)
+        ttl = self.settings.result_ttl_s
+        pipe = self.r.pipeline(transaction=True)
+        pipe.hset(keys.meta, mapping=meta)
+        for chunk in _chunks([(str(i.index), json.dumps(i.to_dict(), ensure_ascii=False)) for i in items]):
+            pipe.hset(keys.items, mapping=dict(chunk))
+        for chunk in _chunks([row_fields(r)[:2] for r in pre_failed]):
+            pipe.hset(keys.rows, mapping=dict(chunk))
+        if todo:
+            pipe.zadd(self.active_key(lane), {job_id: now})
+            if owner_key is not None:
+                pipe.sadd(self.owner_set(owner_key), job_id)
+            pipe.xadd(self.stream(lane), {"job": job_id})
+        else:
+            for key in (keys.meta, keys.items, keys.rows):
+                pipe.expire(key, ttl)
+        pipe.execute()
+        return job_id
+
+    # -- reading -------------------------------------------------------------------------
+    def status(self, job_id: str) -> JobStatus:
+        """The job's current status; KeyError when the job is unknown or expired."""
+        return self.statuses([job_id])[0]
+
+    def statuses(self, job_ids: list[str]) -> list[JobStatus]:
+        """Several statuses in one round trip (the worker publishes many per batch)."""
+        pipe = self.r.pipeline(transaction=False)
+        for jid in job_ids:
+            pipe.hgetall(self.job_keys(jid).meta)
+        metas = pipe.execute()
+        pipe = self.r.pipeline(transaction=False)
+        for jid, meta in zip(job_ids, metas, strict=True):
+            if not meta:
+                raise KeyError(f"unknown or expired job {jid}")
+            pipe.zrank(self.active_key(meta.get("lane", "fast")), jid)
+        ranks = pipe.execute()
+        return [self._status_from(jid, m, rank) for jid, m, rank in zip(job_ids, metas, ranks, strict=True)]
+
+    @staticmethod
+    def _status_from(job_id: str, meta: dict[str, str], rank: int | None) -> JobStatus:
+        def f(key: str) -> float | None:
+            return float(meta[key]) if meta.get(key) else None
+
+        state = meta.get("state", "queued")
+        total, done = int(meta.get("total", 0)), int(meta.get("done", 0))
+        started = f("started_at")
+        eta: float | None = None
+        processed = done - int(meta.get("pre_failed", 0))
+        if state == "running" and started is not None and processed > 0:
+            elapsed = max(1e-6, time.time() - started)
+            eta = (total - done) * elapsed / processed
+        elif state in FINAL_STATES:
+            eta = 0.0
+        return JobStatus(
+            job_id=job_id, state=state, lane=meta.get("lane", ""), total=total, done=done,
+            failed=int(meta.get("failed", 0)), position=rank if state == "queued" else None,
+            created_at=float(meta.get("created_at", 0.0)), started_at=started,
+            finished_at=f("finished_at"), eta_s=eta, source=meta.get("source", ""),
+            owner=json.loads(meta.get("owner") or "{}"),
+        )
+
+    def results(self, job_id: str) -> list[ResultRow]:
+        """The rows written so far, in index order (all of them once the job is finished)."""
+        raw = self.r.hgetall(self.job_keys(job_id).rows)
+        return [ResultRow.from_dict(json.loads(raw[k])) for k in sorted(raw, key=int)]
+
+    def items(self, job_id: str) -> list[PoolItem]:
+        raw = self.r.hgetall(self.job_keys(job_id).items)
+        return [PoolItem.from_dict(json.loads(raw[k])) for k in sorted(raw, key=int)]
+
+    def jobs_of(self, owner_key: str) -> list[str]:
+        """Unfinished jobs of one user, oldest first (the bot's per-user job limit)."""
+        ids = list(self.r.smembers(self.owner_set(str(owner_key))))
+        if not ids:
+            return []
+        pipe = self.r.pipeline(transaction=False)
+        for jid in ids:
+            pipe.hmget(self.job_keys(jid).meta, ["state", "created_at"])
+        alive = [(float(c or 0), jid) for jid, (s, c) in zip(ids, pipe.execute(), strict=True)
+                 if s in ACTIVE_STATES]
+        return [jid for _, jid in sorted(alive)]
+
+    def dead_letters(self, count: int = 100) -> list[dict[str, Any]]:
+        """The newest dead letters first: job, index, code, reason, attempts, worker, at."""
+        out = []
+        for entry_id, fields_ in self.r.xrevrange(self.dead_key, count=count):
+            d: dict[str, Any] = {"id": entry_id, **fields_}
+            for k in ("index", "attempts"):
+                if k in d:
+                    d[k] = int(d[k])
+            out.append(d)
+        return out
+
+    def workers(self) -> list[dict[str, Any]]:
+        """Known workers with their counters and whether their heartbeat key is alive."""
+        names = sorted(self.r.smembers(self.workers_key))
+        pipe = self.r.pipeline(transaction=False)
+        for name in names:
+            hb, stats = self.worker_keys(name)
+            pipe.exists(hb)
+            pipe.hgetall(stats)
+        res = pipe.execute()
+        out = []
+        for i, name in enumerate(names):
+            stats = {k: _num(v) for k, v in res[2 * i + 1].items()}
+            out.append({"name": name, "alive": bool(res[2 * i]), **stats})
+        return out
+
+    def worker_stats(self, name: str | None = None) -> dict[str, float]:
+        """Counters summed over all workers (or one): batches, engine_requests, cache_hits, stocks_done."""
+        total: dict[str, float] = {"batches": 0, "engine_requests": 0, "cache_hits": 0, "stocks_done": 0}
+        for w in self.workers():
+            if name is None or w["name"] == name:
+                for k in total:
+                    total[k] += w.get(k, 0)
+        return total
+
+    # -- writing (shared with the worker) ------------------------------------------------
+    def write_rows(self, job_id: str, rows: Iterable[ResultRow], *, owner_key: str | None, lane: str,
+                   mode: str = "write", client: Any = None) -> list[Any]:
+        """Write rows idempotently; returns [state_code, added indexes...] (see _WRITE_ROWS).
+
+        With ``client`` a pipeline, the call is queued there and its result comes from
+        ``execute()``.
+        """
+        keys = self.job_keys(job_id)
+        args: list[Any] = [job_id, mode, repr(time.time()), self.settings.result_ttl_s]
+        for row in rows:
+            args.extend(row_fields(row))
+        return self._write_rows(
+            keys=[keys.meta, keys.rows, keys.items, keys.attempts, self.active_key(lane),
+                  self.owner_set(owner_key)],
+            args=args, client=client if client is not None else self.r,
+        )
+
+    def start_job(self, job_id: str, client: Any = None) -> Any:
+        return self._start_job(keys=[self.job_keys(job_id).meta], args=[repr(time.time())],
+                               client=client if client is not None else self.r)
+
+    def publish(self, statuses: list[JobStatus]) -> None:
+        if not statuses:
+            return
+        pipe = self.r.pipeline(transaction=False)
+        for st in statuses:
+            pipe.publish(self.job_keys(st.job_id).events, json.dumps(st.to_dict(), ensure_ascii=False))
+        pipe.execute()
+
+    # -- cancel --------------------------------------------------------------------------
+    def cancel(self, job_id: str) -> bool:
+        """Fail every unfinished stock as "cancelled" and end the job; False if already finished."""
+        keys = self.job_keys(job_id)
+        meta = self.r.hgetall(keys.meta)
+        if not meta or meta.get("state") not in ACTIVE_STATES:
+            return False
+        done = set(self.r.hkeys(keys.rows))
+        rows = [failed_row(item, CANCELLED) for item in self.items(job_id) if str(item.index) not in done]
+        res = self.write_rows(job_id, rows, owner_key=meta.get("owner_key") or None, lane=meta["lane"],
+                              mode="cancel")
+        if int(res[0]) != 1:
+            return False
+        self.publish([self.status(job_id)])
+        return True
+
+    # -- waiting -------------------------------------------------------------------------
+    def wait(self, job_id: str, timeout: float | None = None,
+             on_progress: Callable[[JobStatus], None] | None = None, poll_s: float = 1.0) -> JobStatus:
+        """Block until the job is finished or ``timeout`` passes; returns the last status seen.
+
+        Event-driven through the job's pub/sub channel; the channel is subscribed before the
+        first status read so no event is missed, and a status is read every ``poll_s`` anyway
+        (pub/sub is fire-and-forget: a Redis restart drops messages and the subscription).
+        On timeout the returned status is simply not finished; the caller decides.
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        channel = self.job_keys(job_id).events
+        pubsub = None
+        last_key: tuple[Any, ...] | None = None
+        st: JobStatus | None = None
+        try:
+            while True:
+                if pubsub is None:
+                    try:
+                        pubsub = self.r.pubsub(ignore_subscribe_messages=True)
+                        pubsub.subscribe(channel)
+                    except TRANSIENT_ERRORS:
+                        pubsub = None
+                try:
+                    st = self.status(job_id)
+                except TRANSIENT_ERRORS:
+                    if st is None:
+                        time.sleep(poll_s)
+                        continue
+                key = (st.state, st.done, st.failed, st.position)
+                if key != last_key:
+                    last_key = key
+                    if on_progress:
+                        on_progress(st)
+                if st.finished:
+                    return st
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return st
+                step = poll_s if left is None else min(poll_s, left)
+                if pubsub is None:
+                    time.sleep(step)
+                    continue
+                try:
+                    # one message is enough to re-read; drain the burst so we read once
+                    msg = pubsub.get_message(timeout=step)
+                    while msg is not None:
+                        msg = pubsub.get_message(timeout=0)
+                except TRANSIENT_ERRORS:
+                    _close_quietly(pubsub)
+                    pubsub = None
+                    time.sleep(min(step, 0.2))
+        finally:
+            if pubsub is not None:
+                _close_quietly(pubsub)
+
+    def close(self) -> None:
+        self.r.close()
+
+
+def _close_quietly(pubsub: Any) -> None:
+    try:
+        pubsub.close()
+    except Exception:  # closing a broken connection must not mask the result
+        pass
+
+
+def _num(v: str) -> float | int | str:
+    try:
+        return int(v)
+    except ValueError:
+        try:
+            return float(v)
+        except ValueError:
+            return v
+
+
+def _chunks(pairs: list[tuple[str, str]], size: int = 1000) -> Iterable[list[tuple[str, str]]]:
+    for i in range(0, len(pairs), size):
+        yield pairs[i:i + size]

@@ -1,0 +1,139 @@
+"""The deterministic rules: ST detection, rule risk, the score, and merging the model's answer.
+
+The rules are the floor. The model may raise risk (with a reason) but never lower it,
+and its score only stands when it is within ``SCORE_TOLERANCE`` of the formula. Every
+place where the two disagree becomes a visible flag on the row instead of a silent fix.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from .models import RISK_ORDER, StockInput
+
+SCORE_TOLERANCE = 3
+DATA_DOUBT_TOLERANCE = 0.05  # report figure vs given figure, relative
+
+_ST_PREFIX = re.compile(r"^\s*(?:S\s*\*\s*ST|SST|\*\s*ST|ST)", re.IGNORECASE)
+
+# flags, in Chinese since they are shown to the users beside Chinese reasons
+FLAG_MODEL_RAISED = "模型上调风险"
+FLAG_MODEL_LOWER = "模型风险低于规则(已按规则)"
+FLAG_SCORE_FIXED = "评分已按公式校正"
+FLAG_UNPARSABLE = "模型输出无法解析(仅规则结果)"
+FLAG_CUT_OFF = "模型输出被截断"
+FLAG_DATA_DOUBT = "数据存疑"
+FLAG_IDENTITY = "模型返回的代码/名称与输入不符(已用输入)"
+FLAG_LOSS_PE = "PE-TTM≤0(亏损)"
+FLAG_ST = "ST"
+FLAG_RETRIED = "模型重试后解析成功"
+
+
+class MissingData(ValueError):
+    """The rules need a figure that neither the file nor the universe provides."""
+
+
+def is_st(name: str | None, flag: bool | None = None) -> bool:
+    """ST by explicit flag, or by the name's prefix (ST, *ST, S*ST, SST)."""
+    if flag:
+        return True
+    return bool(name and _ST_PREFIX.match(name))
+
+
+def rule_risk(stock: StockInput) -> tuple[str, str]:
+    """Risk level from the data alone and a short Chinese reason; the first rule that holds wins.
+
+    Raises MissingData when the figure the decision depends on is missing: a stock is never
+    guessed into a tier.
+    """
+    roe, pe = stock.roe, stock.pe_ttm
+    if roe is not None and roe < 5:
+        return "高", f"ROE {roe:g}%<5%"
+    if is_st(stock.name, stock.st):
+        return "高", "ST股票"
+    y1, y2 = stock.net_profit_y1, stock.net_profit_y2
+    if y1 is not None and y2 is not None and y1 < 0 and y2 < 0:
+        return "高", "近两年连续亏损"
+    if roe is None:
+        raise MissingData("ROE")
+    if roe < 15:
+        return "中", f"ROE {roe:g}%介于5%-15%"
+    if pe is None:
+        raise MissingData("PE-TTM")
+    if pe > 50:
+        return "中", f"PE-TTM {pe:g}>50"
+    if pe <= 0:
+        return "中", "PE-TTM≤0(近12月亏损)"
+    return "低", f"ROE {roe:g}%≥15%且PE {pe:g}"
+
+
+def rule_score(stock: StockInput) -> int:
+    """``100 - (PE/100)*20 - (15-ROE)*5``, clamped to 0..100 and rounded half up.
+
+    A PE-TTM <= 0 means a trailing loss; fed into the formula as is it would turn a loss into
+    a bonus, so a loss takes the PE term's value at PE 100 (20 points), like an expensive stock.
+    """
+    if stock.roe is None:
+        raise MissingData("ROE")
+    if stock.pe_ttm is None:
+        raise MissingData("PE-TTM")
+    pe_term = stock.pe_ttm / 100 * 20 if stock.pe_ttm > 0 else 20.0
+    raw = 100 - pe_term - (15 - stock.roe) * 5
+    return int(min(100, max(0, math.floor(raw + 0.5))))
+
+
+@dataclass
+class RuleVerdict:
+    risk: str
+    score: int
+    reason: str
+    flags: list[str] = field(default_factory=list)
+
+
+def assess(stock: StockInput) -> RuleVerdict:
+    """The complete rule verdict; raises MissingData for a stock the rules cannot judge."""
+    risk, reason = rule_risk(stock)
+    score = rule_score(stock)
+    flags: list[str] = []
+    if is_st(stock.name, stock.st):
+        flags.append(FLAG_ST)
+    if stock.pe_ttm is not None and stock.pe_ttm <= 0:
+        flags.append(FLAG_LOSS_PE)
+    flags.extend(data_doubts(stock))
+    return RuleVerdict(risk=risk, score=score, reason=reason, flags=flags)
+
+
+def higher_risk(a: str, b: str) -> str:
+    return a if RISK_ORDER[a] >= RISK_ORDER[b] else b
+
+
+# Figures quoted in report text. Number then optional %; a few phrasings per metric.
+_NUM = r"(-?\d+(?:\.\d+)?)"
+_ROE_RX = re.compile(r"(?:ROE|净资产收益率)\s*(?:\(TTM\)|（TTM）)?\s*(?:为|达|达到|是|:|：|约)?\s*" + _NUM + r"\s*%")
+_PE_RX = re.compile(
+    r"(?:PE-TTM|PE\(TTM\)|PE|市盈率(?:\(TTM\)|（TTM）|TTM)?)\s*(?:为|达|是|:|：|约)?\s*" + _NUM + r"\s*倍?"
+)
+
+
+def _differs(quoted: float, given: float) -> bool:
+    if given == 0:
+        return abs(quoted) > 1e-9
+    return abs(quoted - given) / abs(given) > DATA_DOUBT_TOLERANCE
+
+
+def data_doubts(stock: StockInput) -> list[str]:
+    """Flags for figures in the report text that contradict the given PE/ROE by more than 5%."""
+    text = stock.report_text or ""
+    found: list[str] = []
+    checks = ((_ROE_RX, stock.roe, "ROE", "%"), (_PE_RX, stock.pe_ttm, "PE", ""))
+    for rx, given, label, unit in checks:
+        if given is None:
+            continue
+        for m in rx.finditer(text):
+            quoted = float(m.group(1))
+            if _differs(quoted, given):
+                found.append(f"{FLAG_DATA_DOUBT}: 文本{label} {quoted:g}{unit} vs 数据 {given:g}{unit}")
+                break
+    return found

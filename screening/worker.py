@@ -1,0 +1,673 @@
+"""The GPU worker: one process owns the engine and pulls stocks from every queued job.
+
+Why it works the way it does:
+
+* The engine is loaded once, at start (arq's ``on_startup`` idea): loading vLLM takes tens
+  of seconds and most of a GPU, so a worker is long-lived and there is one per GPU.
+* Jobs are exploded into per-stock requests and batched ACROSS jobs by the batcher, so a
+  thousand 2-stock chat jobs make a few large engine calls instead of a thousand tiny ones.
+* Before every engine call the fast lane is looked at first, and a bulk call is bounded by
+  ``worker.batch_stocks``: a 3-stock ``/screen`` waits for at most the one bulk call in flight.
+* Claim order: this consumer's own pending entries (after a restart under the same name),
+  then XAUTOCLAIM of entries idle longer than ``claim_idle_ms`` (a dead worker's), then new
+  entries. Live workers renew their entries' idle time between calls, so only a dead or hung
+  worker's entries become claimable: ``claim_idle_ms`` must exceed the slowest engine call.
+* Crash safety: a stock's attempt counter is incremented in Redis BEFORE its generation, so a
+  stock that kills the process (SIGKILL, OOM, a segfault in a kernel) is seen as such by the
+  next worker; such "crash suspects" are re-run in smaller batches (1/4 per prior crash) and
+  after ``max_deliveries`` starts the stock ends as a failed row and a dead letter instead of
+  taking the worker down forever. An engine exception on a batch is bisected in-process so
+  only the poison stock fails; it is retried alone up to ``max_deliveries`` attempts.
+* Rows are written idempotently by index (see ``queue._WRITE_ROWS``) and the job's stream entry
+  is acknowledged only once the job has all its rows: a kill anywhere loses at most the
+  batch in flight and never duplicates a row.
+* Redis going away (restart, failover) is not fatal: writes are retried with backoff through
+  tenacity, and after an outage the worker drops its in-memory view and re-reads its pending
+  entries from Redis, since with ``appendfsync everysec`` the last second may be gone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import logging
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from redis.exceptions import ResponseError
+from tenacity import (
+    Retrying,
+    before_sleep_log,
+    retry_if_exception_type,
+    stop_after_delay,
+    stop_when_event_set,
+    wait_exponential,
+    wait_random,
+)
+
+from .batcher import plan_batches
+from .config import Settings, load_settings
+from .engines.base import Engine, EngineOutput
+from .models import PoolItem, ResultRow
+from .pipeline import Prepared, Screener, failed_row
+from .queue import ACTIVE_STATES, GROUP, LANES, TRANSIENT_ERRORS, JobQueue, JobStatus
+from .result_cache import cache_key, decode_for, encode_row
+
+log = logging.getLogger("screening.worker")
+
+STAT_FIELDS = ("batches", "engine_requests", "cache_hits", "stocks_done")
+
+
+@dataclass
+class ActiveJob:
+    """A claimed job as the worker sees it: the stocks still without a row."""
+
+    job_id: str
+    lane: str
+    entry_id: str
+    owner_key: str | None
+    created_at: float
+    pending: dict[int, Prepared] = field(default_factory=dict)  # index -> request, index order
+    cache_keys: dict[int, str] = field(default_factory=dict)  # computed once per stock
+    attempts: dict[int, int] = field(default_factory=dict)  # generation starts, mirrored from Redis
+
+
+@dataclass
+class Work:
+    """One stock of one job on its way through the engine."""
+
+    job: ActiveJob
+    prep: Prepared
+
+    @property
+    def prompt_tokens(self) -> int:
+        return self.prep.prompt_tokens
+
+    @property
+    def index(self) -> int:
+        return self.prep.item.index
+
+
+@dataclass
+class BatchResult:
+    rows: list[tuple[ActiveJob, ResultRow]] = field(default_factory=list)
+    dead: list[dict[str, Any]] = field(default_factory=list)
+    fresh: list[tuple[ActiveJob, PoolItem, ResultRow]] = field(default_factory=list)  # rows to cache
+    requests: int = 0
+
+
+class Worker:
+    """The loop behind ``python -m screening worker``; see the module docstring for the why."""
+
+    def __init__(self, settings: Settings, engine: Engine, name: str | None = None,
+                 stop: threading.Event | None = None, exit_when_idle: bool = False) -> None:
+        self.settings = settings
+        self.rs = settings.redis
+        self.ws = settings.worker
+        self.engine = engine
+        self.name = name or f"{socket.gethostname()}-{os.getpid()}"
+        self.stop = stop or threading.Event()
+        self.exit_when_idle = exit_when_idle
+        self.q = JobQueue(self.rs.url, self.rs)
+        self.r = self.q.r
+        self.screener = Screener(engine, settings.engine, settings.batcher)
+        self.jobs: dict[str, ActiveJob] = {}
+        self.hb_key, self.stats_key = self.q.worker_keys(self.name)
+        # renew leases well inside claim_idle_ms so a live worker's entries are never claimed
+        self.lease_s = max(0.05, min(self.ws.heartbeat_s, self.rs.claim_idle_ms / 1000 / 3))
+        self.claim_every_s = max(0.05, self.rs.claim_idle_ms / 1000 / 2)
+        self._next_beat = 0.0
+        self._next_claim = 0.0
+
+    # -- the loop -------------------------------------------------------------------------
+    def run(self) -> None:
+        log.info("worker %s: engine %s (%s), redis %s prefix %s", self.name, self.engine.name,
+                 self.engine.model_id, self.rs.url, self.rs.prefix)
+        try:
+            self._recover()
+            while not self.stop.is_set():
+                try:
+                    if not self._step():
+                        break
+                except TRANSIENT_ERRORS as exc:
+                    log.warning("redis unavailable (%s); reconnecting", exc)
+                    self._recover()
+                except ResponseError as exc:
+                    if "NOGROUP" not in str(exc):
+                        raise
+                    log.warning("consumer group vanished (%s); recreating", exc)
+                    self._recover()
+        except TRANSIENT_ERRORS:
+            if not self.stop.is_set():
+                raise
+        finally:
+            self._shutdown()
+
+    def _retrying(self, max_s: float | None = None) -> Retrying:
+        """Backoff on Redis outages; without ``max_s`` until Redis is back or we are told to stop.
+
+        With ``max_s`` the stop event is ignored: a batch already generated is worth waiting
+        for Redis a little, even during a SIGTERM.
+        """
+        stop = stop_when_event_set(self.stop) if max_s is None else stop_after_delay(max_s)
+        return Retrying(
+            retry=retry_if_exception_type(TRANSIENT_ERRORS),
+            wait=wait_exponential(multiplier=0.1, max=3.0) + wait_random(0, 0.1),
+            stop=stop, reraise=True, before_sleep=before_sleep_log(log, logging.WARNING),
+        )
+
+    def _recover(self) -> None:
+        """(Re)connect: groups, registration, then this consumer's own pending entries first."""
+        self.jobs.clear()
+        for attempt in self._retrying():
+            with attempt:
+                self.q.ping()
+                self.q.ensure_groups()
+                pipe = self.r.pipeline(transaction=False)
+                pipe.sadd(self.q.workers_key, self.name)
+                pipe.hset(self.stats_key, mapping={"pid": os.getpid(), "host": socket.gethostname(),
+                                                   "engine": self.engine.name, "model": self.engine.model_id,
+                                                   "started_at": repr(time.time())})
+                pipe.execute()
+                self._beat()
+                for lane in LANES:
+                    resp = self.r.xreadgroup(GROUP, self.name, {self.q.stream(lane): "0"}, count=100_000)
+                    self._adopt_response(resp)
+                self._next_claim = 0.0
+
+    def _step(self) -> bool:
+        """One round: heartbeat, claim, pick and run one batch. False = exit (idle and asked to)."""
+        if time.monotonic() >= self._next_beat:
+            self._beat()
+        self._refill()
+        batch = self._pick()
+        if not batch:
+            if self.exit_when_idle and self._idle():
+                log.info("worker %s: queue drained, exiting", self.name)
+                return False
+            streams = {self.q.stream("fast"): ">", self.q.stream("bulk"): ">"}
+            self._adopt_response(self.r.xreadgroup(GROUP, self.name, streams, count=1,
+                                                   block=self.ws.block_ms))
+            return True
+        self._run(batch)
+        return True
+
+    # -- claiming -------------------------------------------------------------------------
+    def _pending_count(self, lane: str) -> int:
+        return sum(len(j.pending) for j in self.jobs.values() if j.lane == lane)
+
+    def _refill(self) -> None:
+        now = time.monotonic()
+        if now >= self._next_claim:
+            self._next_claim = now + self.claim_every_s
+            self._claim_idle()
+        cap = self.ws.batch_stocks
+        if self._pending_count("fast") < cap:
+            self._adopt_response(self.r.xreadgroup(GROUP, self.name, {self.q.stream("fast"): ">"}, count=64))
+        if self._pending_count("fast") == 0 and self._pending_count("bulk") < cap:
+            self._adopt_response(self.r.xreadgroup(GROUP, self.name, {self.q.stream("bulk"): ">"}, count=1))
+
+    def _claim_idle(self) -> None:
+        """Take over entries idle longer than claim_idle_ms: their worker is dead or hung."""
+        for lane in LANES:
+            stream = self.q.stream(lane)
+            res = self.r.xautoclaim(stream, GROUP, self.name, min_idle_time=self.rs.claim_idle_ms,
+                                    start_id="0-0", count=64)
+            claimed = [(eid, f) for eid, f in res[1] if f]
+            if claimed:
+                log.info("worker %s: claimed %d idle %s entries", self.name, len(claimed), lane)
+                self._adopt(lane, claimed)
+            self._forget_dead_consumers(stream)
+
+    def _forget_dead_consumers(self, stream: str) -> None:
+        """Drop consumers that own nothing and were silent for long, so XINFO stays readable."""
+        for c in self.r.xinfo_consumers(stream, GROUP):
+            if (c["name"] != self.name and int(c.get("pending", 0)) == 0
+                    and int(c.get("idle", 0)) > 10 * self.rs.claim_idle_ms):
+                self.r.xgroup_delconsumer(stream, GROUP, c["name"])
+
+    def _adopt_response(self, resp: Any) -> None:
+        for stream, entries in resp or []:
+            lane = stream.rsplit(":", 1)[-1]
+            if entries:
+                self._adopt(lane, [(eid, f) for eid, f in entries])
+
+    def _adopt(self, lane: str, entries: list[tuple[str, dict[str, str] | None]]) -> None:
+        """Explode stream entries into per-stock work, skipping indexes that already have rows.
+
+        Cached rows and rows that need no engine (missing data) are written right away.
+        """
+        fresh: list[tuple[str, str]] = []
+        junk: list[str] = []
+        for eid, fields_ in entries:
+            jid = (fields_ or {}).get("job")
+            if not jid:
+                junk.append(eid)
+            elif jid in self.jobs:
+                self.jobs[jid].entry_id = eid  # a re-delivery of a job we already hold
+            else:
+                fresh.append((eid, jid))
+        if junk:
+            self._ack(lane, junk)
+        if not fresh:
+            return
+        pipe = self.r.pipeline(transaction=False)
+        for _, jid in fresh:
+            keys = self.q.job_keys(jid)
+            pipe.hgetall(keys.meta)
+            pipe.hgetall(keys.items)
+            pipe.hkeys(keys.rows)
+            pipe.hgetall(keys.attempts)
+        res = pipe.execute()
+        finished_entries: list[str] = []
+        new_jobs: list[ActiveJob] = []
+        rows: dict[str, list[ResultRow]] = {}
+        for n, (eid, jid) in enumerate(fresh):
+            meta, items, done_keys, attempts = res[4 * n: 4 * n + 4]
+            if not meta or meta.get("state") not in ACTIVE_STATES:
+                finished_entries.append(eid)  # expired, done or cancelled: nothing to do
+                continue
+            job = ActiveJob(jid, meta.get("lane", lane), eid, meta.get("owner_key") or None,
+                            float(meta.get("created_at", 0)))
+            job.attempts = {int(k): int(v) for k, v in attempts.items()}
+            done = {int(k) for k in done_keys}
+            job_rows = rows.setdefault(jid, [])
+            for key in sorted(items, key=int):
+                idx = int(key)
+                if idx in done:
+                    continue
+                item = PoolItem.from_dict(json.loads(items[key]))
+                try:
+                    prepared = self.screener.prepare(item, f"{jid}:{idx}")
+                except Exception as exc:  # one bad item must not crash-loop the worker
+                    log.exception("worker %s: cannot prepare %s[%d]", self.name, jid, idx)
+                    prepared = failed_row(item, f"prepare failed: {type(exc).__name__}: {exc}",
+                                          self.engine.name)
+                if isinstance(prepared, ResultRow):
+                    job_rows.append(prepared)
+                else:
+                    job.pending[idx] = prepared
+            known = done | {int(k) for k in items}
+            for idx in range(int(meta.get("total", 0))):
+                if idx not in known:  # should not happen; never leave a stock without a row
+                    job_rows.append(ResultRow(index=idx, code="", name=None, industry=None, status="failed",
+                                              error="item lost from the queue", engine=self.engine.name))
+            new_jobs.append(job)
+        hits = self._cache_lookup(new_jobs, rows)
+        pipe = self.r.pipeline(transaction=False)
+        if hits:
+            pipe.hincrby(self.stats_key, "cache_hits", hits)
+        n_rows = sum(len(r) for r in rows.values())
+        if n_rows:
+            pipe.hincrby(self.stats_key, "stocks_done", n_rows)
+        for job in new_jobs:
+            self.q.start_job(job.job_id, client=pipe)
+        write_jobs = [j for j in new_jobs if rows.get(j.job_id)]
+        for job in write_jobs:
+            self.q.write_rows(job.job_id, rows[job.job_id], owner_key=job.owner_key, lane=job.lane,
+                              client=pipe)
+        out = pipe.execute()
+        results = dict(zip([j.job_id for j in write_jobs], out[len(out) - len(write_jobs):], strict=True))
+        for job in new_jobs:
+            res_code = int(results[job.job_id][0]) if job.job_id in results else 0
+            if res_code != 0 or not job.pending:
+                finished_entries.append(job.entry_id)
+            else:
+                self.jobs[job.job_id] = job
+        if finished_entries:
+            self._ack(lane, finished_entries)
+        self._publish([j.job_id for j in new_jobs])
+
+    def _cache_lookup(self, jobs: list[ActiveJob], rows: dict[str, list[ResultRow]]) -> int:
+        """Answer pending stocks from the same-day cache; returns the number of hits."""
+        work = [(job, idx, prep) for job in jobs for idx, prep in job.pending.items()]
+        if not work:
+            return 0
+        keys = []
+        for job, idx, prep in work:
+            job.cache_keys[idx] = self._cache_key(prep.item)
+            keys.append(job.cache_keys[idx])
+        hits = 0
+        for start in range(0, len(keys), 1000):
+            values = self.r.mget(keys[start:start + 1000])
+            for (job, idx, prep), raw in zip(work[start:start + 1000], values, strict=True):
+                if raw:
+                    rows[job.job_id].append(decode_for(prep.item, raw))
+                    del job.pending[idx]
+                    del job.cache_keys[idx]
+                    hits += 1
+        return hits
+
+    def _cache_key(self, item: PoolItem) -> str:
+        assert item.stock is not None
+        return cache_key(self.rs.prefix, item.stock, self.engine.model_id)
+
+    def _ack(self, lane: str, entry_ids: list[str]) -> None:
+        stream = self.q.stream(lane)
+        pipe = self.r.pipeline(transaction=False)
+        pipe.xack(stream, GROUP, *entry_ids)
+        pipe.xdel(stream, *entry_ids)
+        pipe.execute()
+
+    def _idle(self) -> bool:
+        """Nothing held, nothing new, nobody else's entry pending (it may still be claimed)."""
+        if self.jobs:
+            return False
+        for lane in LANES:
+            stream = self.q.stream(lane)
+            resp = self.r.xreadgroup(GROUP, self.name, {stream: ">"}, count=1)
+            if resp and resp[0][1]:
+                self._adopt_response(resp)
+                return False
+            if int(self.r.xpending(stream, GROUP)["pending"]) > 0:
+                self._claim_idle()
+                return False
+        return True
+
+    # -- heartbeat and leases --------------------------------------------------------------
+    def _beat(self) -> None:
+        """Heartbeat key, lease renewal of held entries, and dropping jobs finished elsewhere."""
+        self._next_beat = time.monotonic() + self.lease_s
+        ttl = max(2, int(3 * max(self.ws.heartbeat_s, self.lease_s)))
+        beat = {"name": self.name, "pid": os.getpid(), "at": time.time(), "jobs": len(self.jobs)}
+        pipe = self.r.pipeline(transaction=False)
+        pipe.set(self.hb_key, json.dumps(beat), ex=ttl)
+        pipe.hset(self.stats_key, "last_beat", repr(time.time()))
+        ids = list(self.jobs)
+        for jid in ids:
+            pipe.hget(self.q.job_keys(jid).meta, "state")
+        states = pipe.execute()[2:]
+        for jid, state in zip(ids, states, strict=True):
+            if state not in ACTIVE_STATES:  # cancelled, or finished by another worker
+                job = self.jobs.pop(jid)
+                self._ack(job.lane, [job.entry_id])
+        for lane in LANES:
+            held = {j.entry_id: j for j in self.jobs.values() if j.lane == lane}
+            if not held:
+                continue
+            stream = self.q.stream(lane)
+            mine = {p["message_id"] for p in self.r.xpending_range(stream, GROUP, min="-", max="+",
+                                                                   count=100_000, consumername=self.name)}
+            for eid, job in held.items():
+                if eid not in mine:  # claimed by another worker after our lease lapsed
+                    log.warning("worker %s: job %s was taken over; dropping it", self.name, job.job_id)
+                    del self.jobs[job.job_id]
+            renew = [eid for eid in held if eid in mine]
+            if renew:  # XCLAIM to ourselves resets the idle time: the lease
+                self.r.xclaim(stream, GROUP, self.name, 0, renew, justid=True)
+
+    # -- batches ---------------------------------------------------------------------------
+    def _pick(self) -> list[Work]:
+        """The next engine call: fast lane first, bounded by batch_stocks, crash suspects apart."""
+        cap = max(1, self.ws.batch_stocks)
+        for lane in ("fast", "bulk"):
+            jobs = sorted((j for j in self.jobs.values() if j.lane == lane and j.pending),
+                          key=lambda j: j.created_at)
+            cands: list[Work] = []
+            for job in jobs:
+                for prep in job.pending.values():
+                    cands.append(Work(job, prep))
+                    if len(cands) >= cap:
+                        break
+                if len(cands) >= cap:
+                    break
+            if not cands:
+                continue
+            suspects = [w for w in cands if w.job.attempts.get(w.index, 0) > 0]
+            if suspects:
+                level = suspects[0].job.attempts.get(suspects[0].index, 0)
+                size = max(1, cap // 4 ** level)
+                return [w for w in suspects if w.job.attempts.get(w.index, 0) == level][:size]
+            return plan_batches(cands, self.screener.plan)[0]
+        return []
+
+    def _incr_attempts(self, work: list[Work]) -> None:
+        """Count a generation start in Redis before the engine runs: it must survive a crash."""
+        pipe = self.r.pipeline(transaction=False)
+        for w in work:
+            pipe.hincrby(self.q.job_keys(w.job.job_id).attempts, str(w.index), 1)
+        for w, n in zip(work, pipe.execute(), strict=True):
+            w.job.attempts[w.index] = int(n)
+
+    def _generate(self, work: list[Work], res: BatchResult) -> tuple[list[tuple[Work, EngineOutput]],
+                                                                      list[tuple[Work, str]]]:
+        """Generate; on an exception bisect so that only the stock that raises is blamed."""
+        if not work:
+            return [], []
+        res.requests += len(work)
+        try:
+            outs = self.engine.generate([w.prep.request for w in work])
+            if len(outs) != len(work):
+                raise RuntimeError(f"engine returned {len(outs)} outputs for {len(work)} requests")
+        except Exception as exc:  # any engine failure is isolated, never fatal
+            if len(work) == 1:
+                return [], [(work[0], f"{type(exc).__name__}: {exc}")]
+            mid = len(work) // 2
+            ok_a, bad_a = self._generate(work[:mid], res)
+            ok_b, bad_b = self._generate(work[mid:], res)
+            return ok_a + ok_b, bad_a + bad_b
+        return list(zip(work, outs, strict=True)), []
+
+    def _run(self, batch: list[Work]) -> None:
+        res = BatchResult()
+        limit = self.rs.max_deliveries
+        todo: list[Work] = []
+        for w in batch:
+            n = w.job.attempts.get(w.index, 0)
+            if n >= limit:  # started `limit` times and never finished: it takes the worker down
+                reason = f"worker died {n} times while generating this stock (max_deliveries={limit})"
+                self._give_up(w, reason, n, res)
+            else:
+                todo.append(w)
+        self._incr_attempts(todo)
+        outs, errors = self._generate(todo, res)
+        retry: list[Work] = []
+        for w, out in outs:
+            row = self.screener.finish(w.prep, out, final=False)
+            if row is None:
+                retry.append(w)
+            else:
+                self._done(w, row, res)
+        if retry:  # unparsable answer or a per-request engine error: one more, final try
+            self._incr_attempts(retry)
+            outs, more = self._generate(retry, res)
+            errors += more
+            for w, out in outs:
+                row = self.screener.finish(w.prep, out, final=True)
+                assert row is not None
+                self._done(w, row, res)
+        for w, err in errors:
+            self._isolate(w, err, res)
+        self._write(res)
+
+    def _isolate(self, w: Work, err: str, res: BatchResult) -> None:
+        """Retry a stock that made the engine raise, alone, until max_deliveries attempts."""
+        while w.job.attempts.get(w.index, 0) < self.rs.max_deliveries:
+            self._incr_attempts([w])
+            outs, errs = self._generate([w], res)
+            if outs:
+                row = self.screener.finish(w.prep, outs[0][1], final=True)
+                assert row is not None
+                self._done(w, row, res)
+                return
+            err = errs[0][1]
+        n = w.job.attempts.get(w.index, 0)
+        self._give_up(w, f"engine error after {n} attempts: {err}", n, res)
+
+    def _done(self, w: Work, row: ResultRow, res: BatchResult) -> None:
+        res.rows.append((w.job, row))
+        if row.status == "ok":
+            res.fresh.append((w.job, w.prep.item, row))
+
+    def _give_up(self, w: Work, reason: str, attempts: int, res: BatchResult) -> None:
+        row = failed_row(w.prep.item, reason, self.engine.name)
+        res.rows.append((w.job, row))
+        res.dead.append({"job": w.job.job_id, "index": w.index, "code": row.code, "reason": reason,
+                         "attempts": attempts, "lane": w.job.lane, "worker": self.name,
+                         "at": repr(time.time())})
+        log.warning("worker %s: %s[%d] %s failed for good: %s", self.name, w.job.job_id, w.index,
+                    row.code, reason)
+
+    def _write(self, res: BatchResult) -> None:
+        """Write the batch's rows, cache, stats and dead letters; ack finished jobs; publish.
+
+        Retried through Redis outages: the generation is the expensive part and must not be
+        thrown away because Redis restarted meanwhile.
+        """
+        by_job: dict[str, tuple[ActiveJob, list[ResultRow]]] = {}
+        for job, row in res.rows:
+            by_job.setdefault(job.job_id, (job, []))[1].append(row)
+        ttl = self.rs.cache_ttl_s
+        for attempt in self._retrying(max_s=60):
+            with attempt:
+                pipe = self.r.pipeline(transaction=False)
+                pipe.hincrby(self.stats_key, "batches", 1)
+                pipe.hincrby(self.stats_key, "engine_requests", res.requests)
+                pipe.hincrby(self.stats_key, "stocks_done", len(res.rows))
+                for job, item, row in res.fresh:
+                    key = job.cache_keys.get(item.index) or self._cache_key(item)
+                    pipe.set(key, encode_row(row), ex=ttl)
+                for jid, (job, rows) in by_job.items():
+                    self.q.write_rows(jid, rows, owner_key=job.owner_key, lane=job.lane, client=pipe)
+                out = pipe.execute()
+        written = out[len(out) - len(by_job):]
+        dead_by_key = {(d["job"], d["index"]): d for d in res.dead}
+        pipe = self.r.pipeline(transaction=False)
+        acks: dict[str, list[str]] = {}
+        for (jid, (job, rows)), result in zip(by_job.items(), written, strict=True):
+            code, added = int(result[0]), {int(i) for i in result[1:]}
+            for row in rows:
+                job.pending.pop(row.index, None)
+                job.cache_keys.pop(row.index, None)
+                dead = dead_by_key.get((jid, row.index))
+                if dead is not None and row.index in added:  # one dead letter per stock
+                    pipe.xadd(self.q.dead_key, {k: str(v) for k, v in dead.items()}, maxlen=100_000,
+                              approximate=True)
+            if code != 0 or not job.pending:
+                self.jobs.pop(jid, None)
+                acks.setdefault(job.lane, []).append(job.entry_id)
+        pipe.execute()
+        for lane, ids in acks.items():
+            self._ack(lane, ids)
+        self._publish(list(by_job))
+
+    def _publish(self, job_ids: list[str]) -> None:
+        """One JobStatus per touched job on its channel: the bot edits one progress message."""
+        if not job_ids:
+            return
+        statuses: list[JobStatus] = []
+        for start in range(0, len(job_ids), 500):
+            chunk = job_ids[start:start + 500]
+            try:
+                statuses += self.q.statuses(chunk)
+            except KeyError:  # a job expired meanwhile; publish the others
+                for jid in chunk:
+                    try:
+                        statuses.append(self.q.status(jid))
+                    except KeyError:
+                        pass
+        self.q.publish(statuses)
+
+    def _shutdown(self) -> None:
+        """Hand held entries back (idle time set past claim_idle_ms) so another worker takes over now."""
+        try:
+            for lane in LANES:
+                ids = [j.entry_id for j in self.jobs.values() if j.lane == lane]
+                if ids:
+                    self.r.xclaim(self.q.stream(lane), GROUP, self.name, 0, ids,
+                                  idle=self.rs.claim_idle_ms + 1, justid=True)
+            self.r.delete(self.hb_key)
+        except TRANSIENT_ERRORS as exc:
+            log.warning("worker %s: could not hand back entries (%s); they will be claimed when idle",
+                        self.name, exc)
+        self.jobs.clear()
+        log.info("worker %s: stopped", self.name)
+
+
+def run_worker(settings: Settings, engine: Engine, name: str | None = None,
+               stop: threading.Event | None = None, exit_when_idle: bool = False) -> None:
+    """Run the worker loop until ``stop`` is set (or the queue is drained with exit_when_idle)."""
+    Worker(settings, engine, name, stop, exit_when_idle).run()
+
+
+def load_engine_factory(spec: str) -> Callable[[Settings], Engine]:
+    """Resolve ``"module:function"``; the function takes Settings and returns an Engine."""
+    module_name, sep, func_name = spec.partition(":")
+    if not sep or not module_name or not func_name:
+        raise ValueError(f"engine factory must look like module:function, got {spec!r}")
+    factory = getattr(importlib.import_module(module_name), func_name, None)
+    if not callable(factory):
+        raise ValueError(f"{spec!r} is not a callable")
+    return factory
+
+
+def add_worker_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--engine", choices=["vllm", "openai", "rules"], default=None,
+                        help="engine kind (default: config engine.kind)")
+    parser.add_argument("--engine-factory", metavar="MOD:FN", default=None,
+                        help="build the engine with this function of Settings instead (tests, plugins)")
+    parser.add_argument("--name", default=None, help="consumer name (default host-pid); reuse it to "
+                        "resume this worker's pending entries at once after a restart")
+    parser.add_argument("--exit-when-idle", action="store_true", help="exit once the queue is drained")
+    parser.add_argument("--config", default=None, help="config.toml path")
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    """Load the engine once, install SIGTERM/SIGINT to finish the batch in flight, run."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    settings = load_settings(args.config)
+    if args.engine_factory:
+        engine = load_engine_factory(args.engine_factory)(settings)
+    else:
+        from .engines import make_engine
+
+        engine = make_engine(settings.engine, args.engine)
+    stop = threading.Event()
+
+    def _on_signal(signum: int, _frame: Any) -> None:
+        log.info("signal %d: finishing the batch in flight, then exiting", signum)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, _on_signal)
+    signal.signal(signal.SIGINT, _on_signal)
+    try:
+        run_worker(settings, engine, args.name, stop, args.exit_when_idle)
+    finally:
+        engine.close()
+    return 0
+
+
+def submit_and_wait(settings: Settings, items: list[PoolItem], *, lane: str = "fast", source: str = "",
+                    progress: Callable[[JobStatus], None] | None = None,
+                    timeout: float | None = None) -> list[ResultRow]:
+    """Submit through Redis and wait for a worker; the rows in index order (``screen --via-queue``).
+
+    Raises TimeoutError when the job is not finished within ``timeout`` (the job stays queued).
+    """
+    q = JobQueue(settings.redis.url, settings.redis)
+    try:
+        job_id = q.submit(items, lane=lane, source=source)
+        st = q.wait(job_id, timeout=timeout, on_progress=progress)
+        if not st.finished:
+            raise TimeoutError(f"job {job_id} not finished after {timeout} s: {st.done}/{st.total}")
+        return q.results(job_id)
+    finally:
+        q.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m screening.worker", description=__doc__.split("\n")[0])
+    add_worker_args(parser)
+    return cmd_worker(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,103 @@
+"""``python -m screening screen`` as a user runs it: exit codes, the JSON shape, XLSX/CSV output."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from openpyxl import load_workbook
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "examples" / "sample_pool.csv"
+KEYS = {"code", "name", "industry", "risk_level", "score", "reason", "flags", "status", "error"}
+
+
+@pytest.fixture
+def env(tmp_path):
+    return {
+        **os.environ,
+        "SCREENER_UNIVERSE__PATH": str(tmp_path / "universe.csv"),
+        "SCREENER_CONFIG": str(tmp_path / "absent.toml"),
+    }
+
+
+def screen(env, *args, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "screening", "screen", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd or ROOT,
+        timeout=300,
+    )
+
+
+def test_json_one_object_per_input_stock(env):
+    p = screen(env, str(SAMPLE), "--engine", "rules", "--format", "json")
+    assert p.returncode == 0, p.stderr
+    rows = json.loads(p.stdout)
+    n = len(SAMPLE.read_text(encoding="utf-8").strip().splitlines()) - 1
+    assert len(rows) == n
+    for r in rows:
+        assert KEYS <= set(r)
+        assert r["status"] == "ok" and r["risk_level"] in ("高", "中", "低") and isinstance(r["score"], int)
+        assert r["error"] is None and isinstance(r["flags"], list)
+
+
+def test_codes_resolve_against_universe_and_bad_ones_fail_alone(env):
+    p = screen(env, "600519.SH", "300750", "sh600036", "abc", "000001.SH", "--engine", "rules", "--format", "json")
+    assert p.returncode == 0, p.stderr
+    rows = json.loads(p.stdout)
+    assert [r["code"] for r in rows[:3]] == ["600519.SH", "300750.SZ", "600036.SH"]
+    assert rows[0]["name"] == "贵州茅台" and rows[0]["status"] == "ok"
+    assert rows[3]["status"] == "failed" and rows[3]["risk_level"] is None and "abc" in rows[3]["error"]
+    assert rows[4]["status"] == "failed" and "SZ" in rows[4]["error"]
+
+
+def test_unusable_input_exits_2_with_message(env, tmp_path):
+    bad = tmp_path / "quotes.csv"
+    bad.write_text("名称,最新价\n贵州茅台,1466.5\n", encoding="utf-8")
+    p = screen(env, str(bad), "--engine", "rules", "--format", "json")
+    assert p.returncode == 2
+    assert "quotes.csv" in p.stderr and "名称" in p.stderr and p.stdout == ""
+    empty = tmp_path / "empty.csv"
+    empty.write_bytes(b"")
+    p = screen(env, str(empty), "--engine", "rules")
+    assert p.returncode == 2 and "empty.csv" in p.stderr
+
+
+def test_bad_row_fails_that_row_only(env, tmp_path):
+    f = tmp_path / "pool.csv"
+    f.write_text(
+        "code,name,pe_ttm,roe\n600519,贵州茅台,25,30\n000858,五粮液,abc,20\n300750,宁德时代,22,x%\n", encoding="gbk"
+    )
+    rows = json.loads(screen(env, str(f), "--engine", "rules", "--format", "json").stdout)
+    assert [r["status"] for r in rows] == ["ok", "failed", "failed"]
+    assert "row 3" in rows[1]["error"] and "pe_ttm" in rows[1]["error"] and "abc" in rows[1]["error"]
+
+
+def test_xlsx_report_sheets_and_escaping(env, tmp_path):
+    f = tmp_path / "pool.csv"
+    f.write_text('code,name,pe_ttm,roe,report_text\n600519,=HYPERLINK("http://x"),25,30,@SUM(1)\n', encoding="utf-8")
+    out = tmp_path / "out"
+    p = screen(env, str(f), "--engine", "rules", "--format", "xlsx", "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    wb = load_workbook(out / "screen.xlsx")
+    assert wb.sheetnames == ["结果", "输入", "汇总"]
+    values = [c.value for row in wb["结果"].iter_rows() for c in row] + [
+        c.value for row in wb["输入"].iter_rows() for c in row
+    ]
+    assert '\'=HYPERLINK("http://x")' in values and "'@SUM(1)" in values
+    assert not any(isinstance(v, str) and v.startswith(("=", "@")) for v in values)
+    assert (out / "screen.png").stat().st_size > 1000
+
+
+def test_csv_and_table(env):
+    p = screen(env, str(SAMPLE), "--engine", "rules", "--format", "csv")
+    assert p.returncode == 0 and p.stdout.splitlines()[0].startswith("code,name,industry,risk_level")
+    p = screen(env, "600519", "--engine", "rules")
+    assert p.returncode == 0 and "贵州茅台" in p.stdout

@@ -1,0 +1,80 @@
+"""The fast lane overtakes a whole-market run, and a repeated request is served from the cache."""
+
+from __future__ import annotations
+
+import time
+
+from screening.config import Settings
+from screening.models import PoolItem, StockInput
+from screening.queue import JobQueue
+from tests.fixtures_redis import make_items
+
+
+def _queue(settings: Settings) -> JobQueue:
+    return JobQueue(settings.redis.url, settings.redis)
+
+
+def test_fast_job_overtakes_a_5000_stock_bulk_job(queue_settings: Settings, spawn_worker) -> None:
+    """Three stocks submitted mid-run finish while the 5,000-stock job is far from done.
+
+    The bound is one bulk batch in flight (batch_stocks=512 at 2 ms a stock, about 1 s) plus
+    the fast batch itself; the latency is printed, not asserted, since CI machines vary.
+    """
+    q = _queue(queue_settings)
+    big = q.submit(make_items(5000), lane="bulk", source="digest")
+    spawn_worker(env={"SCREENER_TEST_SLEEP_S": "0.002", "SCREENER_WORKER__BATCH_STOCKS": "512"})
+    deadline = time.monotonic() + 30
+    while q.status(big).done == 0:
+        assert time.monotonic() < deadline, "the bulk job never started"
+        time.sleep(0.05)
+    small_items = make_items(3, start=5100)
+    t0 = time.monotonic()
+    small = q.submit(small_items, lane="fast", source="/screen", owner={"user": 9})
+    st = q.wait(small, timeout=60)
+    latency = time.monotonic() - t0
+    big_st = q.status(big)
+    print(f"\nfast 3-stock job: {latency:.2f} s while the bulk job was at {big_st.done}/5000 "
+          f"(eta {big_st.eta_s or 0:.1f} s)")
+    assert st.state == "done" and st.failed == 0
+    assert [r.code for r in q.results(small)] == [i.raw_code for i in small_items]
+    assert big_st.state == "running" and big_st.done < 5000  # it finished ahead of the big job
+    # cancel the rest of the big job while the worker is on it: every stock still ends as one row
+    assert q.cancel(big)
+    rows = q.results(big)
+    assert [r.index for r in rows] == list(range(5000))
+    cancelled = sum(r.error == "cancelled" for r in rows)
+    assert 0 < cancelled < 5000 and q.status(big).state == "cancelled"
+    deadline = time.monotonic() + 15
+    while q.r.xlen(q.stream("bulk")) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert q.r.xlen(q.stream("bulk")) == 0  # the worker noticed the cancel and acked the entry
+
+
+def test_repeated_request_is_answered_from_the_cache(queue_settings: Settings, spawn_worker) -> None:
+    """Same stocks, same day: rows come back with no engine call (counted in the worker stats)."""
+    q = _queue(queue_settings)
+    items = make_items(20, start=5200)
+    spawn_worker("tests.engine_factories:slow_rules", name="cachew", env={"SCREENER_TEST_SLEEP_S": "0"})
+    first = q.submit(items, lane="fast")
+    assert q.wait(first, timeout=30).state == "done"
+    s1 = q.worker_stats()
+    assert s1["engine_requests"] == 20 and s1["cache_hits"] == 0
+
+    again = q.submit(items, lane="fast")
+    assert q.wait(again, timeout=30).state == "done"
+    s2 = q.worker_stats()
+    assert s2["engine_requests"] == s1["engine_requests"]  # no engine call at all
+    assert s2["cache_hits"] == s1["cache_hits"] + 20
+    assert [r.to_dict() for r in q.results(again)] == [r.to_dict() for r in q.results(first)]
+
+    # one stock's report text changed: that one misses, the other 19 hit
+    changed = [PoolItem(index=i.index, raw_code=i.raw_code, stock=StockInput.from_dict(i.stock.to_dict()))
+               for i in items]  # type: ignore[union-attr]
+    assert changed[5].stock is not None
+    changed[5].stock.report_text = (changed[5].stock.report_text or "") + " 补充: 新增诉讼一起。"
+    third = q.submit(changed, lane="fast")
+    assert q.wait(third, timeout=30).state == "done"
+    s3 = q.worker_stats()
+    assert (s3["engine_requests"], s3["cache_hits"]) == (s2["engine_requests"] + 1, s2["cache_hits"] + 19)
+    (w,) = q.workers()
+    assert w["name"] == "cachew" and w["alive"] is True and w["stocks_done"] == 60

@@ -1,0 +1,214 @@
+"""Pure rules: code normalisation, ST, risk tiers, the score, merging and flags (no engine)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from screening.codes import CodeError, normalise_code, split_codes
+from screening.config import BatcherSettings, EngineSettings
+from screening.engines.base import EngineOutput
+from screening.engines.rules_engine import RulesEngine
+from screening.models import PoolItem, StockInput
+from screening.pipeline import Screener
+from screening.rules import (
+    FLAG_IDENTITY,
+    FLAG_MODEL_LOWER,
+    FLAG_MODEL_RAISED,
+    FLAG_RETRIED,
+    FLAG_SCORE_FIXED,
+    FLAG_UNPARSABLE,
+    MissingData,
+    assess,
+    data_doubts,
+    is_st,
+    rule_risk,
+    rule_score,
+)
+
+
+@pytest.mark.parametrize(
+    ("raw", "code"),
+    [
+        ("600519.SH", "600519.SH"),
+        ("600519", "600519.SH"),
+        ("sh600519", "600519.SH"),
+        ("SH600519", "600519.SH"),
+        ("600519.SS", "600519.SH"),
+        ("000001", "000001.SZ"),
+        ("300750.sz", "300750.SZ"),
+        ("1", "000001.SZ"),
+        (1.0, "000001.SZ"),
+        ("830799", "830799.BJ"),
+        ("430047.BJ", "430047.BJ"),
+        ("920001", "920001.BJ"),
+        (" 688981 ", "688981.SH"),
+    ],
+)
+def test_normalise_code(raw, code):
+    assert normalise_code(raw) == code
+
+
+@pytest.mark.parametrize("raw", ["", "abc", "6005190", "000001.SH", "600519.SZ", "900901", "hk00700"])
+def test_bad_codes_say_why(raw):
+    with pytest.raises(CodeError) as exc:
+        normalise_code(raw)
+    assert str(exc.value)
+
+
+def test_split_codes():
+    assert split_codes("600519.SH, 300750，000001;sh600036") == ["600519.SH", "300750", "000001", "sh600036"]
+
+
+@pytest.mark.parametrize(
+    ("name", "flag", "st"),
+    [
+        ("ST康美", None, True),
+        ("*ST大集", None, True),
+        ("S*ST前锋", None, True),
+        ("SST华新", None, True),
+        ("贵州茅台", None, False),
+        ("贵州茅台", True, True),
+        ("STAR科技", None, True),
+        (None, None, False),
+    ],
+)
+def test_is_st(name, flag, st):
+    assert is_st(name, flag) is st
+
+
+def s(**kw) -> StockInput:
+    return StockInput(code="600000.SH", name=kw.pop("name", "浦发银行"), **kw)
+
+
+@pytest.mark.parametrize(
+    ("stock", "risk"),
+    [
+        (s(roe=4.9, pe_ttm=10), "高"),
+        (s(roe=20, pe_ttm=10, name="*ST测试"), "高"),
+        (s(roe=20, pe_ttm=10, st=True), "高"),
+        (s(roe=20, pe_ttm=10, net_profit_y1=-1, net_profit_y2=-2), "高"),
+        (s(roe=20, pe_ttm=10, net_profit_y1=-1, net_profit_y2=2), "低"),
+        (s(roe=5, pe_ttm=10), "中"),
+        (s(roe=14.99, pe_ttm=10), "中"),
+        (s(roe=15, pe_ttm=50.1), "中"),
+        (s(roe=15, pe_ttm=0), "中"),
+        (s(roe=15, pe_ttm=-3), "中"),
+        (s(roe=15, pe_ttm=50), "低"),
+        (s(roe=30, pe_ttm=0.01), "低"),
+    ],
+)
+def test_rule_risk_tiers(stock, risk):
+    assert rule_risk(stock)[0] == risk
+
+
+def test_missing_figures_are_never_guessed():
+    with pytest.raises(MissingData, match="ROE"):
+        rule_risk(s(pe_ttm=10))
+    with pytest.raises(MissingData, match="PE"):
+        rule_risk(s(roe=20))
+    with pytest.raises(MissingData):
+        rule_score(s(roe=3))  # the tier is known (高) but the score is not
+    assert rule_risk(s(roe=3))[0] == "高"
+
+
+@pytest.mark.parametrize(
+    ("pe", "roe", "score"),
+    [
+        (25, 30, 100),  # 100 - 5 + 75 -> clamp 100
+        (20, 15, 96),
+        (30, 10, 69),  # 100 - 6 - 25
+        (100, 5, 30),
+        (300, -20, 0),
+        (12.5, 14.9, 97),  # 100 - 2.5 - 0.5 = 97
+        (-5, 20, 100),  # loss counts as PE 100: 100 - 20 + 25 = 105 -> 100
+        (-5, 10, 55),  # 100 - 20 - 25
+        (17.5, 15, 97),  # 96.5 rounds half up
+    ],
+)
+def test_score_formula(pe, roe, score):
+    assert rule_score(s(pe_ttm=pe, roe=roe)) == score
+
+
+def test_data_doubt_flags_contradicting_report_figures():
+    text = "公司2025年净资产收益率为18.2%，市盈率约31倍。"
+    assert data_doubts(s(roe=18.0, pe_ttm=30.0, report_text=text)) == []  # within 5%
+    flags = data_doubts(s(roe=12.0, pe_ttm=30.0, report_text=text))
+    assert len(flags) == 1 and flags[0].startswith("数据存疑") and "18.2" in flags[0]
+    assert len(data_doubts(s(roe=18.0, pe_ttm=20.0, report_text=text))) == 1
+    assert data_doubts(s(roe=None, pe_ttm=None, report_text=text)) == []
+
+
+class ScriptedAnswers(RulesEngine):
+    """Answers with given texts: drives the merge logic through the real pipeline code."""
+
+    name = "scripted"
+    uses_prompts = False
+
+    def __init__(self, texts: list[str]) -> None:
+        super().__init__()
+        self.texts = texts
+
+    def generate(self, requests):
+        return [EngineOutput(r.key, self.texts.pop(0), "stop") for r in requests]
+
+
+def _run(stock: StockInput, *texts: str):
+    engine = ScriptedAnswers(list(texts))
+    return Screener(engine, EngineSettings(kind="rules"), BatcherSettings()).run([PoolItem(0, stock.code, stock)])[0]
+
+
+def answer(stock, risk, score, reason="理由", **kw) -> str:
+    return json.dumps(
+        {
+            "code": kw.get("code", stock.code),
+            "name": kw.get("name", stock.name),
+            "risk_level": risk,
+            "reason": reason,
+            "score": score,
+        },
+        ensure_ascii=False,
+    )
+
+
+def test_model_may_raise_risk_with_reason():
+    st = s(roe=20, pe_ttm=20)  # rules: 低, 100 (clamped)
+    row = _run(st, answer(st, "高", 98, "大股东减持且诉讼缠身"))
+    assert (row.risk_level, row.score, row.reason) == ("高", 98, "大股东减持且诉讼缠身")
+    assert any(f.startswith(FLAG_MODEL_RAISED) for f in row.flags)
+
+
+def test_model_cannot_lower_risk():
+    st = s(roe=3, pe_ttm=20)  # rules: 高
+    row = _run(st, answer(st, "低", 36))
+    assert row.risk_level == "高" and row.model_risk == "低"
+    assert any(f.startswith(FLAG_MODEL_LOWER) for f in row.flags)
+
+
+def test_score_replaced_beyond_tolerance():
+    st = s(roe=10, pe_ttm=30)  # 69
+    assert _run(st, answer(st, "中", 72)).score == 72
+    row = _run(st, answer(st, "中", 80))
+    assert row.score == 69 and row.model_score == 80
+    assert any(f.startswith(FLAG_SCORE_FIXED) for f in row.flags)
+
+
+def test_unparsable_retried_once_then_rule_row():
+    st = s(roe=10, pe_ttm=30)
+    row = _run(st, "not json", answer(st, "中", 69))
+    assert row.model_risk == "中" and FLAG_RETRIED in row.flags
+    row = _run(st, "not json", '{"code": "600000.SH"}')
+    assert row.status == "ok" and row.model_risk is None and FLAG_UNPARSABLE in row.flags
+    assert (row.risk_level, row.score) == ("中", 69)
+
+
+def test_model_cannot_rename_the_row():
+    st = s(roe=10, pe_ttm=30)
+    row = _run(st, answer(st, "中", 69, code="000001.SZ", name="平安银行"))
+    assert (row.code, row.name) == ("600000.SH", "浦发银行") and FLAG_IDENTITY in row.flags
+
+
+def test_assess_flags_loss_and_st():
+    v = assess(s(roe=20, pe_ttm=-4, name="*ST某某"))
+    assert v.risk == "高" and "ST" in v.flags and any("亏损" in f for f in v.flags)

@@ -1,0 +1,124 @@
+"""The synthetic market: deterministic, and spread like the real one where the pipeline cares."""
+
+from __future__ import annotations
+
+import re
+import statistics
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from screening.codes import normalise_code
+from screening.models import StockInput
+from screening.rules import FLAG_DATA_DOUBT, assess, is_st, rule_risk
+from screening.synthetic import generate_market, write_market_csv
+from screening.universe import Universe
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def market() -> list[StockInput]:
+    return generate_market()
+
+
+def test_deterministic() -> None:
+    assert generate_market(300, 7) == generate_market(300, 7)
+    assert generate_market(300, 7) != generate_market(300, 8)
+    assert generate_market(0) == []
+
+
+def test_codes_valid_unique_and_boards(market: list[StockInput]) -> None:
+    codes = [s.code for s in market]
+    assert len(market) == 5400
+    assert len(set(codes)) == 5400
+    assert all(normalise_code(c) == c for c in codes)
+    assert codes == sorted(codes)
+    boards = Counter()
+    for c in codes:
+        if c.startswith("688"):
+            boards["star"] += 1
+        elif c.startswith("6"):
+            boards["sh_main"] += 1
+        elif c.startswith(("30",)):
+            boards["chinext"] += 1
+        elif c.endswith(".SZ"):
+            boards["sz_main"] += 1
+        else:
+            assert c.endswith(".BJ")
+            boards["bj"] += 1
+    assert boards == {"sh_main": 1700, "star": 600, "sz_main": 1500, "chinext": 1300, "bj": 300}
+    prefixes = {c[:3] for c in codes}
+    assert {"600", "601", "603", "605", "688", "000", "001", "002", "300", "301", "920"} <= prefixes
+    assert any(c[0] == "8" for c in codes)
+
+
+def test_names(market: list[StockInput]) -> None:
+    names = [s.name or "" for s in market]
+    assert len(set(names)) == len(names)
+    for name in names:
+        base = re.sub(r"^\*?ST", "", name)
+        assert 2 <= len(base) <= 4 and re.fullmatch(r"[\u4e00-\u9fff]+", base), name
+    assert "贵州茅台" not in names
+
+
+def test_st_and_loss_shares(market: list[StockInput]) -> None:
+    st = [s for s in market if is_st(s.name, s.st)]
+    assert 0.03 <= len(st) / len(market) <= 0.05
+    assert all(s.st is is_st(s.name) for s in market)  # the flag agrees with the name
+    assert any(s.name.startswith("*ST") for s in st) and any(s.name.startswith("ST") for s in st)
+    loss = sum(1 for s in market if s.pe_ttm <= 0) / len(market)
+    assert 0.16 <= loss <= 0.24
+    both = sum(1 for s in market if s.net_profit_y1 < 0 and s.net_profit_y2 < 0)
+    assert 0.05 * len(market) <= both <= 0.15 * len(market)
+
+
+def test_figure_spreads(market: list[StockInput]) -> None:
+    pe = [s.pe_ttm for s in market if s.pe_ttm > 0]
+    assert 20 <= statistics.median(pe) <= 30
+    assert sum(p > 100 for p in pe) >= 50  # a real tail
+    roe = [s.roe for s in market]
+    assert 6 <= statistics.mean(roe) <= 10 and 7 <= statistics.pstdev(roe) <= 11
+    assert all(-60 <= r <= 60 for r in roe)
+    assert all(s.eps is not None and (s.eps < 0) == (s.pe_ttm < 0) for s in market if abs(s.eps) > 0)
+    industries = Counter(s.industry for s in market)
+    assert 28 <= len(industries) <= 32
+    assert {"银行", "医药生物", "电子", "电力设备", "食品饮料"} <= set(industries)
+    assert {s.report_date for s in market} == {"2025-12-31", "2026-09-30"}
+    risks = Counter(rule_risk(s)[0] for s in market)  # every synthetic stock is judgeable
+    assert all(risks[r] > 200 for r in ("高", "中", "低"))
+
+
+def test_report_lengths_and_special_cases(market: list[StockInput]) -> None:
+    lengths = [len(s.report_text or "") for s in market]
+    assert min(lengths) >= 80 and max(lengths) <= 1200
+    assert 180 <= statistics.median(lengths) <= 400
+    assert sum(n > 800 for n in lengths) >= 50  # long tail
+    assert sum(n < 150 for n in lengths) >= 200
+    doubt = sum(1 for s in market if any(f.startswith(FLAG_DATA_DOUBT) for f in assess(s).flags))
+    assert 0.02 <= doubt / len(market) <= 0.045
+    injected = sum(1 for s in market if "忽略" in (s.report_text or "") or "作废" in (s.report_text or ""))
+    assert 0.005 * len(market) <= injected <= 0.02 * len(market)
+    assert all(s.report_text.startswith("公司") for s in market)
+
+
+def test_write_csv_and_cli(tmp_path: Path) -> None:
+    out = tmp_path / "m.csv"
+    assert write_market_csv(out, 120, 3) == 120
+    assert [s for s in Universe.load(out)] == generate_market(120, 3)
+    cli = tmp_path / "cli.csv"
+    subprocess.run(
+        [sys.executable, "-m", "screening.synthetic", str(cli), "--n", "50", "--seed", "2"],
+        cwd=ROOT, check=True, capture_output=True,
+    )
+    assert [s for s in Universe.load(cli)] == generate_market(50, 2)
+
+
+def test_larger_markets_and_limits() -> None:
+    big = generate_market(10000, 1)
+    assert len({s.code for s in big}) == 10000
+    with pytest.raises(ValueError):
+        generate_market(50000)

@@ -1,0 +1,215 @@
+"""The universe store: round trip, merge semantics, fill, name lookup, typed code lists."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from screening.codes import normalise_code
+from screening.models import StockInput
+from screening.rules import FLAG_DATA_DOUBT, assess
+from screening.universe import (
+    Universe,
+    UniverseError,
+    ensure_default_universe,
+    pool_from_codes,
+    read_stock_csv,
+)
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def _moutai() -> StockInput:
+    return StockInput(
+        code="600519.SH", name="贵州茅台", industry="食品饮料", pe_ttm=22.5, roe=34.2, eps=68.6,
+        report_text="公司2025年实现营业收入1741.4亿元，\n归母净利润862.3亿元，\"ROE为34.2%\"。",
+        st=False, net_profit_y1=862.3, net_profit_y2=747.3, report_date="2025-12-31",
+    )
+
+
+def _small(tmp_path: Path) -> Universe:
+    u = Universe(tmp_path / "u.csv")
+    u.update(
+        [
+            _moutai(),
+            StockInput(code="000858.SZ", name="五粮液", roe=24.6, pe_ttm=15.2),
+            StockInput(code="300750.SZ", name="宁德时代", roe=22.5, pe_ttm=24.8),
+            StockInput(code="002594.SZ", name="比亚迪", roe=21.8),
+            StockInput(code="600036.SH", name="招商银行", roe=14.5),
+            StockInput(code="601398.SH", name="工商银行", roe=10.1),
+            StockInput(code="600899.SH", name="*ST示例", st=True, roe=-35.6),
+        ],
+        as_of="2026-01-05",
+    )
+    return u
+
+
+def test_missing_file_is_empty(tmp_path: Path) -> None:
+    u = Universe.load(tmp_path / "nope.csv")
+    assert len(u) == 0
+    assert u.get("600519.SH") is None
+    assert u.find_by_name("茅台") == []
+
+
+def test_empty_file_is_empty_universe(tmp_path: Path) -> None:
+    (tmp_path / "u.csv").write_text("", encoding="utf-8")
+    assert len(Universe.load(tmp_path / "u.csv")) == 0
+
+
+def test_round_trip_keeps_every_field(tmp_path: Path) -> None:
+    u = _small(tmp_path)
+    u.save()
+    again = Universe.load(u.path)
+    assert len(again) == len(u) == 7
+    assert again.get("600519.SH") == _moutai()  # floats, bools, newlines and quotes survive
+    assert again.get("000858") == u.get("000858.SZ")
+    assert again.get("000858.SZ").eps is None  # empty stays None, never 0
+    assert again.get("600899.SH").st is True
+    assert again.as_of("600519.SH") == "2026-01-05"
+    assert not list(tmp_path.glob("*.tmp"))  # atomic write leaves no temp file
+    assert {s.code for s in again} == {s.code for s in u}
+
+
+def test_save_replaces_atomically_and_keeps_mode(tmp_path: Path) -> None:
+    u = _small(tmp_path)
+    u.save()
+    os.chmod(u.path, 0o640)
+    u.update([StockInput(code="600519.SH", pe_ttm=30.0)])
+    u.save()
+    assert (u.path.stat().st_mode & 0o777) == 0o640
+    assert Universe.load(u.path).get("600519.SH").pe_ttm == 30.0
+
+
+def test_get_accepts_any_spelling_and_returns_a_copy(tmp_path: Path) -> None:
+    u = _small(tmp_path)
+    for spelling in ("600519.SH", "600519", "sh600519", "SH600519", "600519.SS"):
+        assert u.get(spelling).name == "贵州茅台"
+    assert u.get("not a code") is None
+    u.get("600519.SH").roe = 1.0
+    assert u.get("600519.SH").roe == 34.2
+    assert "600519" in u and "000001.SZ" not in u
+
+
+def test_update_keeps_fields_not_provided(tmp_path: Path) -> None:
+    u = _small(tmp_path)
+    quotes = StockInput(code="600519.SH", name="贵州茅台", pe_ttm=25.0, price=1500.0, market_cap=18800.0)
+    assert u.update([quotes], as_of="2026-01-06") == 1
+    s = u.get("600519.SH")
+    assert (s.pe_ttm, s.price, s.market_cap) == (25.0, 1500.0, 18800.0)  # new quote fields win
+    assert s.roe == 34.2 and s.report_text == _moutai().report_text  # kept from the stored record
+    assert u.as_of("600519.SH") == "2026-01-06"
+
+
+def test_update_older_upload_only_fills_gaps(tmp_path: Path) -> None:
+    u = _small(tmp_path)
+    old = StockInput(code="000858.SZ", roe=20.0, pe_ttm=12.0, eps=8.2)
+    assert u.update([old], as_of="2025-06-30") == 1
+    s = u.get("000858.SZ")
+    assert (s.roe, s.pe_ttm, s.eps) == (24.6, 15.2, 8.2)
+    assert u.as_of("000858.SZ") == "2026-01-05"
+    assert u.update([old], as_of="2025-06-30") == 0  # nothing new: nothing counted
+
+
+def test_update_counts_new_and_changed_and_rejects_bad_codes(tmp_path: Path) -> None:
+    u = _small(tmp_path)
+    n = u.update([StockInput(code="920185.BJ", name="贝特瑞"), StockInput(code="600519.SH", roe=34.2)])
+    assert n == 1  # the second equals what is stored
+    assert len(u) == 8
+    with pytest.raises(ValueError):
+        u.update([StockInput(code="999999")])
+
+
+def test_fill_takes_missing_fields_only(tmp_path: Path) -> None:
+    u = _small(tmp_path)
+    upload = StockInput(code="600519.SH", name="贵州茅台", pe_ttm=28.0, price=1450.0)
+    filled = u.fill(upload)
+    assert filled.pe_ttm == 28.0 and filled.price == 1450.0  # the input wins
+    assert filled.roe == 34.2 and filled.report_text == _moutai().report_text
+    assert upload.roe is None  # a copy, the input is untouched
+    unknown = StockInput(code="000001.SZ", pe_ttm=5.0)
+    assert u.fill(unknown) == unknown and u.fill(unknown) is not unknown
+
+
+def test_find_by_name(tmp_path: Path) -> None:
+    u = _small(tmp_path)
+    assert [s.code for s in u.find_by_name("贵州茅台")] == ["600519.SH"]
+    assert [s.code for s in u.find_by_name("茅台")] == ["600519.SH"]  # unique substring
+    assert [s.code for s in u.find_by_name(" 宁德 时代 ")] == ["300750.SZ"]
+    assert {s.code for s in u.find_by_name("银行")} == {"600036.SH", "601398.SH"}  # ambiguous: all
+    assert [s.code for s in u.find_by_name("＊ST示例")] == ["600899.SH"]  # full-width folded
+    assert u.find_by_name("不存在") == [] and u.find_by_name("") == []
+    u.update([StockInput(code="000002.SZ", name="茅台")])
+    assert [s.code for s in u.find_by_name("茅台")] == ["000002.SZ"]  # exact beats substring
+
+
+def test_pool_from_codes_mixed(tmp_path: Path) -> None:
+    u = _small(tmp_path)
+    tokens = ["600519.SH", "sz000858", "宁德时代", "000001.SH", "abc"]
+    tokens += ["688981", "600519", "茅台", "银行", "999999"]
+    pool = pool_from_codes(tokens, u, source="/screen")
+    assert [i.index for i in pool.items] == list(range(len(tokens)))
+    assert [i.raw_code for i in pool.items] == tokens
+    by = {i.raw_code: i for i in pool.items}
+    assert by["600519.SH"].stock.roe == 34.2
+    assert by["sz000858"].stock.code == "000858.SZ"
+    assert by["宁德时代"].stock.code == "300750.SZ"
+    assert "listed on SZ" in by["000001.SH"].error.message
+    assert "no stock named" in by["abc"].error.message
+    assert by["abc"].error.value == "abc" and by["abc"].error.source == "/screen"
+    # a valid code the universe does not know: code only, no invented data, no error
+    assert by["688981"].error is None and by["688981"].stock == StockInput(code="688981.SH")
+    assert by["600519"].stock is None and "duplicate of 600519.SH" in by["600519"].error.message
+    assert "duplicate of 600519.SH" in by["茅台"].error.message
+    assert "several" in by["银行"].error.message and "600036.SH" in by["银行"].error.message
+    assert by["999999"].error is not None
+    assert len(pool.ok_items) == 4 and len(pool.failed_items) == 6
+
+
+def test_malformed_file_raises_with_location(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.csv"
+    bad.write_text("code,name,roe\n600519.SH,贵州茅台,high\n", encoding="utf-8")
+    with pytest.raises(UniverseError, match=r"row 2.*roe"):
+        Universe.load(bad)
+    bad.write_text("code,name\n12345678,x\n", encoding="utf-8")
+    with pytest.raises(UniverseError):
+        Universe.load(bad)
+    bad.write_text("name\nx\n", encoding="utf-8")
+    with pytest.raises(UniverseError, match="code"):
+        Universe.load(bad)
+
+
+def test_load_tolerates_partial_columns_bom_and_unknown_columns(tmp_path: Path) -> None:
+    f = tmp_path / "p.csv"
+    text = "\ufeffcode,name,roe,st,extra\n600519,贵州茅台,34.2,是,zz\n1,平安银行,,0,\n"
+    f.write_text(text, encoding="utf-8")
+    u = Universe.load(f)
+    assert u.get("600519.SH").st is True and u.get("600519.SH").roe == 34.2
+    assert u.get("000001.SZ").roe is None and u.get("000001.SZ").st is False
+
+
+def test_sample_pool_file() -> None:
+    rows = [s for s, _ in read_stock_csv(EXAMPLES / "sample_pool.csv")]
+    assert 18 <= len(rows) <= 25
+    codes = [s.code for s in rows]
+    assert len(set(codes)) == len(codes)
+    assert {"600519.SH", "300750.SZ", "600036.SH", "002594.SZ", "688981.SH"} <= set(codes)
+    assert any(c.endswith(".BJ") for c in codes)
+    assert sum(1 for s in rows if s.name and s.name.lstrip("*").startswith("ST")) >= 2
+    assert all(s.report_text and s.roe is not None and s.pe_ttm is not None for s in rows)
+    doubts = [s.code for s in rows if any(f.startswith(FLAG_DATA_DOUBT) for f in assess(s).flags)]
+    assert doubts == ["300760.SZ"]
+
+
+def test_ensure_default_universe_seeds_once(tmp_path: Path) -> None:
+    path = tmp_path / "cache" / "universe.csv"
+    u = ensure_default_universe(path, EXAMPLES)
+    assert path.exists() and 5300 <= len(u) <= 5420
+    assert u.get("600519.SH").name == "贵州茅台"  # the sample wins over synthetic codes
+    assert [s.code for s in u.find_by_name("贵州茅台")] == ["600519.SH"]
+    assert all(normalise_code(s.code) == s.code for s in u)
+    u.update([StockInput(code="600519.SH", pe_ttm=99.0)])
+    u.save()
+    again = ensure_default_universe(path, EXAMPLES)  # exists: loaded, not re-seeded
+    assert again.get("600519.SH").pe_ttm == 99.0 and len(again) == len(u)
