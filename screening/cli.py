@@ -162,6 +162,12 @@ def build_parser() -> argparse.ArgumentParser:
     except ImportError:  # pragma: no cover - during development only
         pass
 
+    from .digest import add_digest_args, cmd_digest
+
+    d = sub.add_parser("digest", help="render the pre-market digest without sending it")
+    add_digest_args(d)
+    d.set_defaults(func=cmd_digest)
+
     b = sub.add_parser("bench", help="CPU benchmark: raw engine vs the screen path, bucketing on/off")
     b.add_argument("--n", type=int, default=64)
     b.add_argument("--engine", choices=["vllm", "rules"], default="vllm")
@@ -169,6 +175,16 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--results", default="bench/RESULTS.md")
     b.add_argument("--queue", action="store_true", help="also measure the Redis queue path")
     b.set_defaults(func=lambda a: __import__("screening.bench", fromlist=["main"]).main(a))
+
+    # ops (screening/doctor.py, screening/verify_model.py); imported lazily like bench
+    from . import doctor, verify_model
+
+    d = sub.add_parser("doctor", help="check Redis, engine and model, GPU, bot token, push targets; say how to fix")
+    doctor.add_args(d)
+    d.set_defaults(func=doctor.main)
+    vm = sub.add_parser("verify-model", help="weight checksums, config read-back, transformers vs vLLM greedy parity")
+    verify_model.add_args(vm)
+    vm.set_defaults(func=verify_model.main)
     return p
 
 

@@ -6,11 +6,13 @@ names which variable holds each, so the file can be committed and shared.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 from pathlib import Path
 from typing import Literal
+from zoneinfo import ZoneInfo
 
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -100,6 +102,75 @@ class TelegramSettings(BaseModel):
     webhook_port: int = 8443
 
 
+def parse_hhmm(value: str) -> str:
+    """'8:45' / '08:45' -> '08:45'; ValueError for anything else."""
+    text = str(value).strip().replace("：", ":")
+    try:
+        hh, mm = text.split(":")
+        h, m = int(hh), int(mm)
+    except ValueError:
+        raise ValueError(f"not a time of day HH:MM: {value!r}") from None
+    if not (0 <= h <= 23 and 0 <= m <= 59):
+        raise ValueError(f"not a time of day HH:MM: {value!r}")
+    return f"{h:02d}:{m:02d}"
+
+
+class PushTarget(BaseModel):
+    """One enterprise-IM webhook. The URL carries an access token: prefer ``url_env``."""
+
+    name: str
+    kind: Literal["wecom", "feishu", "dingtalk"]
+    url: str = ""  # the webhook URL (a credential: better in the environment, see url_env)
+    url_env: str = ""  # environment variable holding the URL; wins over url
+    secret_env: str = ""  # environment variable holding the signing secret (Feishu, DingTalk)
+    msg_type: Literal["post", "interactive"] = "interactive"  # Feishu only
+    time: str | None = None  # HH:MM; None = digest.time
+    pool_file: str = ""  # this target's own pool file; empty = digest.pool_file / the universe
+    enabled: bool = True
+
+    @field_validator("time")
+    @classmethod
+    def _time(cls, v: str | None) -> str | None:
+        return parse_hhmm(v) if v else None
+
+
+class DigestSettings(BaseModel):
+    """The ``[digest]`` section of config.toml."""
+
+    enabled: bool = True
+    time: str = "08:45"  # default send time (Asia/Shanghai), before the 09:15 call auction
+    timezone: str = "Asia/Shanghai"
+    misfire_grace_hours: float = 2.0  # a restart or a stall up to this long after the time still sends
+    holidays: list[dt.date] = Field(default_factory=list)  # fallback past exchange-calendars' last year
+    pool_file: str = ""  # default digest pool; empty = the whole universe
+    lane: Literal["fast", "bulk"] = "bulk"
+    screen_timeout_s: float = 3600.0
+    top_n: int = 10
+    max_change_lines: int = 30
+    max_st_lines: int = 30
+    max_failed_lines: int = 20
+    guard_ttl_hours: float = 36.0  # the once-per-(day, chat) key lives this long
+    history_days: int = 40  # per-day snapshots kept this long
+    out_dir: str = ""  # XLSX/PNG files; empty = <cache>/digests
+    send_files: bool = True  # Telegram: also send the XLSX and the chart
+    push_attempts: int = 4
+    push_backoff_s: float = 1.0  # first retry wait; doubles, capped at 30 s
+    push_timeout_s: float = 15.0
+    targets: list[PushTarget] = Field(default_factory=list)
+
+    @field_validator("time")
+    @classmethod
+    def _time(cls, v: str) -> str:
+        return parse_hhmm(v)
+
+    @property
+    def tz(self) -> ZoneInfo:
+        return ZoneInfo(self.timezone)
+
+    def holiday_set(self) -> frozenset[dt.date]:
+        return frozenset(self.holidays)
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="SCREENER_", env_nested_delimiter="__", extra="ignore", toml_file=DEFAULT_CONFIG
@@ -112,6 +183,7 @@ class Settings(BaseSettings):
     redis: RedisSettings = RedisSettings()
     worker: WorkerSettings = WorkerSettings()
     telegram: TelegramSettings = TelegramSettings()
+    digest: DigestSettings = DigestSettings()
 
     @classmethod
     def settings_customise_sources(

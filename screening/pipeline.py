@@ -91,8 +91,9 @@ class Screener:
         if not self.engine.uses_prompts:
             req = EngineRequest(key, [], 0, item.stock)
             return Prepared(item, req, verdict)
+        floor = (verdict.risk, verdict.score, verdict.reason)
         messages, cut = build_messages(
-            item.stock, self.settings.max_report_tokens, self.engine.encode, self.engine.decode
+            item.stock, self.settings.max_report_tokens, floor, self.engine.encode, self.engine.decode
         )
         tokens = self.engine.count_prompt_tokens(messages)
         budget = self.settings.max_model_len - self.settings.max_output_tokens

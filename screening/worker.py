@@ -53,6 +53,7 @@ from tenacity import (
     wait_random,
 )
 
+from . import metrics as _metrics  # ops: Prometheus counters and /healthz (screening/metrics.py)
 from .batcher import plan_batches
 from .config import Settings, load_settings
 from .engines.base import Engine, EngineOutput
@@ -315,6 +316,7 @@ class Worker:
             self.q.write_rows(job.job_id, rows[job.job_id], owner_key=job.owner_key, lane=job.lane,
                               client=pipe)
         out = pipe.execute()
+        _metrics.observe_rows([r for rs in rows.values() for r in rs], cache_hits=hits)  # ops metrics
         results = dict(zip([j.job_id for j in write_jobs], out[len(out) - len(write_jobs):], strict=True))
         for job in new_jobs:
             res_code = int(results[job.job_id][0]) if job.job_id in results else 0
@@ -376,6 +378,8 @@ class Worker:
     def _beat(self) -> None:
         """Heartbeat key, lease renewal of held entries, and dropping jobs finished elsewhere."""
         self._next_beat = time.monotonic() + self.lease_s
+        _metrics.WORKER_HEALTH.beat(worker=self.name, jobs=len(self.jobs))  # ops: /healthz liveness
+        _metrics.JOBS_IN_FLIGHT.set(len(self.jobs))
         ttl = max(2, int(3 * max(self.ws.heartbeat_s, self.lease_s)))
         beat = {"name": self.name, "pid": os.getpid(), "at": time.time(), "jobs": len(self.jobs)}
         pipe = self.r.pipeline(transaction=False)
@@ -457,6 +461,8 @@ class Worker:
         return list(zip(work, outs, strict=True)), []
 
     def _run(self, batch: list[Work]) -> None:
+        started, st = time.perf_counter(), self.engine.stats  # ops metrics: batch time and tokens
+        tokens_before = (st.prompt_tokens, st.output_tokens)
         res = BatchResult()
         limit = self.rs.max_deliveries
         todo: list[Work] = []
@@ -487,6 +493,12 @@ class Worker:
         for w, err in errors:
             self._isolate(w, err, res)
         self._write(res)
+        # ops metrics: counts move once the batch's rows are in Redis
+        _metrics.observe_batch([row for _, row in res.rows], time.perf_counter() - started,
+                               st.prompt_tokens - tokens_before[0], st.output_tokens - tokens_before[1])
+        _metrics.JOBS_IN_FLIGHT.set(len(self.jobs))
+        log.info("batch: %d stocks of %d jobs in %.2f s", len(res.rows), len({j.job_id for j, _ in res.rows}),
+                 time.perf_counter() - started, extra={"job_ids": sorted({j.job_id for j, _ in res.rows})})
 
     def _isolate(self, w: Work, err: str, res: BatchResult) -> None:
         """Retry a stock that made the engine raise, alone, until max_deliveries attempts."""
@@ -624,12 +636,22 @@ def cmd_worker(args: argparse.Namespace) -> int:
     """Load the engine once, install SIGTERM/SIGINT to finish the batch in flight, run."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = load_settings(args.config)
+    # ops: JSON logs, /metrics and /healthz when [metrics] asks for them (screening/metrics.py)
+    ms = _metrics.metrics_settings(settings)
+    _metrics.use_json_logs(ms.json_logs)
+    _metrics.WORKER_HEALTH.stale_after_s = max(30.0, settings.redis.claim_idle_ms / 1000)
+    server = _metrics.start_metrics_server(ms.worker_port, ms.listen, _metrics.WORKER_HEALTH.check)
+    load_started = time.perf_counter()
     if args.engine_factory:
         engine = load_engine_factory(args.engine_factory)(settings)
     else:
         from .engines import make_engine
 
         engine = make_engine(settings.engine, args.engine)
+    _metrics.ENGINE_LOAD_S.set(getattr(engine, "load_seconds", None) or time.perf_counter() - load_started)
+    _metrics.ENGINE_INFO.labels(engine.name, engine.model_id or "").set(1)
+    if server is not None:
+        _metrics.watch_queue(JobQueue(settings.redis.url, settings.redis))
     stop = threading.Event()
 
     def _on_signal(signum: int, _frame: Any) -> None:
@@ -642,6 +664,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
         run_worker(settings, engine, args.name, stop, args.exit_when_idle)
     finally:
         engine.close()
+        if server is not None:
+            server.close()
     return 0
 
 

@@ -42,7 +42,7 @@ class RedisServer:
     def __init__(self, directory: Path) -> None:
         exe = shutil.which("redis-server")
         if exe is None:
-            pytest.skip("redis-server is not installed (apt-get install redis-server)")
+            pytest.fail("redis-server is not installed (apt-get install redis-server; scripts/setup.sh does)")
         self.exe = exe
         self.dir = directory
         self.port = _free_port()

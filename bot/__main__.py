@@ -1,0 +1,120 @@
+"""``python -m bot``: run the Telegram bot (long polling by default, webhook by config).
+
+The token comes only from the environment variable SCREENER_TELEGRAM__TOKEN. httpx logs every
+request URL at INFO, and Bot API URLs contain the token, so httpx/httpcore are kept at WARNING
+and a filter on the root handlers redacts the token from any record that still carries it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from urllib.parse import urlsplit
+
+from telegram import Update
+
+from screening import metrics as _metrics  # ops: /metrics, /healthz and JSON logs (screening/metrics.py)
+from screening.config import load_settings
+from screening.queue import JobQueue
+
+from .app import MissingToken, build_application
+
+TOKEN_ENV = "SCREENER_TELEGRAM__TOKEN"
+WEBHOOK_SECRET_ENV = "SCREENER_TELEGRAM__WEBHOOK_SECRET"
+
+
+class RedactFilter(logging.Filter):
+    """Replace the token in a log record's final message (arguments included) with ***."""
+
+    def __init__(self, secret: str) -> None:
+        super().__init__()
+        self.secret = secret
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not self.secret:
+            return True
+        message = record.getMessage()
+        if self.secret in message:
+            record.msg, record.args = message.replace(self.secret, "***"), None
+        return True
+
+
+def setup_logging(token: str, verbose: bool = False) -> None:
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    for noisy in ("httpx", "httpcore"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(RedactFilter(token))
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["digest"]:  # python -m bot digest --now [--chat ID]: one digest by hand
+        from .digest_scheduler import add_digest_now_args, cmd_digest_now
+
+        dparser = argparse.ArgumentParser(prog="python -m bot digest", description="send the digest now")
+        add_digest_now_args(dparser)
+        dargs = dparser.parse_args(argv[1:])
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        return cmd_digest_now(dargs)
+    parser = argparse.ArgumentParser(prog="python -m bot", description="the A-share screening Telegram bot")
+    parser.add_argument("--config", help="config.toml (default: ./config.toml or $SCREENER_CONFIG)")
+    parser.add_argument("-v", "--verbose", action="store_true")
+    args = parser.parse_args(argv)
+
+    settings = load_settings(args.config)
+    token = settings.telegram.token.get_secret_value().strip() if settings.telegram.token else ""
+    if not token:
+        print(f"error: no bot token. Set the environment variable {TOKEN_ENV} to the token from "
+              "@BotFather (it is never read from config.toml), then run `python -m bot` again.",
+              file=sys.stderr)
+        return 2
+    setup_logging(token, args.verbose)
+    ms = _metrics.metrics_settings(settings)  # ops: JSON log lines keep the token redaction filter
+    _metrics.use_json_logs(ms.json_logs)
+    log = logging.getLogger("bot")
+    queue = JobQueue(settings.redis.url, settings.redis)
+    try:
+        queue.ping()
+    except Exception as exc:
+        print(f"error: Redis at {settings.redis.url} is not reachable ({exc}); start redis-server first "
+              "(see README)", file=sys.stderr)
+        return 2
+    if ms.bot_port:  # ops: healthy while Redis answers; queue depth read at scrape time
+        health_q = JobQueue(settings.redis.url, settings.redis)
+
+        def health() -> tuple[bool, dict]:
+            try:
+                return bool(health_q.r.ping()), {"status": "ok", "redis": "up"}
+            except Exception as exc:
+                return False, {"status": "redis unreachable", "error": type(exc).__name__}
+
+        _metrics.watch_queue(health_q)
+        _metrics.start_metrics_server(ms.bot_port, ms.listen, health)
+    try:
+        app = build_application(settings, queue, token=token)
+    except MissingToken as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    tg = settings.telegram
+    if tg.mode == "webhook":
+        if not tg.webhook_url:
+            print("error: telegram.mode = 'webhook' needs telegram.webhook_url", file=sys.stderr)
+            return 2
+        secret = os.environ.get(WEBHOOK_SECRET_ENV) or None
+        log.info("webhook mode on %s:%d", tg.webhook_listen, tg.webhook_port)
+        # Telegram posts to webhook_url; the local server listens on the same path
+        url_path = urlsplit(tg.webhook_url).path.strip("/")
+        app.run_webhook(listen=tg.webhook_listen, port=tg.webhook_port, url_path=url_path,
+                        webhook_url=tg.webhook_url, secret_token=secret, allowed_updates=Update.ALL_TYPES)
+    else:
+        log.info("long polling %s", tg.base_url.split("/bot")[0])
+        app.run_polling(allowed_updates=Update.ALL_TYPES)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

