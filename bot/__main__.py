@@ -11,12 +11,14 @@ import argparse
 import logging
 import os
 import sys
+import tomllib
 from urllib.parse import urlsplit
 
+from pydantic import ValidationError
 from telegram import Update
 
 from screening import metrics as _metrics  # ops: /metrics, /healthz and JSON logs (screening/metrics.py)
-from screening.config import load_settings
+from screening.config import config_problems, load_settings
 from screening.queue import JobQueue
 
 from .app import MissingToken, build_application
@@ -65,7 +67,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args(argv)
 
-    settings = load_settings(args.config)
+    try:
+        settings = load_settings(args.config)
+    except (ValidationError, tomllib.TOMLDecodeError) as exc:
+        for line in config_problems(exc, args.config):
+            print(f"error: {line}", file=sys.stderr)
+        return 2
     token = settings.telegram.token.get_secret_value().strip() if settings.telegram.token else ""
     if not token:
         print(f"error: no bot token. Set the environment variable {TOKEN_ENV} to the token from "

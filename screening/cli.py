@@ -10,9 +10,12 @@ import argparse
 import logging
 import sys
 import time
+import tomllib
 from pathlib import Path
 
-from .config import Settings, load_settings
+from pydantic import ValidationError
+
+from .config import Settings, config_problems, load_settings
 from .models import Pool, PoolRejected, ResultRow
 
 log = logging.getLogger("screening")
@@ -176,7 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--queue", action="store_true", help="also measure the Redis queue path")
     b.set_defaults(func=lambda a: __import__("screening.bench", fromlist=["main"]).main(a))
 
-    # ops (screening/doctor.py, screening/verify_model.py); imported lazily like bench
+    # ops (screening/doctor.py, screening/verify_model.py); their heavy imports (torch, vllm) happen inside
     from . import doctor, verify_model
 
     d = sub.add_parser("doctor", help="check Redis, engine and model, GPU, bot token, push targets; say how to fix")
@@ -194,4 +197,9 @@ def main(argv: list[str] | None = None) -> int:
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    return int(args.func(args) or 0)
+    try:
+        return int(args.func(args) or 0)
+    except (ValidationError, tomllib.TOMLDecodeError) as exc:  # bad config.toml or SCREENER_* variable
+        for line in config_problems(exc, getattr(args, "config", None)):
+            print(f"error: {line}", file=sys.stderr)
+        return 2

@@ -171,6 +171,15 @@ class DigestSettings(BaseModel):
         return frozenset(self.holidays)
 
 
+class MetricsSettings(BaseModel):
+    """The ``[metrics]`` section of config.toml."""
+
+    worker_port: int = Field(0, ge=0, le=65535, description="worker /metrics and /healthz; 0 = off")
+    bot_port: int = Field(0, ge=0, le=65535, description="bot /metrics and /healthz; 0 = off")
+    listen: str = "127.0.0.1"  # 0.0.0.0 inside docker so Prometheus (and the healthcheck) can reach it
+    json_logs: bool = False  # one JSON object per log line, with job ids where the record has them
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="SCREENER_", env_nested_delimiter="__", extra="ignore", toml_file=DEFAULT_CONFIG
@@ -184,6 +193,7 @@ class Settings(BaseSettings):
     worker: WorkerSettings = WorkerSettings()
     telegram: TelegramSettings = TelegramSettings()
     digest: DigestSettings = DigestSettings()
+    metrics: MetricsSettings = MetricsSettings()
 
     @classmethod
     def settings_customise_sources(
@@ -208,3 +218,23 @@ def load_settings(path: str | Path | None = None) -> Settings:
         raise FileNotFoundError(f"config file not found: {p}")
     cls = type("Settings", (Settings,), {"model_config": {**Settings.model_config, "toml_file": toml_file}})
     return cls()
+
+
+def config_problems(exc: Exception, path: str | Path | None = None) -> list[str]:
+    """One line per invalid key: the key, the value, the message, and where to fix it.
+
+    Used by every entry point so a bad config.toml or environment variable stops the program
+    at start with a message that names the key, instead of failing later in a worker loop.
+    """
+    from pydantic import ValidationError
+
+    shown = str(path or DEFAULT_CONFIG)
+    if not isinstance(exc, ValidationError):
+        return [f"{shown}: {type(exc).__name__}: {exc}"]
+    lines = []
+    for err in exc.errors():
+        key = ".".join(str(p) for p in err["loc"])
+        env = "SCREENER_" + key.upper().replace(".", "__")
+        lines.append(f"config key {key} = {err.get('input')!r}: {err['msg']} "
+                     f"(fix [{key.rsplit('.', 1)[0]}] in {shown}, or the environment variable {env})")
+    return lines

@@ -22,55 +22,25 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import threading
 import time
-import tomllib
 from collections.abc import Callable, Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Counter, Gauge, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
-from pydantic import BaseModel, Field
+
+from .config import MetricsSettings
 
 log = logging.getLogger("screening.metrics")
 
 
-class MetricsSettings(BaseModel):
-    """The ``[metrics]`` section of config.toml."""
-
-    worker_port: int = Field(0, ge=0, le=65535, description="worker /metrics and /healthz; 0 = off")
-    bot_port: int = Field(0, ge=0, le=65535, description="bot /metrics and /healthz; 0 = off")
-    listen: str = "127.0.0.1"  # 0.0.0.0 inside docker so Prometheus (and the healthcheck) can reach it
-    json_logs: bool = False  # one JSON object per log line, with job ids where the record has them
-
-
 def metrics_settings(settings: Any) -> MetricsSettings:
-    """``settings.metrics`` once Settings carries it.
-
-    Until then the same sources by hand: the ``[metrics]`` table of the config file that
-    ``settings`` was loaded from, overridden by ``SCREENER_METRICS__<KEY>`` variables.
-    """
-    ms = getattr(settings, "metrics", None)
-    if isinstance(ms, MetricsSettings):
-        return ms
-    if isinstance(ms, dict):
-        return MetricsSettings(**ms)
-    data: dict[str, Any] = {}
-    toml_file = (getattr(settings, "model_config", None) or {}).get("toml_file")
-    if toml_file and Path(toml_file).is_file():
-        with open(toml_file, "rb") as fh:
-            data.update(tomllib.load(fh).get("metrics", {}))
-    env = {k.upper(): v for k, v in os.environ.items()}
-    for name in MetricsSettings.model_fields:
-        value = env.get(f"SCREENER_METRICS__{name.upper()}")
-        if value is not None:
-            data[name] = value
-    return MetricsSettings(**data)
+    """The ``[metrics]`` section (``MetricsSettings`` lives in config.py with the other sections)."""
+    return settings.metrics
 
 
 # ---------------------------------------------------------------------------------- the metrics

@@ -101,3 +101,10 @@ def test_csv_and_table(env):
     assert p.returncode == 0 and p.stdout.splitlines()[0].startswith("code,name,industry,risk_level")
     p = screen(env, "600519", "--engine", "rules")
     assert p.returncode == 0 and "贵州茅台" in p.stdout
+
+
+def test_bad_config_value_is_named_at_start(env):
+    p = screen({**env, "SCREENER_REDIS__MAX_DELIVERIES": "abc"}, "600519", "--engine", "rules")
+    assert p.returncode == 2
+    assert "redis.max_deliveries" in p.stderr and "SCREENER_REDIS__MAX_DELIVERIES" in p.stderr
+    assert "Traceback" not in p.stderr
