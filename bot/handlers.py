@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from telegram import BotCommand, Update
@@ -75,6 +76,19 @@ async def _reply(update: Update, context: ContextTypes.DEFAULT_TYPE, lines: list
         return
     await jobs.send_lines(context.bot, get_deps(context), update.effective_chat.id,
                           [lines] if isinstance(lines, str) else lines, reply_to=msg.message_id)
+
+
+async def _enqueue(update: Update, context: ContextTypes.DEFAULT_TYPE, deps: BotDeps, pool: Pool,
+                   ack: Callable[[Pool, str], list[str]]) -> None:
+    """Per-user limits, then the job is written to Redis before the reply that acknowledges it."""
+    user, chat, msg = update.effective_user, update.effective_chat, update.effective_message
+    assert user is not None and chat is not None and msg is not None
+    refusal = await asyncio.to_thread(jobs.check_limits, deps, user.id, len(pool.items))
+    if refusal:
+        await _reply(update, context, refusal)
+        return
+    await jobs.submit_and_follow(context.bot, deps, chat_id=chat.id, user_id=user.id, pool=pool,
+                                 ack_lines=lambda job_id: ack(pool, job_id), reply_to=msg.message_id)
 
 
 async def _resolve_job(deps: BotDeps, user_id: int, arg: str | None, *,
@@ -147,13 +161,7 @@ async def screen_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     universe = await _universe(deps)
     pool = await asyncio.to_thread(pool_from_codes, tokens, universe, "/screen")
-    refusal = await asyncio.to_thread(jobs.check_limits, deps, user.id, len(pool.items))
-    if refusal:
-        await _reply(update, context, refusal)
-        return
-    await jobs.submit_and_follow(context.bot, deps, chat_id=chat.id, user_id=user.id, pool=pool,
-                                 ack_lines=lambda job_id: render.codes_ack_lines(pool, job_id),
-                                 reply_to=msg.message_id)
+    await _enqueue(update, context, deps, pool, render.codes_ack_lines)
 
 
 @authorized_only
@@ -375,13 +383,7 @@ async def document_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     if not pool.items:
         await _reply(update, context, f"文件 {render.esc(name)} 里没有数据行。")
         return
-    refusal = await asyncio.to_thread(jobs.check_limits, deps, user.id, len(pool.items))
-    if refusal:
-        await _reply(update, context, refusal)
-        return
-    await jobs.submit_and_follow(context.bot, deps, chat_id=chat.id, user_id=user.id, pool=pool,
-                                 ack_lines=lambda job_id: render.understood_lines(pool, job_id),
-                                 reply_to=msg.message_id)
+    await _enqueue(update, context, deps, pool, render.understood_lines)
 
 
 # ----------------------------------------------------------------------------- buttons

@@ -72,7 +72,7 @@ def ensure_embedded_model(target: Path | None = None) -> Path:
     try:
         model.save_pretrained(tmp, safe_serialization=True)
         tokenizer.save_pretrained(tmp)
-        manifest = {p.name: _sha256(p) for p in sorted(tmp.iterdir()) if p.is_file()}
+        manifest = {p.name: sha256(p) for p in sorted(tmp.iterdir()) if p.is_file()}
         (tmp / MARKER).write_text(
             json.dumps({"gguf": str(src), "gguf_size": src.stat().st_size, "sha256": manifest}, indent=1)
         )
@@ -85,7 +85,8 @@ def ensure_embedded_model(target: Path | None = None) -> Path:
     return target
 
 
-def _sha256(path: Path) -> str:
+def sha256(path: Path) -> str:
+    """Hex digest of a file, read in 1 MiB chunks (weights are hundreds of MB to tens of GB)."""
     h = hashlib.sha256()
     with path.open("rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):

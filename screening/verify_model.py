@@ -27,7 +27,6 @@ Exit code 0 when everything matches, 1 when anything differs or is missing.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import struct
 import sys
@@ -37,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .embedded_model import MARKER
+from .embedded_model import MARKER, sha256
 from .models import StockInput
 
 MANIFEST = "screener-manifest.json"
@@ -108,14 +107,6 @@ class Report:
 
 
 # ---------------------------------------------------------------------------------- checksums
-def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def _manifest_files(folder: Path) -> list[Path]:
     skip = {MANIFEST, MARKER}
     return sorted(p for p in folder.rglob("*") if p.is_file() and p.name not in skip and ".cache" not in p.parts)

@@ -94,7 +94,11 @@ def test_long_report_is_cut_by_tokens(vllm_screener: Screener, vllm_engine):
     )
     prep = vllm_screener.prepare(PoolItem(0, stock.code, stock))
     assert prep.request.report_cut
-    assert prep.request.prompt_tokens <= prompt_limit(vllm_screener)
+    # the whole chat prompt is counted: system prompt + the report cut to max_report_tokens
+    report_tokens = vllm_screener.settings.max_report_tokens
+    assert report_tokens < prep.request.prompt_tokens <= prompt_limit(vllm_screener)
+    full = vllm_engine.tokenizer.apply_chat_template(prep.request.messages, tokenize=False, add_generation_prompt=True)
+    assert abs(prep.request.prompt_tokens - len(vllm_engine.encode(full))) <= 2
     row = vllm_screener.run([PoolItem(0, stock.code, stock)])[0]
     assert FLAG_REPORT_CUT in row.flags
     check_row_against_rules(row, stock)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..models import StockInput
 
@@ -68,3 +69,21 @@ class Engine(ABC):
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release the engine's memory; engines without resources need not override."""
+
+
+class ChatTokenizerMixin:
+    """Token counting with an HF tokenizer and its chat template, shared by the LLM engines."""
+
+    tokenizer: Any
+
+    def encode(self, text: str) -> list[int]:
+        return self.tokenizer.encode(text, add_special_tokens=False)
+
+    def decode(self, ids: list[int]) -> str:
+        return self.tokenizer.decode(ids)
+
+    def count_prompt_tokens(self, messages: list[dict]) -> int:
+        ids = self.tokenizer.apply_chat_template(messages, tokenize=True, add_generation_prompt=True)
+        if not isinstance(ids, list):  # transformers 5 returns a BatchEncoding (a Mapping, not a dict)
+            ids = ids["input_ids"]
+        return len(ids)

@@ -16,7 +16,7 @@ from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait
 
 from ..config import EngineSettings
 from ..prompt import ANSWER_SCHEMA
-from .base import Engine, EngineOutput, EngineRequest
+from .base import ChatTokenizerMixin, Engine, EngineOutput, EngineRequest
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +29,7 @@ def _retryable(exc: BaseException) -> bool:
     return isinstance(exc, openai.APIConnectionError | openai.APITimeoutError)
 
 
-class OpenAIEngine(Engine):
+class OpenAIEngine(ChatTokenizerMixin, Engine):
     name = "openai"
 
     def __init__(self, settings: EngineSettings, tokenizer_path: str) -> None:
@@ -58,18 +58,6 @@ class OpenAIEngine(Engine):
                 return models.data[0].id
 
         return asyncio.run(ask())
-
-    def encode(self, text: str) -> list[int]:
-        return self.tokenizer.encode(text, add_special_tokens=False)
-
-    def decode(self, ids: list[int]) -> str:
-        return self.tokenizer.decode(ids)
-
-    def count_prompt_tokens(self, messages: list[dict]) -> int:
-        ids = self.tokenizer.apply_chat_template(messages, tokenize=True, add_generation_prompt=True)
-        if isinstance(ids, dict):
-            ids = ids["input_ids"]
-        return len(ids)
 
     def generate(self, requests: list[EngineRequest]) -> list[EngineOutput]:
         if not requests:

@@ -12,7 +12,7 @@ import time
 
 from ..config import EngineSettings
 from ..prompt import ANSWER_SCHEMA
-from .base import Engine, EngineOutput, EngineRequest
+from .base import ChatTokenizerMixin, Engine, EngineOutput, EngineRequest
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +30,7 @@ def sampling_params(max_tokens: int, guided: bool = True, seed: int = 0):
     )
 
 
-class VllmEngine(Engine):
+class VllmEngine(ChatTokenizerMixin, Engine):
     name = "vllm"
 
     def __init__(self, settings: EngineSettings, model_path: str) -> None:
@@ -63,18 +63,6 @@ class VllmEngine(Engine):
         log.info("vLLM engine loaded %s in %.1f s", model_path, self.load_seconds)
         self.tokenizer = self.llm.get_tokenizer()
         self.params = sampling_params(settings.max_output_tokens, seed=settings.seed)
-
-    def encode(self, text: str) -> list[int]:
-        return self.tokenizer.encode(text, add_special_tokens=False)
-
-    def decode(self, ids: list[int]) -> str:
-        return self.tokenizer.decode(ids)
-
-    def count_prompt_tokens(self, messages: list[dict]) -> int:
-        ids = self.tokenizer.apply_chat_template(messages, tokenize=True, add_generation_prompt=True)
-        if isinstance(ids, dict):  # newer transformers return a BatchEncoding
-            ids = ids["input_ids"]
-        return len(ids)
 
     def generate(self, requests: list[EngineRequest], params=None) -> list[EngineOutput]:
         if not requests:
