@@ -59,7 +59,7 @@ class BatcherSettings(BaseModel):
     enabled: bool = True
     token_budget: int = 65536  # prompt tokens in one engine call
     max_batch: int = 512
-    bucket_width: float = 1.5  # longest/shortest prompt ratio allowed within one call
+    bucket_width: float = 100.0  # longest/shortest prompt ratio within one call (batcher.py: why so wide)
 
 
 class InputSettings(BaseModel):

@@ -351,3 +351,38 @@ async def test_restarted_bot_resumes_undelivered_parts(harness: Harness) -> None
     await fake.wait_for(lambda: deps.load_track(job_id) is None, 10, "tracking record dropped")
     assert fake.texts(chat) == []  # the summary had been sent before the "crash": not again
     assert len(_documents(fake, chat)) == 1 and len(fake.ok_calls("sendPhoto", chat)) == 1
+
+
+# ----------------------------------------------------------------------------- digest commands
+
+
+async def test_subscribe_watch_digest_unsubscribe(harness: Harness) -> None:
+    """/subscribe stores the chat (with its time) in Redis, /watch sets its own pool, /digest sends it now."""
+    from bot.digest_scheduler import SERVICE_KEY
+
+    fake, chat = harness.fake, 1007
+    service = harness.app.bot_data[SERVICE_KEY]
+
+    fake.push_text(chat, "/subscribe 7:30")
+    await fake.wait_for(lambda: any("已订阅" in t for t in fake.texts(chat)), 10, "subscribe reply")
+    assert "07:30" in fake.texts(chat)[-1]
+    assert service.subs.get(chat).time == "07:30"
+
+    fake.push_text(chat, "/subscribe 25:99")
+    await fake.wait_for(lambda: any("时间格式不对" in t for t in fake.texts(chat)), 10, "bad time")
+
+    fake.push_text(chat, "/watch 600519 300750.SZ abc")
+    await fake.wait_for(lambda: any("自选股票池已设为" in t for t in fake.texts(chat)), 10, "watch reply")
+    assert "无法识别" in fake.texts(chat)[-1] and "abc" in fake.texts(chat)[-1]
+    assert service.subs.get(chat).pool == ["600519.SH", "300750.SZ"]
+
+    before = len(fake.ok_calls("sendDocument", chat))
+    fake.push_text(chat, "/digest")
+    await fake.wait_for(lambda: len(fake.ok_calls("sendDocument", chat)) > before, 60, "digest files")
+    digest = next(t for t in reversed(fake.texts(chat)) if "贵州茅台" in t)
+    assert "宁德时代" in digest
+    assert not any("招商银行" in t for t in fake.texts(chat))  # only the chat's own pool
+
+    fake.push_text(chat, "/unsubscribe")
+    await fake.wait_for(lambda: any("已取消订阅" in t for t in fake.texts(chat)), 10, "unsubscribe reply")
+    assert service.subs.get(chat) is None

@@ -67,6 +67,9 @@ class Engine(ABC):
     def generate(self, requests: list[EngineRequest]) -> list[EngineOutput]:
         """One output per request, same order; a per-request failure goes into ``error``."""
 
+    def reset_cache(self) -> None:  # noqa: B027 - optional hook
+        """Forget cached prompt prefixes, so a benchmark phase does not ride on the previous one's."""
+
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release the engine's memory; engines without resources need not override."""
 

@@ -86,5 +86,8 @@ class VllmEngine(ChatTokenizerMixin, Engine):
         self.stats.output_tokens += sum(o.output_tokens for o in out)
         return out
 
+    def reset_cache(self) -> None:
+        self.llm.reset_prefix_cache()
+
     def close(self) -> None:
         del self.llm
