@@ -228,11 +228,14 @@ async def _cancel(deps: BotDeps, user_id: int, job_id: str) -> str:
     return f"任务 <code>{render.esc(job_id[:12])}</code> 已经结束 ({render.esc(st.state)}), 无需取消。"
 
 
-def _digest(context: ContextTypes.DEFAULT_TYPE):
-    """The digest service and scheduler that ``app.build_application`` set up (None when disabled)."""
+async def _digest(update: Update, context: ContextTypes.DEFAULT_TYPE):
+    """The digest service ``app.build_application`` set up; None (and the user told) when disabled."""
     from .digest_scheduler import SERVICE_KEY
 
-    return context.application.bot_data.get(SERVICE_KEY)
+    service = context.application.bot_data.get(SERVICE_KEY)
+    if service is None:
+        await _reply(update, context, render.esc(DIGEST_OFF))
+    return service
 
 
 DIGEST_OFF = "盘前摘要未启用 (config [digest] enabled = false)。"
@@ -243,9 +246,8 @@ async def subscribe_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     """/subscribe [HH:MM]: this chat gets the digest on trading days (default time from config)."""
     from .digest_scheduler import refresh_digest_jobs
 
-    service = _digest(context)
+    service = await _digest(update, context)
     if service is None:
-        await _reply(update, context, render.esc(DIGEST_OFF))
         return
     at = context.args[0] if context.args else None
     try:
@@ -264,9 +266,8 @@ async def subscribe_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
 async def unsubscribe_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     from .digest_scheduler import refresh_digest_jobs
 
-    service = _digest(context)
+    service = await _digest(update, context)
     if service is None:
-        await _reply(update, context, render.esc(DIGEST_OFF))
         return
     removed = await asyncio.to_thread(service.subs.unsubscribe, update.effective_chat.id)
     refresh_digest_jobs(context.application)
@@ -276,9 +277,8 @@ async def unsubscribe_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
 @authorized_only
 async def watch_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """/watch CODE...: this chat's own digest pool; /watch alone shows it, /watch clear resets it."""
-    service = _digest(context)
+    service = await _digest(update, context)
     if service is None:
-        await _reply(update, context, render.esc(DIGEST_OFF))
         return
     chat_id = update.effective_chat.id
     tokens = split_codes(" ".join(context.args or []))
@@ -305,9 +305,8 @@ async def watch_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 @authorized_only
 async def digest_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """/digest: today's digest for this chat now. Takes no daily guard: the scheduled push still comes."""
-    service = _digest(context)
+    service = await _digest(update, context)
     if service is None:
-        await _reply(update, context, render.esc(DIGEST_OFF))
         return
     chat_id = update.effective_chat.id
     await _reply(update, context, "正在生成盘前摘要 (全市场需要几分钟)…")

@@ -17,6 +17,7 @@ import re
 import time
 from collections.abc import Iterable, Sequence
 
+from screening.digest import split_lines
 from screening.models import Pool, ResultRow
 from screening.report import summary, top_picks
 
@@ -60,24 +61,7 @@ def split_messages(lines: Iterable[str], limit: int = MAX_MESSAGE) -> list[str]:
     Splits only between lines; a single line longer than the limit is cut as plain text.
     Leading/trailing blank lines of a chunk are dropped (Telegram rejects empty messages).
     """
-    messages: list[str] = []
-    current: list[str] = []
-    size = 0
-    for line in lines:
-        if tg_len(line) > limit:
-            line = _plain_cut(line, limit)
-        add = tg_len(line) + (1 if current else 0)
-        if current and size + add > limit:
-            messages.append("\n".join(current))
-            current, size = [], 0
-            add = tg_len(line)
-        if not current and not line.strip():
-            continue
-        current.append(line)
-        size += add
-    if current:
-        messages.append("\n".join(current))
-    return [m.strip("\n") for m in messages if m.strip()]
+    return split_lines(lines, limit, tg_len, cut=_plain_cut)
 
 
 # ------------------------------------------------------------------------------- lines

@@ -367,15 +367,17 @@ def _cut(text: str, limit: int, measure: Callable[[str], int]) -> str:
     return text
 
 
-def split_lines(lines: Iterable[str], limit: int, measure: Callable[[str], int] = utf8_len) -> list[str]:
+def split_lines(lines: Iterable[str], limit: int, measure: Callable[[str], int] = utf8_len,
+                cut: Callable[[str, int], str] | None = None) -> list[str]:
     """Join lines into as few chunks as possible, each ``measure`` <= limit; splits only between lines
-    (a single over-long line is cut). Blank lines at a chunk's edges are dropped."""
+    (a single over-long line is cut, by ``cut`` when given: HTML needs a cut that keeps tags whole).
+    Blank lines at a chunk's edges are dropped. The bot's message splitter is this function too."""
     chunks: list[str] = []
     cur: list[str] = []
     size = 0
     for line in lines:
         if measure(line) > limit:
-            line = _cut(line, limit, measure)
+            line = cut(line, limit) if cut else _cut(line, limit, measure)
         add = measure(line) + (measure("\n") if cur else 0)
         if cur and size + add > limit:
             chunks.append("\n".join(cur))

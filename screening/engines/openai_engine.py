@@ -83,7 +83,7 @@ class OpenAIEngine(ChatTokenizerMixin, Engine):
             async with sem:
                 async for attempt in AsyncRetrying(
                     stop=stop_after_attempt(self.settings.retries),
-                    wait=wait_exponential_jitter(initial=0.5, max=10),
+                    wait=wait_exponential_jitter(multiplier=0.5, max=10),
                     retry=retry_if_exception(_retryable),
                     reraise=True,
                 ):
