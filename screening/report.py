@@ -53,6 +53,10 @@ HEADERS_ZH = {
     "row": "源文件行",
 }
 RISK_FILL = {"高": "F8CBAD", "中": "FFE699", "低": "C6EFCE"}
+CJK_FONT_FILES = (
+    "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
+    "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+)
 RISK_STYLE = {"高": "bold red", "中": "yellow", "低": "green"}
 
 
@@ -159,7 +163,11 @@ def write_chart(rows: Sequence[ResultRow], path: Path, title: str = "") -> Path:
     import matplotlib.pyplot as plt
     from matplotlib import font_manager
 
-    # a CJK font if the machine has one; otherwise labels fall back to codes-safe ASCII
+    # a CJK font if the machine has one (scripts/setup.sh and the bot image install WenQuanYi),
+    # registered by path: matplotlib's font cache does not see fonts installed after it was built
+    for font_file in CJK_FONT_FILES:
+        if Path(font_file).exists() and not any(f.fname == font_file for f in font_manager.fontManager.ttflist):
+            font_manager.fontManager.addfont(font_file)
     cjk = [
         f.name
         for f in font_manager.fontManager.ttflist
@@ -184,7 +192,7 @@ def write_chart(rows: Sequence[ResultRow], path: Path, title: str = "") -> Path:
     top = sorted(by_ind.items(), key=lambda kv: -len(kv[1]))[:12]
     if top:
         names = [k if cjk else f"#{i + 1}" for i, (k, _) in enumerate(top)]
-        a2.boxplot([v for _, v in top], vert=False)
+        a2.boxplot([v for _, v in top], orientation="horizontal")
         a2.set_yticks(range(1, len(top) + 1), names)
     a2.set_title("score by industry")
     a2.set_xlim(0, 100)

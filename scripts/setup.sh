@@ -4,11 +4,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v redis-server >/dev/null 2>&1; then
-  echo "== installing redis-server (apt-get)"
+# Debian packages: the Redis server, and a CJK font so the charts can name industries
+if ! command -v redis-server >/dev/null 2>&1 || [ ! -f /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ]; then
+  echo "== installing redis-server and fonts-wqy-microhei (apt-get)"
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq redis-server >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq redis-server fonts-wqy-microhei >/dev/null
 fi
 
 PY=${PYTHON:-python3}
