@@ -208,6 +208,7 @@ def render_table(rows: Sequence[ResultRow], console=None) -> None:
     """Coloured terminal table (rich); long pools stay readable because flags are shortened."""
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     console = console or Console()
     t = Table(show_lines=False)
@@ -216,16 +217,10 @@ def render_table(rows: Sequence[ResultRow], console=None) -> None:
     for r in rows:
         style = RISK_STYLE.get(r.risk_level or "", "dim")
         extra = r.error if r.status == "failed" else "; ".join(r.flags)
-        t.add_row(
-            r.code,
-            r.name or "",
-            r.industry or "",
-            r.risk_level or "失败",
-            "" if r.score is None else str(r.score),
-            r.reason or "",
-            extra or "",
-            style=style,
-        )
+        cells = (r.code, r.name or "", r.industry or "", r.risk_level or "失败",
+                 "" if r.score is None else str(r.score), r.reason or "", extra or "")
+        # Text, not str: a name or reason like "[bold]" or "[/]" is data, never rich markup
+        t.add_row(*(Text(c) for c in cells), style=style)
     console.print(t)
     s = summary(rows)
     console.print(

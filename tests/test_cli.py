@@ -108,3 +108,11 @@ def test_bad_config_value_is_named_at_start(env):
     assert p.returncode == 2
     assert "redis.max_deliveries" in p.stderr and "SCREENER_REDIS__MAX_DELIVERIES" in p.stderr
     assert "Traceback" not in p.stderr
+
+
+def test_table_shows_markup_like_names_verbatim(env, tmp_path):
+    f = tmp_path / "pool.csv"
+    f.write_text("code,name,pe_ttm,roe\n600519,[/]茅台[bold],25,30\n", encoding="utf-8")
+    p = screen({**env, "COLUMNS": "200"}, str(f), "--engine", "rules")
+    assert p.returncode == 0, p.stderr
+    assert "[/]茅台[bold]" in p.stdout
