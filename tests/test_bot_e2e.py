@@ -242,7 +242,10 @@ async def test_star_st_name_escaped_and_buttons(harness: Harness) -> None:
     assert "*ST<b>测试</b>" in summary and "A&B <script>x</script>" in summary
     st_line = next(ln for ln in summary.splitlines() if "600001" in ln)
     assert "· 高 ·" in st_line
-    card = fake.ok_calls("editMessageText", chat)[-1].result
+    # the progress message as it stands now (a job can finish before the first edit, so read the
+    # message's current state rather than the last edit call)
+    card_id = fake.ok_calls("sendMessage", chat)[1].result["message_id"]
+    card = {**fake.messages[(chat, card_id)], "message_id": card_id}
     buttons = [b["callback_data"] for b in card["reply_markup"]["inline_keyboard"][0]]
     before = len(fake.texts(chat))
     fake.push_callback(chat, card["message_id"], buttons[0])
