@@ -42,7 +42,6 @@ import random
 import shlex
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -85,12 +84,6 @@ def missing_modules() -> list[str]:
     import importlib.util
 
     return [m for m in REQUIRED_MODULES if importlib.util.find_spec(m) is None]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def spread(values: list[int]) -> dict:
@@ -191,52 +184,6 @@ def build_model_dir(model: str, model_root: Path, tokenizer_dir: Path) -> Path:
 # --------------------------------------------------------------------------------------------
 # redis
 # --------------------------------------------------------------------------------------------
-class RedisProc:
-    """A throw-away redis-server on a free loopback port (no persistence: nothing to keep)."""
-
-    def __init__(self, exe: str) -> None:
-        self.exe = exe
-        self.dir = Path(tempfile.mkdtemp(prefix="gpu-bench-redis-"))
-        self.port = free_port()
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        args = [exe, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.dir), "--save", "",
-                "--appendonly", "no", "--daemonize", "no", "--protected-mode", "no", "--logfile", "redis.log"]
-        self.proc = subprocess.Popen(args, cwd=self.dir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        import redis
-
-        client = redis.Redis(port=self.port, socket_connect_timeout=0.5)
-        deadline = time.monotonic() + 20
-        try:
-            while True:
-                try:
-                    if client.ping():
-                        break
-                except redis.RedisError:
-                    pass
-                if self.proc.poll() is not None:
-                    raise RuntimeError(f"redis-server exited with {self.proc.returncode} (log in {self.dir})")
-                if time.monotonic() > deadline:
-                    raise RuntimeError("redis-server did not answer PING within 20 s")
-                time.sleep(0.05)
-        finally:
-            client.close()
-        try:
-            self.version = subprocess.run([exe, "--version"], capture_output=True, text=True,
-                                          timeout=10).stdout.strip()
-        except (OSError, subprocess.SubprocessError):
-            self.version = "?"
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-
 # --------------------------------------------------------------------------------------------
 # the child: one configuration, one engine, all phases
 # --------------------------------------------------------------------------------------------
@@ -820,7 +767,9 @@ def main(argv: list[str] | None = None) -> int:
     if "pipeline" in a.phases.split(","):
         exe = a.redis_server or shutil.which("redis-server")
         if exe:
-            redis_proc = RedisProc(exe)
+            from screening.local_redis import LocalRedis
+
+            redis_proc = LocalRedis(exe, aof=False).start()  # throw-away: nothing to persist
             print(f"[gpu_bench] redis: {redis_proc.version} on {redis_proc.url}", flush=True)
         else:
             print("[gpu_bench] no redis-server: the pipeline phase will be skipped", flush=True)

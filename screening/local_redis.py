@@ -23,7 +23,9 @@ def free_port() -> int:
 
 
 class LocalRedis:
-    def __init__(self, binary: str | None = None, directory: Path | None = None) -> None:
+    """``with LocalRedis() as r: r.url`` (or ``start()``/``stop()``); ``aof=False`` for throw-away runs."""
+
+    def __init__(self, binary: str | None = None, directory: Path | None = None, aof: bool = True) -> None:
         exe = binary or shutil.which("redis-server")
         if not exe:
             raise RuntimeError("redis-server not found: apt-get install redis-server (or pass its path)")
@@ -31,11 +33,26 @@ class LocalRedis:
         self.dir = directory or Path(tempfile.mkdtemp(prefix="screener-redis-"))
         self.port = free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.aof = aof
         self.proc: subprocess.Popen[bytes] | None = None
 
+    @property
+    def version(self) -> str:
+        try:
+            return subprocess.run([self.exe, "--version"], capture_output=True, text=True, timeout=10).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return "?"
+
+    def start(self) -> LocalRedis:
+        return self.__enter__()
+
+    def stop(self) -> None:
+        self.__exit__()
+
     def __enter__(self) -> LocalRedis:
+        persistence = ["--appendonly", "yes", "--appendfsync", "everysec"] if self.aof else ["--appendonly", "no"]
         args = [self.exe, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.dir),
-                "--appendonly", "yes", "--appendfsync", "everysec", "--save", "", "--logfile", "redis.log"]
+                *persistence, "--save", "", "--logfile", "redis.log"]
         self.proc = subprocess.Popen(args, cwd=self.dir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         client = redis.Redis.from_url(self.url)
         deadline = time.monotonic() + 20

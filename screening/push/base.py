@@ -228,3 +228,25 @@ async def send_each(pairs: Sequence[tuple[Channel, Digest]]) -> list[SendOutcome
             log_outcome(res, d)
         out.append(res)
     return out
+
+
+class MarkdownRobotChannel(WebhookChannel):
+    """WeCom and DingTalk robots: markdown parts under a byte limit, answers as ``errcode``/``errmsg``."""
+
+    limit_default = 4096
+    retry_codes: frozenset[int] = frozenset({-1})
+
+    def __init__(self, name: str, url: str, secret: str | None = None, *, ds: DigestSettings | None = None,
+                 limit_bytes: int | None = None, **kwargs: Any) -> None:
+        super().__init__(name, url, secret, **kwargs)
+        self.ds, self.limit_bytes = ds, limit_bytes or self.limit_default
+
+    def check(self, status: int, answer: Any) -> None:
+        if status != 200 or not isinstance(answer, dict):
+            raise PermanentError(f"HTTP {status}, unexpected answer")
+        code = answer.get("errcode")
+        if code == 0:
+            return
+        error = f"{self.kind} errcode {code}: {str(answer.get('errmsg', ''))[:200]}"
+        raise (TransientError if code in self.retry_codes else PermanentError)(error)
+

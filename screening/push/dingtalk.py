@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote_plus
 
 from ..digest import DINGTALK_LIMIT_BYTES, render_markdown_parts
-from .base import PermanentError, TransientError, WebhookChannel
+from .base import MarkdownRobotChannel
 
 if TYPE_CHECKING:
-    from ..digest import Digest, DigestSettings
+    from ..digest import Digest
 
-RETRY_CODES = {130101, -1}
+RETRY_CODES = frozenset({130101, -1})
 
 
 def dingtalk_sign(secret: str, timestamp_ms: int) -> str:
@@ -33,13 +33,10 @@ def dingtalk_sign(secret: str, timestamp_ms: int) -> str:
     return quote_plus(base64.b64encode(digest).decode("ascii"))
 
 
-class DingTalkChannel(WebhookChannel):
+class DingTalkChannel(MarkdownRobotChannel):
     kind = "dingtalk"
-
-    def __init__(self, name: str, url: str, secret: str | None = None, *, ds: DigestSettings | None = None,
-                 limit_bytes: int = DINGTALK_LIMIT_BYTES, **kwargs: Any) -> None:
-        super().__init__(name, url, secret, **kwargs)
-        self.ds, self.limit_bytes = ds, limit_bytes
+    limit_default = DINGTALK_LIMIT_BYTES
+    retry_codes = RETRY_CODES
 
     def payloads(self, digest: Digest) -> list[dict[str, Any]]:
         parts = render_markdown_parts(digest, self.limit_bytes, self.ds, hard_breaks=True)
@@ -54,12 +51,3 @@ class DingTalkChannel(WebhookChannel):
         ts = int(self.clock() * 1000)
         sep = "&" if "?" in self.url else "?"
         return f"{self.url}{sep}timestamp={ts}&sign={dingtalk_sign(self.secret, ts)}", payload
-
-    def check(self, status: int, answer: Any) -> None:
-        if status != 200 or not isinstance(answer, dict):
-            raise PermanentError(f"HTTP {status}, unexpected answer")
-        code = answer.get("errcode")
-        if code == 0:
-            return
-        error = f"dingtalk errcode {code}: {str(answer.get('errmsg', ''))[:200]}"
-        raise (TransientError if code in RETRY_CODES else PermanentError)(error)

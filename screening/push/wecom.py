@@ -10,31 +10,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..digest import WECOM_LIMIT_BYTES, render_markdown_parts
-from .base import PermanentError, TransientError, WebhookChannel
+from .base import MarkdownRobotChannel
 
 if TYPE_CHECKING:
-    from ..digest import Digest, DigestSettings
+    from ..digest import Digest
 
-RETRY_CODES = {45009, -1}
+RETRY_CODES = frozenset({45009, -1})
 
 
-class WeComChannel(WebhookChannel):
+class WeComChannel(MarkdownRobotChannel):
     kind = "wecom"
-
-    def __init__(self, name: str, url: str, secret: str | None = None, *, ds: DigestSettings | None = None,
-                 limit_bytes: int = WECOM_LIMIT_BYTES, **kwargs: Any) -> None:
-        super().__init__(name, url, secret, **kwargs)
-        self.ds, self.limit_bytes = ds, limit_bytes
+    limit_default = WECOM_LIMIT_BYTES
+    retry_codes = RETRY_CODES
 
     def payloads(self, digest: Digest) -> list[dict[str, Any]]:
         return [{"msgtype": "markdown", "markdown": {"content": part}}
                 for part in render_markdown_parts(digest, self.limit_bytes, self.ds)]
-
-    def check(self, status: int, answer: Any) -> None:
-        if status != 200 or not isinstance(answer, dict):
-            raise PermanentError(f"HTTP {status}, unexpected answer")
-        code = answer.get("errcode")
-        if code == 0:
-            return
-        error = f"wecom errcode {code}: {str(answer.get('errmsg', ''))[:200]}"
-        raise (TransientError if code in RETRY_CODES else PermanentError)(error)
