@@ -46,6 +46,9 @@ class EngineSettings(BaseModel):
     enable_prefix_caching: bool = True
     # multimodal checkpoints (Qwen3.5) screened as text: vLLM skips the vision tower and its processor
     language_model_only: bool = False
+    # Qwen3.5's linear-attention prefill: vLLM 0.26 picks FlashInfer's kernel on Hopper, which needs a
+    # DSL package its wheels do not bring ("SM90 GDN prefill DSL kernel is unavailable"); "triton" works
+    gdn_prefill_backend: str | None = None
     load_format: str = "auto"
     seed: int = 0
     # openai engine

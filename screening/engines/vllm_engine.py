@@ -49,7 +49,7 @@ def llm_kwargs(settings: EngineSettings, model_path: str) -> dict:
         "load_format": settings.load_format,
         "structured_outputs_config": {"backend": "xgrammar", "disable_any_whitespace": True},
     }
-    for key in ("quantization", "max_num_batched_tokens", "max_num_seqs"):
+    for key in ("quantization", "max_num_batched_tokens", "max_num_seqs", "gdn_prefill_backend"):
         if getattr(settings, key) is not None:
             kwargs[key] = getattr(settings, key)
     if settings.kv_cache_gib:
