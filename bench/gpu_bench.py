@@ -49,6 +49,7 @@ import tempfile
 import threading
 import time
 import uuid
+from dataclasses import replace
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -61,7 +62,7 @@ TOKENIZER_FILES = (
     "added_tokens.json", "vocab.json", "merges.txt",
 )
 MAX_TOKENIZER_BYTES = 5 * 2**20
-ALL_PHASES = ("raw", "sorted", "pipeline", "serial", "unguided", "nocache", "serve")
+ALL_PHASES = ("raw", "sorted", "pipeline", "raw_ids", "serial", "unguided", "nocache", "serve")
 MARKET = 5400  # the whole A-share market, for the "whole market seconds" column
 REQUIRED_MODULES = ("pydantic", "pydantic_settings", "redis", "tenacity", "transformers", "vllm")
 
@@ -415,8 +416,11 @@ def run_child(a: argparse.Namespace) -> int:
     # prompts: exactly what the product builds (rules, report cut by tokens, chat template count)
     screener = Screener(engine, es, batcher)
     t = time.perf_counter()
-    prepared = [p for p in (screener.prepare(i) for i in items) if isinstance(p, Prepared)]
+    prepared = [p for p in screener.prepare_many([(i, None) for i in items]) if isinstance(p, Prepared)]
     prepare_s = time.perf_counter() - t
+    # raw is `LLM.chat` on the pre-built messages (vLLM renders and tokenizes); raw_ids hands it the
+    # product's token ids, as the worker does
+    as_chat = {p.request.key: replace(p.request, prompt_ids=None) for p in prepared}
     # the bench counts prompt tokens itself: the product's count is recorded beside it, to compare
     tokenizer = llm.get_tokenizer()
     tokens_of = {p.request.key: chat_tokens(tokenizer, p.request.messages) for p in prepared}
@@ -435,7 +439,8 @@ def run_child(a: argparse.Namespace) -> int:
 
     guided_out_mean: float | None = None
 
-    def batched(label: str, order: list, params=None, extra: dict | None = None, generate=None) -> None:
+    def batched(label: str, order: list, params=None, extra: dict | None = None, generate=None,
+                ids: bool = False) -> None:
         nonlocal guided_out_mean
         ok, why = clock.fits(clock.estimate(len(order)))
         if not ok:
@@ -444,7 +449,7 @@ def run_child(a: argparse.Namespace) -> int:
         reset = reset_cache(llm)
         before = prefix_counters(llm)
         t = time.perf_counter()
-        reqs = [p.request for p in order]
+        reqs = [p.request if ids else as_chat[p.request.key] for p in order]
         if generate is not None:
             outs = generate(engine, reqs, params)
         else:
@@ -452,7 +457,7 @@ def run_child(a: argparse.Namespace) -> int:
         secs = time.perf_counter() - t
         rate = len(order) / secs if secs else 0.0
         checks = check_outputs(outs)
-        if params is None and generate is None:
+        if params is None and generate is None and not ids:
             clock.rate = max(clock.rate or 0.0, rate)
             if checks["output_tokens"]:
                 guided_out_mean = checks["output_tokens"]["mean"]
@@ -466,6 +471,11 @@ def run_child(a: argparse.Namespace) -> int:
                 order = list(prepared)
                 random.Random(1).shuffle(order)
                 batched("raw", order, extra={"order": "random (seed 1)", "guided": True})
+            elif phase == "raw_ids":
+                order = list(prepared)
+                random.Random(1).shuffle(order)
+                batched("raw_ids", order, ids=True,
+                        extra={"order": "random (seed 1)", "guided": True, "prompt": "token ids (LLM.generate)"})
             elif phase == "sorted":
                 order = sorted(prepared, key=lambda p: tokens_of[p.request.key])
                 batched("sorted", order, extra={"order": "by prompt tokens, ascending", "guided": True})
@@ -582,7 +592,7 @@ def run_serial(a, es, engine, prepared, model_dir, clock, record) -> None:
             if clock.left() < 15:
                 break
             s = time.perf_counter()
-            outs += eng.generate([p.request])
+            outs += eng.generate([replace(p.request, prompt_ids=None)])
             lat.append(time.perf_counter() - s)
         secs = time.perf_counter() - t
         rate = len(lat) / secs if secs and lat else 0.0
@@ -707,7 +717,8 @@ def run_serve_child(a: argparse.Namespace) -> int:
                                     "concurrency": concurrency, "request_timeout_s": 900.0})
         engine = OpenAIEngine(oes, tokenizer_path=str(model_dir))
         screener = Screener(engine, es, batcher)
-        prepared = [p for p in (screener.prepare(i) for i in market_items(a.n)) if isinstance(p, Prepared)]
+        prepared = [p for p in screener.prepare_many([(i, None) for i in market_items(a.n)])
+                    if isinstance(p, Prepared)]
         engine.generate([p.request for p in prepared[:16]])  # grammar compile, first-request costs
 
         order = list(prepared)
@@ -827,8 +838,8 @@ def render_section(recs: list[dict]) -> str:
                          f"{pc.get('min')}/{pc.get('median')}/{pc.get('max')} (the batcher plans with it)")
     lines += ["", "| phase | stocks | seconds | stocks/s | whole market (5,400) s | valid JSON | cut (length) "
               "| output tokens mean | prefix-cache hit |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for phase in ("raw", "sorted", "pipeline", "serial", "serial_openai", "unguided", "nocache", "serve_batched",
-                  "serve_serial"):
+    for phase in ("raw", "sorted", "raw_ids", "pipeline", "serial", "serial_openai", "unguided", "nocache",
+                  "serve_batched", "serve_serial"):
         r = by.get(phase)
         if r is None:
             continue
@@ -847,7 +858,8 @@ def render_section(recs: list[dict]) -> str:
     if "raw" in rate and "sorted" in rate:
         notes.append(f"sorted / random order: {rate['sorted'] / rate['raw']:.3f}")
     if "pipeline" in rate:
-        for p, what in (("raw", "raw, random order"), ("sorted", "raw, sorted by length")):
+        for p, what in (("raw", "raw, random order"), ("sorted", "raw, sorted by length"),
+                        ("raw_ids", "raw given token ids")):
             if p in rate:
                 notes.append(f"pipeline / {what}: {rate['pipeline'] / rate[p]:.3f}")
         pr = by["pipeline"]

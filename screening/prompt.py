@@ -69,7 +69,13 @@ def truncate_tokens(
     text: str, max_tokens: int, encode: Callable[[str], list[int]], decode: Callable[[list[int]], str]
 ) -> tuple[str, bool]:
     """Cut text to ``max_tokens`` tokens of the engine's own tokenizer; returns (text, was_cut)."""
-    ids = encode(text)
+    return cut_to_tokens(text, encode(text), max_tokens, decode)
+
+
+def cut_to_tokens(
+    text: str, ids: list[int], max_tokens: int, decode: Callable[[list[int]], str]
+) -> tuple[str, bool]:
+    """``truncate_tokens`` with the ids already made (the worker encodes a whole batch at once)."""
     if len(ids) <= max_tokens:
         return text, False
     return decode(ids[:max_tokens]).rstrip("\ufffd") + "……(已截断)", True
@@ -114,11 +120,15 @@ def build_messages(
     cut = False
     if encode is not None and decode is not None and report:
         report, cut = truncate_tokens(report, max_report_tokens, encode, decode)
-    messages = [
+    return chat_messages(stock, report, floor), cut
+
+
+def chat_messages(stock: StockInput, report_text: str, floor: tuple[str, int, str] | None = None) -> list[dict]:
+    """System prompt first and unchanged for every stock: it is the prefix the engine caches."""
+    return [
         {"role": "system", "content": SYSTEM_PROMPT},
-        {"role": "user", "content": user_message(stock, report, floor)},
+        {"role": "user", "content": user_message(stock, report_text, floor)},
     ]
-    return messages, cut
 
 
 def parse_answer(text: str) -> ModelAnswer:

@@ -281,17 +281,9 @@ class Worker:
             job.attempts = {int(k): int(v) for k, v in attempts.items()}
             done = {int(k) for k in done_keys}
             job_rows = rows.setdefault(jid, [])
-            for key in sorted(items, key=int):
-                idx = int(key)
-                if idx in done:
-                    continue
-                item = PoolItem.from_dict(json.loads(items[key]))
-                try:
-                    prepared = self.screener.prepare(item, f"{jid}:{idx}")
-                except Exception as exc:  # one bad item must not crash-loop the worker
-                    log.exception("worker %s: cannot prepare %s[%d]", self.name, jid, idx)
-                    prepared = failed_row(item, f"prepare failed: {type(exc).__name__}: {exc}",
-                                          self.engine.name)
+            todo = [(int(key), PoolItem.from_dict(json.loads(items[key])))
+                    for key in sorted(items, key=int) if int(key) not in done]
+            for (idx, _), prepared in zip(todo, self._prepare(jid, todo), strict=True):
                 if isinstance(prepared, ResultRow):
                     job_rows.append(prepared)
                 else:
@@ -327,6 +319,21 @@ class Worker:
         if finished_entries:
             self._ack(lane, finished_entries)
         self._publish([j.job_id for j in new_jobs])
+
+    def _prepare(self, jid: str, todo: list[tuple[int, PoolItem]]) -> list[Prepared | ResultRow]:
+        """The job's stocks in one batch; if that raises, one by one, so one bad item fails alone."""
+        try:
+            return self.screener.prepare_many([(item, f"{jid}:{idx}") for idx, item in todo])
+        except Exception:  # one bad item must not crash-loop the worker
+            log.exception("worker %s: batch prepare of %s failed; preparing one by one", self.name, jid)
+        out: list[Prepared | ResultRow] = []
+        for idx, item in todo:
+            try:
+                out.append(self.screener.prepare(item, f"{jid}:{idx}"))
+            except Exception as exc:
+                log.exception("worker %s: cannot prepare %s[%d]", self.name, jid, idx)
+                out.append(failed_row(item, f"prepare failed: {type(exc).__name__}: {exc}", self.engine.name))
+        return out
 
     def _cache_lookup(self, jobs: list[ActiveJob], rows: dict[str, list[ResultRow]]) -> int:
         """Answer pending stocks from the same-day cache; returns the number of hits."""

@@ -45,3 +45,37 @@ def test_oversized_item_gets_its_own_batch():
 
 def test_empty():
     assert plan_batches([], BatchPlan()) == []
+
+
+def test_calls_are_few_and_even():
+    # the H200 case: a greedy fill gave 2,700 + 2,449 + 251; the same number of calls, near-equal
+    xs = items(5400, seed=3)
+    total = sum(x.prompt_tokens for x in xs)
+    biggest = max(x.prompt_tokens for x in xs)
+    plan = BatchPlan(token_budget=total * 4 // 9, max_batch=5400, bucket_width=100.0)
+    batches = plan_batches(xs, plan)
+    assert len(batches) == 3
+    assert sorted(x.i for b in batches for x in b) == list(range(len(xs)))
+    shares = [sum(x.prompt_tokens for x in b) for b in batches]
+    assert max(shares) - min(shares) <= 2 * biggest
+    flat = [x.prompt_tokens for b in batches for x in b]
+    assert flat == sorted(flat)  # still sorted by length across and within calls
+
+
+def test_a_call_at_its_limit_shares_out_the_rest():
+    xs = items(5400, seed=3)
+    total = sum(x.prompt_tokens for x in xs)
+    biggest = max(x.prompt_tokens for x in xs)
+    plan = BatchPlan(token_budget=total * 4 // 9, max_batch=2700, bucket_width=100.0)
+    batches = plan_batches(xs, plan)
+    assert len(batches) == 3 and len(batches[0]) == 2700  # the short prompts hit the count limit
+    shares = [sum(x.prompt_tokens for x in b) for b in batches]
+    assert abs(shares[1] - shares[2]) <= 2 * biggest  # no small remainder call
+    assert all(len(b) <= 2700 and s <= plan.token_budget for b, s in zip(batches, shares, strict=True))
+
+
+def test_even_split_falls_back_when_a_limit_binds():
+    # 2 x max_batch items with small prompts: only 2,700 + 2,700 fits the count limit
+    xs = [R(i, 10 + (i % 7)) for i in range(5400)]
+    batches = plan_batches(xs, BatchPlan(token_budget=10**9, max_batch=2700, bucket_width=100.0))
+    assert [len(b) for b in batches] == [2700, 2700]

@@ -63,7 +63,8 @@ def test_cpu_smoke_runs_every_phase(tmp_path: Path, model_dir: str):
     pt = by["prompts"]["prompt_tokens"]
     assert by["prompts"]["system_prompt_tokens"] > 100 < pt["min"] <= pt["median"] <= pt["p90"] <= pt["max"]
 
-    for phase in ("raw", "sorted"):  # guided JSON on dummy weights: the grammar alone makes it valid
+    assert by["prompts"]["product_count_matches"]  # the worker's own ids are exactly vLLM's chat tokens
+    for phase in ("raw", "sorted", "raw_ids"):  # guided JSON on dummy weights: the grammar alone makes it valid
         r = by[phase]
         assert "error" not in r and "skipped" not in r, r
         assert r["stocks"] == 8 and r["req_s"] > 0
@@ -82,6 +83,8 @@ def test_cpu_smoke_runs_every_phase(tmp_path: Path, model_dir: str):
     assert by["unguided"]["max_tokens"] >= 8
 
     # prefix reuse off through a cache salt per request: the same prompt tokens, none from the cache
+    # the same prompts by ids as by chat messages: the same tokens reach the engine
+    assert by["raw_ids"]["prefix_cache"]["query_tokens"] == by["raw"]["prefix_cache"]["query_tokens"]
     nocache = by["nocache"]
     assert nocache["valid"] == 8 and nocache["prefix_cache"]["hit_tokens"] == 0, nocache
     assert nocache["prefix_cache"]["query_tokens"] == by["raw"]["prefix_cache"]["query_tokens"]

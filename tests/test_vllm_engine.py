@@ -98,7 +98,8 @@ def test_long_report_is_cut_by_tokens(vllm_screener: Screener, vllm_engine):
     report_tokens = vllm_screener.settings.max_report_tokens
     assert report_tokens < prep.request.prompt_tokens <= prompt_limit(vllm_screener)
     full = vllm_engine.tokenizer.apply_chat_template(prep.request.messages, tokenize=False, add_generation_prompt=True)
-    assert abs(prep.request.prompt_tokens - len(vllm_engine.encode(full))) <= 2
+    assert list(prep.request.prompt_ids) == vllm_engine.encode(full)  # exact: the engine is handed these ids
+    assert prep.request.prompt_tokens == len(prep.request.prompt_ids)
     row = vllm_screener.run([PoolItem(0, stock.code, stock)])[0]
     assert FLAG_REPORT_CUT in row.flags
     check_row_against_rules(row, stock)
@@ -116,3 +117,16 @@ def test_missing_data_fails_row_not_job(vllm_screener: Screener):
     rows = vllm_screener.run(items)
     assert rows[0].status == "ok"
     assert rows[1].status == "failed" and "ROE" in rows[1].error and rows[1].risk_level is None
+
+
+def test_token_ids_and_chat_give_the_same_answer(vllm_screener: Screener, vllm_engine):
+    """The worker hands vLLM its own ids; greedy decoding must see exactly the prompt LLM.chat sees."""
+    from dataclasses import replace
+
+    stocks = generate_market(5400, seed=0)[100:104]
+    prepared = vllm_screener.prepare_many([(PoolItem(i, s.code, s), None) for i, s in enumerate(stocks)])
+    by_ids = vllm_engine.generate([p.request for p in prepared])
+    by_chat = vllm_engine.generate([replace(p.request, prompt_ids=None) for p in prepared])
+    expected = [p.prompt_tokens for p in prepared]
+    assert [o.prompt_tokens for o in by_ids] == [o.prompt_tokens for o in by_chat] == expected
+    assert [o.text for o in by_ids] == [o.text for o in by_chat]

@@ -100,7 +100,13 @@ class VllmEngine(ChatTokenizerMixin, Engine):
     def generate(self, requests: list[EngineRequest], params=None) -> list[EngineOutput]:
         if not requests:
             return []
-        results = self.llm.chat([r.messages for r in requests], params or self.params, use_tqdm=False)
+        if all(r.prompt_ids is not None for r in requests):
+            # the pipeline's exact ids: vLLM would otherwise render and tokenize every chat again,
+            # one by one in this process, before the first step of the batch
+            prompts = [{"prompt_token_ids": r.prompt_ids.tolist()} for r in requests]  # type: ignore[union-attr]
+            results = self.llm.generate(prompts, params or self.params, use_tqdm=False)
+        else:
+            results = self.llm.chat([r.messages for r in requests], params or self.params, use_tqdm=False)
         out = []
         for req, res in zip(requests, results, strict=True):
             comp = res.outputs[0]

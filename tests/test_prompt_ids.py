@@ -1,0 +1,79 @@
+"""Exact prompt ids from the frame + batch path, against the full chat-template render (pure)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from screening.engines.base import ChatTokenizerMixin
+from screening.models import PoolItem
+from screening.prompt import SYSTEM_PROMPT, chat_messages
+from screening.synthetic import generate_market
+
+TOKENIZER = Path(__file__).resolve().parent.parent / "bench" / "gpu_models" / "tokenizer"
+
+
+class Tok(ChatTokenizerMixin):
+    def __init__(self, tokenizer) -> None:
+        self.tokenizer = tokenizer
+
+
+@pytest.fixture(scope="module")
+def hf_tokenizer():
+    transformers = pytest.importorskip("transformers")
+    return transformers.AutoTokenizer.from_pretrained(str(TOKENIZER))
+
+
+def full_ids(tok, messages):
+    return tok.encode(tok.apply_chat_template(messages, tokenize=False, add_generation_prompt=True),
+                      add_special_tokens=False)
+
+
+def test_batch_ids_equal_the_full_render(hf_tokenizer):
+    t = Tok(hf_tokenizer)
+    stocks = generate_market(5400, seed=0)[:300]
+    convs = [chat_messages(s, s.report_text or "") for s in stocks]
+    convs.append([{"role": "user", "content": "no system prompt: rendered whole"}])
+    ids = t.prompt_ids_many(convs)
+    assert ids == [full_ids(hf_tokenizer, m) for m in convs]
+    assert t._frames[SYSTEM_PROMPT] is not None  # the frame was split once and reused
+
+
+def test_template_that_rewrites_the_message_is_rendered_whole(hf_tokenizer):
+    tok = hf_tokenizer.__class__.from_pretrained(str(TOKENIZER))
+    tok.chat_template = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] | upper }}"
+                         "<|im_end|>\n{% endfor %}<|im_start|>assistant\n")
+    t = Tok(tok)
+    convs = [[{"role": "system", "content": "sys"}, {"role": "user", "content": "abc 中文"}]]
+    assert t.prompt_ids_many(convs) == [full_ids(tok, convs[0])]
+    assert t._frames["sys"] is None  # the split did not reproduce the render: never used
+
+
+def test_prepare_many_matches_one_by_one(hf_tokenizer):
+    from screening.config import BatcherSettings, EngineSettings
+    from screening.engines.base import Engine
+    from screening.pipeline import Screener
+
+    class TokEngine(ChatTokenizerMixin, Engine):
+        name = "tok"
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.tokenizer = hf_tokenizer
+
+        def generate(self, requests):
+            raise AssertionError("not called")
+
+    screener = Screener(TokEngine(), EngineSettings(max_report_tokens=200), BatcherSettings())
+    items = [PoolItem(i, s.code, s) for i, s in enumerate(generate_market(5400, seed=0)[:40])]
+    items.append(PoolItem(40, "bad"))
+    batch = screener.prepare_many([(i, None) for i in items])
+    single = [screener.prepare(i) for i in items]
+    assert [type(b) for b in batch] == [type(s) for s in single]
+    for b, s in zip(batch[:40], single[:40], strict=True):
+        assert b.request.messages == s.request.messages
+        assert list(b.request.prompt_ids) == list(s.request.prompt_ids)
+        assert b.request.report_cut == s.request.report_cut
+    assert any(b.request.report_cut for b in batch[:40])  # 200 tokens cuts some synthetic reports
+    assert batch[40].status == "failed" and batch[40].error == "unusable input"
