@@ -47,12 +47,16 @@ def test_empty():
     assert plan_batches([], BatchPlan()) == []
 
 
-def test_calls_are_few_and_even():
-    # the H200 case: a greedy fill gave 2,700 + 2,449 + 251; the same number of calls, near-equal
+def market(max_batch: int):
+    """5,400 prompts under a budget of 4/9 of their tokens: three calls (the H200 case)."""
     xs = items(5400, seed=3)
     total = sum(x.prompt_tokens for x in xs)
-    biggest = max(x.prompt_tokens for x in xs)
-    plan = BatchPlan(token_budget=total * 4 // 9, max_batch=5400, bucket_width=100.0)
+    return xs, max(x.prompt_tokens for x in xs), BatchPlan(total * 4 // 9, max_batch, 100.0)
+
+
+def test_calls_are_few_and_even():
+    # the H200 case: a greedy fill gave 2,700 + 2,449 + 251; the same number of calls, near-equal
+    xs, biggest, plan = market(max_batch=5400)
     batches = plan_batches(xs, plan)
     assert len(batches) == 3
     assert sorted(x.i for b in batches for x in b) == list(range(len(xs)))
@@ -63,10 +67,7 @@ def test_calls_are_few_and_even():
 
 
 def test_a_call_at_its_limit_shares_out_the_rest():
-    xs = items(5400, seed=3)
-    total = sum(x.prompt_tokens for x in xs)
-    biggest = max(x.prompt_tokens for x in xs)
-    plan = BatchPlan(token_budget=total * 4 // 9, max_batch=2700, bucket_width=100.0)
+    xs, biggest, plan = market(max_batch=2700)
     batches = plan_batches(xs, plan)
     assert len(batches) == 3 and len(batches[0]) == 2700  # the short prompts hit the count limit
     shares = [sum(x.prompt_tokens for x in b) for b in batches]
