@@ -138,6 +138,13 @@ def write_results(path: Path, title: str, timings: list[Timing], info: dict, com
 
 def main(args: argparse.Namespace) -> int:
     settings = load_settings(args.config)
+    if getattr(args, "prepare", False):
+        from .bench_prepare import bench_prepare
+
+        p_timings, p_info = bench_prepare(settings)
+        title = "CPU: preparing the whole market before the first engine call"
+        print(write_results(Path(args.results), title, p_timings, p_info, "python -m screening bench --prepare"))
+        return 0
     command = f"python -m screening bench --n {args.n} --engine {args.engine}" + (" --queue" if args.queue else "")
     timings, info = bench_engine(settings, args.n, args.engine)
     print(write_results(Path(args.results), f"CPU: {args.engine} engine, raw vs screen path", timings, info, command))

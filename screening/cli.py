@@ -177,6 +177,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--config")
     b.add_argument("--results", default="bench/RESULTS.md")
     b.add_argument("--queue", action="store_true", help="also measure the Redis queue path")
+    b.add_argument("--prepare", action="store_true",
+                   help="only the prompt preparation of the 5,400-stock market: one by one vs one batch")
     b.set_defaults(func=lambda a: __import__("screening.bench", fromlist=["main"]).main(a))
 
     # ops (screening/doctor.py, screening/verify_model.py); their heavy imports (torch, vllm) happen inside

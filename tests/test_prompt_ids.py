@@ -77,3 +77,14 @@ def test_prepare_many_matches_one_by_one(hf_tokenizer):
         assert b.request.report_cut == s.request.report_cut
     assert any(b.request.report_cut for b in batch[:40])  # 200 tokens cuts some synthetic reports
     assert batch[40].status == "failed" and batch[40].error == "unusable input"
+
+
+def test_prepare_bench_measures_the_same_ids_both_ways():
+    from screening.bench_prepare import bench_prepare
+    from screening.config import Settings
+
+    settings = Settings()
+    settings.engine.model = str(TOKENIZER)  # tokenizer files are all the prepare step needs
+    timings, info = bench_prepare(settings, n=60)
+    assert [t.stocks for t in timings] == [60, 60, 60] and all(t.seconds > 0 for t in timings)
+    assert info["batch ids equal one-by-one ids"] is True and info["screenable"] == 60
