@@ -101,8 +101,8 @@ class VllmEngine(ChatTokenizerMixin, Engine):
         if not requests:
             return []
         if all(r.prompt_ids is not None for r in requests):
-            # the pipeline's exact ids: vLLM would otherwise render and tokenize every chat again,
-            # one by one in this process, before the first step of the batch
+            # the pipeline's exact ids (it made them to plan the calls): vLLM would otherwise render
+            # and tokenize every chat again, one by one in this process
             prompts = [{"prompt_token_ids": r.prompt_ids.tolist()} for r in requests]  # type: ignore[union-attr]
             results = self.llm.generate(prompts, params or self.params, use_tqdm=False)
         else:
