@@ -119,14 +119,17 @@ def test_missing_data_fails_row_not_job(vllm_screener: Screener):
     assert rows[1].status == "failed" and "ROE" in rows[1].error and rows[1].risk_level is None
 
 
-def test_token_ids_and_chat_give_the_same_answer(vllm_screener: Screener, vllm_engine):
-    """The worker hands vLLM its own ids; greedy decoding must see exactly the prompt LLM.chat sees."""
-    from dataclasses import replace
+def test_token_ids_are_the_prompt_llm_chat_builds(vllm_screener: Screener, vllm_engine):
+    """The worker hands vLLM its own ids: they must be exactly the prompt LLM.chat builds.
 
+    The answers themselves are not compared: vLLM on the CPU is not bit-reproducible between two
+    calls (one run in CI flipped a greedy tie late in a reason), so equal ids are the check.
+    """
     stocks = generate_market(5400, seed=0)[100:104]
     prepared = vllm_screener.prepare_many([(PoolItem(i, s.code, s), None) for i, s in enumerate(stocks)])
+    chat = vllm_engine.llm.chat([p.request.messages for p in prepared], sampling_params(1), use_tqdm=False)
+    assert [list(r.prompt_token_ids) for r in chat] == [list(p.request.prompt_ids) for p in prepared]
     by_ids = vllm_engine.generate([p.request for p in prepared])
-    by_chat = vllm_engine.generate([replace(p.request, prompt_ids=None) for p in prepared])
-    expected = [p.prompt_tokens for p in prepared]
-    assert [o.prompt_tokens for o in by_ids] == [o.prompt_tokens for o in by_chat] == expected
-    assert [o.text for o in by_ids] == [o.text for o in by_chat]
+    assert [o.prompt_tokens for o in by_ids] == [p.prompt_tokens for p in prepared]
+    for out in by_ids:  # guided decoding applies on the ids path too
+        assert isinstance(parse_answer(out.text), ModelAnswer), out.text
