@@ -20,7 +20,7 @@ from .pipeline import Prepared, Screener
 from .synthetic import generate_market
 
 
-class _Tokenizer(ChatTokenizerMixin, Engine):
+class TokenizerOnly(ChatTokenizerMixin, Engine):
     """The vLLM engine's tokenizer side alone: preparing prompts needs no model."""
 
     name = "vllm"
@@ -41,7 +41,7 @@ def bench_prepare(settings: Settings, n: int = 5400) -> tuple[list[Timing], dict
 
     path = settings.engine.model or str(ensure_embedded_model())
     items = [PoolItem(i, s.code, s) for i, s in enumerate(generate_market(5400, seed=0)[:n])]
-    screener = Screener(_Tokenizer(path), settings.engine, settings.batcher)
+    screener = Screener(TokenizerOnly(path), settings.engine, settings.batcher)
     screener.prepare(items[0])  # the frame split and its check, once per system prompt
     t = time.perf_counter()
     single = [screener.prepare(i) for i in items]

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from .batcher import BatchPlan, plan_batches
 from .config import BatcherSettings, EngineSettings
 from .engines.base import Engine, EngineOutput, EngineRequest
-from .models import RISK_ORDER, PoolItem, ResultRow
+from .models import RISK_ORDER, PoolItem, ResultRow, StockInput
 from .prompt import chat_messages, cut_to_tokens, parse_answer, sanitize_report
 from .rules import (
     FLAG_CUT_OFF,
@@ -92,36 +92,38 @@ class Screener:
         every core: on the H200 machine that was most of the time before the first engine call.
         """
         out: list[Prepared | ResultRow | None] = [None] * len(entries)
-        todo: list[tuple[int, PoolItem, str, RuleVerdict]] = []
+        todo: list[tuple[int, PoolItem, StockInput, str, RuleVerdict]] = []
         for pos, (item, key) in enumerate(entries):
-            if item.stock is None:
+            stock = item.stock
+            if stock is None:
                 out[pos] = failed_row(item, str(item.error) if item.error else "unusable input", self.engine.name)
                 continue
             try:
-                verdict = assess(item.stock)
+                verdict = assess(stock)
             except MissingData as exc:
                 out[pos] = failed_row(item, f"缺少数据: {exc} (文件和本地基本面库中均没有)", self.engine.name)
                 continue
             key = key or str(item.index)
             if not self.engine.uses_prompts:
-                out[pos] = Prepared(item, EngineRequest(key, [], 0, item.stock), verdict)
+                out[pos] = Prepared(item, EngineRequest(key, [], 0, stock), verdict)
             else:
-                todo.append((pos, item, key, verdict))
+                todo.append((pos, item, stock, key, verdict))
         if todo:
-            reports = [sanitize_report(item.stock.report_text or "") for _, item, _, _ in todo]  # type: ignore[union-attr]
-            report_ids = self.engine.encode_many(reports)
+            reports = [sanitize_report(stock.report_text or "") for _, _, stock, _, _ in todo]
             conversations, cuts = [], []
-            for (_, item, _, verdict), report, ids in zip(todo, reports, report_ids, strict=True):
+            for (_, _, stock, _, verdict), report, ids in zip(todo, reports, self.engine.encode_many(reports),
+                                                              strict=True):
                 text, cut = cut_to_tokens(report, ids, self.settings.max_report_tokens, self.engine.decode)
-                conversations.append(chat_messages(item.stock, text, (verdict.risk, verdict.score, verdict.reason)))  # type: ignore[arg-type]
+                conversations.append(chat_messages(stock, text, (verdict.risk, verdict.score, verdict.reason)))
                 cuts.append(cut)
             budget = self.settings.max_model_len - self.settings.max_output_tokens
             all_ids = self.engine.prompt_ids_many(conversations)
-            for (pos, item, key, verdict), messages, cut, ids in zip(todo, conversations, cuts, all_ids, strict=True):
+            for (pos, item, stock, key, verdict), messages, cut, ids in zip(todo, conversations, cuts, all_ids,
+                                                                             strict=True):
                 if len(ids) > budget:  # the report is already capped; only absurd names/fields get here
                     out[pos] = failed_row(item, f"prompt too long: {len(ids)} tokens > {budget}", self.engine.name)
                     continue
-                request = EngineRequest(key, messages, len(ids), item.stock, cut, array("i", ids))  # type: ignore[arg-type]
+                request = EngineRequest(key, messages, len(ids), stock, cut, array("i", ids))
                 out[pos] = Prepared(item, request, verdict)
         return out  # type: ignore[return-value]
 

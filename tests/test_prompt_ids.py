@@ -50,22 +50,13 @@ def test_template_that_rewrites_the_message_is_rendered_whole(hf_tokenizer):
     assert t._frames["sys"] is None  # the split did not reproduce the render: never used
 
 
-def test_prepare_many_matches_one_by_one(hf_tokenizer):
+def test_prepare_many_matches_one_by_one():
+    from screening.bench_prepare import TokenizerOnly
     from screening.config import BatcherSettings, EngineSettings
-    from screening.engines.base import Engine
     from screening.pipeline import Screener
 
-    class TokEngine(ChatTokenizerMixin, Engine):
-        name = "tok"
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.tokenizer = hf_tokenizer
-
-        def generate(self, requests):
-            raise AssertionError("not called")
-
-    screener = Screener(TokEngine(), EngineSettings(max_report_tokens=200), BatcherSettings())
+    pytest.importorskip("transformers")
+    screener = Screener(TokenizerOnly(str(TOKENIZER)), EngineSettings(max_report_tokens=200), BatcherSettings())
     items = [PoolItem(i, s.code, s) for i, s in enumerate(generate_market(5400, seed=0)[:40])]
     items.append(PoolItem(40, "bad"))
     batch = screener.prepare_many([(i, None) for i in items])
