@@ -691,7 +691,9 @@ def start_server(a: argparse.Namespace, es, model_dir: Path, clock: Clock, recor
                    serve_command=shlex.join(cmd))
             return None
         time.sleep(2)
-    record("serve_load", load_s=round(time.perf_counter() - t0, 1), serve_command=shlex.join(cmd))
+    # a serve-only run has no in-process "load" record: this one carries the section's header
+    record("serve_load", load_s=round(time.perf_counter() - t0, 1), serve_command=shlex.join(cmd), **gpu_info(),
+           versions=versions(), engine_settings=es.model_dump())
     return proc, url
 
 
@@ -802,7 +804,8 @@ def render_section(recs: list[dict]) -> str:
     for r in recs:
         by.setdefault(r["phase"], r)
     first = recs[0]
-    load = by.get("load", {})
+    # the in-process engine's header; a serve-only run has the server's instead (no batcher there)
+    load = by.get("load") or {k: v for k, v in by.get("serve_load", {}).items() if k != "load_s"}
     prompts = by.get("prompts", {})
     eng = load.get("engine_settings") or {}
     keys = ("dtype", "quantization", "max_num_batched_tokens", "max_num_seqs", "async_scheduling",
@@ -817,12 +820,13 @@ def render_section(recs: list[dict]) -> str:
         "- versions: " + ", ".join(f"{k} {v}" for k, v in (load.get("versions") or {}).items())
         + (f", {load['redis']}" if load.get("redis") else ""),
         "- engine: " + ", ".join(f"{k}={eng.get(k)}" for k in keys if k in eng),
-        "- pipeline: batcher " + json.dumps(load.get("batcher") or {}) + ", worker batch_stocks "
-        + str((load.get("worker") or {}).get("batch_stocks", "?")),
     ]
+    if load.get("batcher"):
+        lines.append("- pipeline: batcher " + json.dumps(load["batcher"]) + ", worker batch_stocks "
+                     + str((load.get("worker") or {}).get("batch_stocks", "?")))
     if "error" in load:
         lines.append(f"- **engine failed to start**: {load['error'][:600]}")
-    else:
+    elif "load" in by:
         lines.append(f"- engine load: {_fmt(load.get('load_s'), 1)} s")
     if prompts:
         pt = prompts.get("prompt_tokens") or {}

@@ -11,8 +11,10 @@ Measured (bench/RESULTS.md), and what the defaults keep:
 - H200, vLLM 0.26.0, Qwen3-30B-A3B fp8, 5,400 stocks in one call: sorted by length 79.05 stocks/s
   vs random order 78.36 (+0.9%); the earlier raw runs in the brief saw +4-12%.
 - H200, the full pipeline: 8 calls of ~690 stocks (token budget 1,048,576) ran at 0.887x the raw
-  engine, 3 calls (4,194,304) at 0.950x. Every call ends in a tail where the batch drains, so the
-  fewer the calls, the better; the budget exists only to bound how long the fast lane waits.
+  engine, 3 greedy calls (4,194,304) at 0.950x and 0.844x (2,700 + 2,449 + 251), 3 calls cut at
+  equal token shares (2,221 + 1,826 + 1,353) at 0.985x. Every call ends in a tail where the batch
+  drains, so the fewer and the more even the calls, the better; the budget exists only to bound how
+  long the fast lane waits.
 - 2-core CPU, SmolLM2-135M, 64 stocks: bucketing on with width 1.5 (more, narrower calls) ran at
   0.908x the raw engine, off at 1.012x.
 So the default sorts (never worse) but does not split on width (``bucket_width = 100``): narrow

@@ -91,6 +91,7 @@ def test_cpu_smoke_runs_every_phase(tmp_path: Path, model_dir: str):
 
     # the same engine behind a real `vllm serve`, through the product's openai engine
     assert by["serve_load"]["load_s"] > 0 and "--load-format dummy" in by["serve_load"]["serve_command"]
+    assert by["serve_load"]["versions"]["vllm"] == by["load"]["versions"]["vllm"]  # a serve-only run's header
     sb, ss = by["serve_batched"], by["serve_serial"]
     assert sb["stocks"] == 8 and sb["valid"] == 8 and sb["req_s"] > 0, sb
     assert isinstance(sb["prefix_cache"], dict) and sb["prefix_cache"]["hit_tokens"] > 0, sb  # server /metrics
