@@ -18,38 +18,40 @@ from pydantic import ValidationError
 from telegram import Update
 
 from screening import metrics as _metrics  # ops: /metrics, /healthz and JSON logs (screening/metrics.py)
-from screening.config import config_problems, load_settings
+from screening.config import WEBHOOK_SECRET_ENV, config_problems, load_settings, webhook_secret_problem
 from screening.queue import JobQueue
 
 from .app import MissingToken, build_application
 
 TOKEN_ENV = "SCREENER_TELEGRAM__TOKEN"
-WEBHOOK_SECRET_ENV = "SCREENER_TELEGRAM__WEBHOOK_SECRET"
 
 
 class RedactFilter(logging.Filter):
-    """Replace the token in a log record's final message (arguments included) with ***."""
+    """Replace each secret in a log record's final message (arguments included) with ***."""
 
-    def __init__(self, secret: str) -> None:
+    def __init__(self, *secrets: str | None) -> None:
         super().__init__()
-        self.secret = secret
+        self.secrets = [s for s in secrets if s]
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if not self.secret:
+        if not self.secrets:
             return True
         message = record.getMessage()
-        if self.secret in message:
-            record.msg, record.args = message.replace(self.secret, "***"), None
+        redacted = message
+        for secret in self.secrets:
+            redacted = redacted.replace(secret, "***")
+        if redacted != message:
+            record.msg, record.args = redacted, None
         return True
 
 
-def setup_logging(token: str, verbose: bool = False) -> None:
+def setup_logging(token: str, verbose: bool = False, *more_secrets: str | None) -> None:
     logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     for noisy in ("httpx", "httpcore"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     for handler in logging.getLogger().handlers:
-        handler.addFilter(RedactFilter(token))
+        handler.addFilter(RedactFilter(token, *more_secrets))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,7 +81,15 @@ def main(argv: list[str] | None = None) -> int:
               "@BotFather (it is never read from config.toml), then run `python -m bot` again.",
               file=sys.stderr)
         return 2
-    setup_logging(token, args.verbose)
+    tg = settings.telegram
+    webhook_secret = os.environ.get(WEBHOOK_SECRET_ENV, "").strip()
+    if tg.mode == "webhook":  # configuration errors first, before anything connects
+        problem = ("telegram.mode = 'webhook' needs telegram.webhook_url" if not tg.webhook_url
+                   else webhook_secret_problem(webhook_secret))
+        if problem:
+            print(f"error: {problem}", file=sys.stderr)
+            return 2
+    setup_logging(token, args.verbose, webhook_secret)
     ms = _metrics.metrics_settings(settings)  # ops: JSON log lines keep the token redaction filter
     _metrics.use_json_logs(ms.json_logs)
     log = logging.getLogger("bot")
@@ -106,17 +116,14 @@ def main(argv: list[str] | None = None) -> int:
     except MissingToken as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    tg = settings.telegram
     if tg.mode == "webhook":
-        if not tg.webhook_url:
-            print("error: telegram.mode = 'webhook' needs telegram.webhook_url", file=sys.stderr)
-            return 2
-        secret = os.environ.get(WEBHOOK_SECRET_ENV) or None
         log.info("webhook mode on %s:%d", tg.webhook_listen, tg.webhook_port)
-        # Telegram posts to webhook_url; the local server listens on the same path
+        # Telegram posts to webhook_url; the local server listens on the same path and answers 403
+        # to a post without the secret header
         url_path = urlsplit(tg.webhook_url).path.strip("/")
         app.run_webhook(listen=tg.webhook_listen, port=tg.webhook_port, url_path=url_path,
-                        webhook_url=tg.webhook_url, secret_token=secret, allowed_updates=Update.ALL_TYPES)
+                        webhook_url=tg.webhook_url, secret_token=webhook_secret,
+                        allowed_updates=Update.ALL_TYPES)
     else:
         log.info("long polling %s", tg.base_url.split("/bot")[0])
         app.run_polling(allowed_updates=Update.ALL_TYPES)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 from pathlib import Path
 from typing import Literal
 from zoneinfo import ZoneInfo
@@ -105,6 +106,26 @@ class TelegramSettings(BaseModel):
     webhook_url: str = ""
     webhook_listen: str = "0.0.0.0"
     webhook_port: int = 8443
+
+
+WEBHOOK_SECRET_ENV = "SCREENER_TELEGRAM__WEBHOOK_SECRET"
+# what Telegram accepts as a webhook secret_token (Bot API, setWebhook)
+WEBHOOK_SECRET_RE = re.compile(r"[A-Za-z0-9_-]{1,256}")
+
+
+def webhook_secret_problem(secret: str) -> str | None:
+    """Why this webhook secret cannot be used, or None (the bot and ``doctor`` both ask).
+
+    Without one, anyone who learns the webhook URL can post updates that claim to come from an
+    allowed chat: the allow-list checks ids inside the update, which the sender chooses.
+    """
+    if not secret:
+        return (f"telegram.mode = 'webhook' needs a secret: set {WEBHOOK_SECRET_ENV} (1-256 characters "
+                "A-Z a-z 0-9 _ -); Telegram sends it with every update and the bot rejects posts without it")
+    if not WEBHOOK_SECRET_RE.fullmatch(secret):
+        return (f"{WEBHOOK_SECRET_ENV} has {len(secret)} characters, some outside A-Z a-z 0-9 _ - "
+                "(or more than 256): Telegram refuses such a secret_token")
+    return None
 
 
 def parse_hhmm(value: str) -> str:

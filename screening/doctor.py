@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from .config import Settings, load_settings
+from .config import WEBHOOK_SECRET_ENV, Settings, load_settings, webhook_secret_problem
 
 TOKEN_ENV = "SCREENER_TELEGRAM__TOKEN"
 Level = Literal["ok", "info", "warn", "fail"]
@@ -235,10 +235,33 @@ def check_gpu(settings: Settings) -> list[Finding]:
     return out
 
 
+def check_webhook(settings: Settings, env: dict[str, str]) -> list[Finding]:
+    """Webhook mode's URL and secret: the bot refuses to start without them, say so before."""
+    tg = settings.telegram
+    if tg.mode != "webhook":
+        return []
+    if not tg.webhook_url:
+        return [Finding("fail", "telegram", "telegram.mode = 'webhook' but telegram.webhook_url is empty",
+                        "set telegram.webhook_url to the public HTTPS URL Telegram posts to")]
+    problem = webhook_secret_problem(env.get(WEBHOOK_SECRET_ENV, "").strip())
+    if problem:
+        return [Finding("fail", "telegram", problem, f"export {WEBHOOK_SECRET_ENV}=$(python -c "
+                        "'import secrets; print(secrets.token_urlsafe(32))')")]
+    if urlsplit(tg.webhook_url).scheme != "https":
+        return [Finding("warn", "telegram", f"telegram.webhook_url {tg.webhook_url} is not HTTPS: Telegram "
+                        "posts only to HTTPS URLs", "put the bot behind a TLS proxy and give its https:// URL")]
+    return [Finding("ok", "telegram", f"webhook {tg.webhook_url}, secret set; the bot listens on "
+                    f"{tg.webhook_listen}:{tg.webhook_port}")]
+
+
 def check_telegram(settings: Settings, env: dict[str, str] | None = None, timeout: float = 10.0) -> list[Finding]:
+    env = dict(os.environ) if env is None else env
+    return check_webhook(settings, env) + _check_token(settings, env, timeout)
+
+
+def _check_token(settings: Settings, env: dict[str, str], timeout: float) -> list[Finding]:
     import httpx
 
-    env = dict(os.environ) if env is None else env
     token = env.get(TOKEN_ENV, "").strip()
     if not token:
         return [Finding("info", "telegram", f"{TOKEN_ENV} not set: bot token not checked (the worker and CLI "

@@ -4,7 +4,11 @@ It serves ``/bot<TOKEN>/<method>`` and ``/file/bot<TOKEN>/<path>`` on 127.0.0.1 
 so the real python-telegram-bot ``Application`` talks to it through ``base_url`` /
 ``base_file_url``. Implemented: getMe, getUpdates (long poll), sendMessage, editMessageText,
 sendDocument, sendPhoto (multipart; the bytes are kept), getFile + download, answerCallbackQuery,
-setMyCommands, getMyCommands, deleteWebhook.
+setMyCommands, getMyCommands, setWebhook, deleteWebhook, getWebhookInfo.
+
+With a webhook set, updates are not queued for getUpdates (which answers 409 Conflict, as
+Telegram does); ``deliver`` posts them to the webhook URL with the registered secret header,
+the way Telegram's servers do.
 
 Like Telegram it answers 400 for HTML it cannot parse (unknown tags, unbalanced tags, bare
 ``<``, ``>`` or ``&``), for text longer than 4,096 characters after parsing (captions: 1,024),
@@ -129,6 +133,7 @@ class FakeBotAPI:
         self._fail: list[tuple[int, set[str] | None, int]] = []  # [remaining, methods, retry_after]
         self._runner: web.AppRunner | None = None
         self.port = 0
+        self.webhook: dict[str, Any] | None = None  # setWebhook's url, secret_token, allowed_updates
 
     # -- lifecycle ---------------------------------------------------------------------
     async def start(self) -> FakeBotAPI:
@@ -175,9 +180,26 @@ class FakeBotAPI:
 
     def _push(self, update: dict[str, Any]) -> dict[str, Any]:
         update["update_id"] = next(self._update_ids)
-        self.updates.append(update)
-        self._new_update.set()
+        if self.webhook is None:  # with a webhook the test delivers it (``deliver``)
+            self.updates.append(update)
+            self._new_update.set()
         return update
+
+    async def deliver(self, update: dict[str, Any], secret: str | None = "registered") -> int:
+        """POST ``update`` to the webhook as Telegram does; returns the HTTP status.
+
+        ``secret``: "registered" sends the setWebhook secret_token, None sends no header, any other
+        string is sent as is (a forger's guess).
+        """
+        import aiohttp
+
+        if self.webhook is None:
+            raise RuntimeError("fake Bot API: no webhook set")
+        token = self.webhook.get("secret_token") if secret == "registered" else secret
+        headers = {"X-Telegram-Bot-Api-Secret-Token": token} if token else {}
+        async with aiohttp.ClientSession() as session, session.post(
+                self.webhook["url"], json=update, headers=headers, timeout=aiohttp.ClientTimeout(total=10)) as resp:
+            return resp.status
 
     def _incoming(self, chat_id: int, user_id: int, chat_type: str) -> dict[str, Any]:
         mid = next(self._ids)
@@ -335,8 +357,24 @@ class FakeBotAPI:
     async def _m_getMe(self, params, files):
         return self.bot_user
 
-    async def _m_deleteWebhook(self, params, files):
+    async def _m_setWebhook(self, params, files):
+        url = params.get("url") or ""
+        if not url.startswith(("https://", "http://127.0.0.1", "http://localhost")):
+            raise ApiError(400, "Bad Request: bad webhook: HTTPS url must be provided for webhook")
+        secret = params.get("secret_token")
+        if secret is not None and not re.fullmatch(r"[A-Za-z0-9_-]{1,256}", str(secret)):
+            raise ApiError(400, "Bad Request: secret token contains unallowed characters")
+        self.webhook = {"url": url, "secret_token": secret,
+                        "allowed_updates": self._json(params, "allowed_updates")}
         return True
+
+    async def _m_deleteWebhook(self, params, files):
+        self.webhook = None
+        return True
+
+    async def _m_getWebhookInfo(self, params, files):
+        return {"url": (self.webhook or {}).get("url", ""), "has_custom_certificate": False,
+                "pending_update_count": len(self.updates)}
 
     async def _m_setMyCommands(self, params, files):
         self.commands = self._json(params, "commands", [])
@@ -349,6 +387,9 @@ class FakeBotAPI:
         return True
 
     async def _m_getUpdates(self, params, files):
+        if self.webhook is not None:
+            raise ApiError(409, "Conflict: can't use getUpdates method while webhook is active; "
+                                "use deleteWebhook to delete the webhook first")
         offset = int(params.get("offset", 0) or 0)
         timeout = float(params.get("timeout", 0) or 0)
         limit = int(params.get("limit", 100) or 100)

@@ -15,7 +15,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from screening import doctor
-from screening.config import Settings, TelegramSettings
+from screening.config import WEBHOOK_SECRET_ENV, Settings, TelegramSettings
 from screening.digest import DigestSettings
 from tests.fixtures_redis import REPO, RedisServer
 
@@ -107,6 +107,23 @@ async def test_bot_token_getme_against_configured_server() -> None:
         assert skipped.level == "info" and "not checked" in skipped.message
     finally:
         await fake.stop()
+
+
+def test_webhook_mode_needs_url_and_secret() -> None:
+    def webhook(url: str = "https://bot.example.com/tg/hook") -> Settings:
+        return Settings().model_copy(update={"telegram": TelegramSettings(mode="webhook", webhook_url=url)})
+
+    assert doctor.check_webhook(Settings(), {}) == []  # polling: nothing to check
+    (no_url,) = doctor.check_webhook(webhook(""), {})
+    assert no_url.level == "fail" and "webhook_url is empty" in no_url.message
+    (no_secret,) = doctor.check_webhook(webhook(), {})
+    assert no_secret.level == "fail" and WEBHOOK_SECRET_ENV in no_secret.message and "token_urlsafe" in no_secret.fix
+    (bad,) = doctor.check_webhook(webhook(), {WEBHOOK_SECRET_ENV: "not/allowed"})
+    assert bad.level == "fail" and "outside A-Z" in bad.message and "not/allowed" not in bad.message + bad.fix
+    (plain,) = doctor.check_webhook(webhook("http://bot.example.com/hook"), {WEBHOOK_SECRET_ENV: "s3cret_ok"})
+    assert plain.level == "warn" and "not HTTPS" in plain.message
+    (ok,) = doctor.check_webhook(webhook(), {WEBHOOK_SECRET_ENV: "s3cret_ok"})
+    assert ok.level == "ok" and "s3cret_ok" not in ok.message
 
 
 def test_push_targets_checked_without_sending() -> None:
