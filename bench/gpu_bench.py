@@ -798,6 +798,9 @@ def _hit(rec: dict) -> str:
     return pc or "n/a"
 
 
+SERVE_HEADER = ("gpu", "nvidia_smi", "versions", "engine_settings")  # serve_load fields a section header shows
+
+
 def render_section(recs: list[dict]) -> str:
     """One markdown section for one configuration of one run, from its jsonl records."""
     by = {}
@@ -805,7 +808,7 @@ def render_section(recs: list[dict]) -> str:
         by.setdefault(r["phase"], r)
     first = recs[0]
     # the in-process engine's header; a serve-only run has the server's instead (no batcher there)
-    load = by.get("load") or {k: v for k, v in by.get("serve_load", {}).items() if k != "load_s"}
+    load = by.get("load") or {k: v for k, v in by.get("serve_load", {}).items() if k in SERVE_HEADER}
     prompts = by.get("prompts", {})
     eng = load.get("engine_settings") or {}
     keys = ("dtype", "quantization", "max_num_batched_tokens", "max_num_seqs", "async_scheduling",
@@ -838,7 +841,7 @@ def render_section(recs: list[dict]) -> str:
         )
         if prompts.get("product_count_matches") is False:
             pc = prompts.get("product_count_prompt_tokens") or {}
-            lines.append(f"- **the product's count_prompt_tokens disagrees**: min/median/max "
+            lines.append(f"- **the product's prompt ids disagree**: min/median/max "
                          f"{pc.get('min')}/{pc.get('median')}/{pc.get('max')} (the batcher plans with it)")
     lines += ["", "| phase | stocks | seconds | stocks/s | whole market (5,400) s | valid JSON | cut (length) "
               "| output tokens mean | prefix-cache hit |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]

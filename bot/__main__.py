@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from telegram import Update
 
 from screening import metrics as _metrics  # ops: /metrics, /healthz and JSON logs (screening/metrics.py)
-from screening.config import WEBHOOK_SECRET_ENV, config_problems, load_settings, webhook_secret_problem
+from screening.config import WEBHOOK_SECRET_ENV, config_problems, load_settings, webhook_problem
 from screening.queue import JobQueue
 
 from .app import MissingToken, build_application
@@ -84,8 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     tg = settings.telegram
     webhook_secret = os.environ.get(WEBHOOK_SECRET_ENV, "").strip()
     if tg.mode == "webhook":  # configuration errors first, before anything connects
-        problem = ("telegram.mode = 'webhook' needs telegram.webhook_url" if not tg.webhook_url
-                   else webhook_secret_problem(webhook_secret))
+        problem = webhook_problem(tg.webhook_url, webhook_secret)
         if problem:
             print(f"error: {problem}", file=sys.stderr)
             return 2

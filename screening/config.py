@@ -113,8 +113,15 @@ WEBHOOK_SECRET_ENV = "SCREENER_TELEGRAM__WEBHOOK_SECRET"
 WEBHOOK_SECRET_RE = re.compile(r"[A-Za-z0-9_-]{1,256}")
 
 
+def webhook_problem(webhook_url: str, secret: str) -> str | None:
+    """What stops webhook mode from starting, or None (the bot and ``doctor`` both ask)."""
+    if not webhook_url:
+        return "telegram.mode = 'webhook' but telegram.webhook_url is empty"
+    return webhook_secret_problem(secret)
+
+
 def webhook_secret_problem(secret: str) -> str | None:
-    """Why this webhook secret cannot be used, or None (the bot and ``doctor`` both ask).
+    """Why this webhook secret cannot be used, or None.
 
     Without one, anyone who learns the webhook URL can post updates that claim to come from an
     allowed chat: the allow-list checks ids inside the update, which the sender chooses.

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from .config import WEBHOOK_SECRET_ENV, Settings, load_settings, webhook_secret_problem
+from .config import WEBHOOK_SECRET_ENV, Settings, load_settings, webhook_problem
 
 TOKEN_ENV = "SCREENER_TELEGRAM__TOKEN"
 Level = Literal["ok", "info", "warn", "fail"]
@@ -240,13 +240,11 @@ def check_webhook(settings: Settings, env: dict[str, str]) -> list[Finding]:
     tg = settings.telegram
     if tg.mode != "webhook":
         return []
-    if not tg.webhook_url:
-        return [Finding("fail", "telegram", "telegram.mode = 'webhook' but telegram.webhook_url is empty",
-                        "set telegram.webhook_url to the public HTTPS URL Telegram posts to")]
-    problem = webhook_secret_problem(env.get(WEBHOOK_SECRET_ENV, "").strip())
+    problem = webhook_problem(tg.webhook_url, env.get(WEBHOOK_SECRET_ENV, "").strip())
     if problem:
-        return [Finding("fail", "telegram", problem, f"export {WEBHOOK_SECRET_ENV}=$(python -c "
-                        "'import secrets; print(secrets.token_urlsafe(32))')")]
+        fix = (f"export {WEBHOOK_SECRET_ENV}=$(python -c 'import secrets; print(secrets.token_urlsafe(32))')"
+               if tg.webhook_url else "set telegram.webhook_url to the public HTTPS URL Telegram posts to")
+        return [Finding("fail", "telegram", problem, fix)]
     if urlsplit(tg.webhook_url).scheme != "https":
         return [Finding("warn", "telegram", f"telegram.webhook_url {tg.webhook_url} is not HTTPS: Telegram "
                         "posts only to HTTPS URLs", "put the bot behind a TLS proxy and give its https:// URL")]

@@ -28,6 +28,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import aiohttp
 from aiohttp import web
 
 ALLOWED_TAGS = {"b", "strong", "i", "em", "u", "ins", "s", "strike", "del", "span", "tg-spoiler", "a", "code",
@@ -191,8 +192,6 @@ class FakeBotAPI:
         ``secret``: "registered" sends the setWebhook secret_token, None sends no header, any other
         string is sent as is (a forger's guess).
         """
-        import aiohttp
-
         if self.webhook is None:
             raise RuntimeError("fake Bot API: no webhook set")
         token = self.webhook.get("secret_token") if secret == "registered" else secret

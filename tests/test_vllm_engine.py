@@ -51,7 +51,7 @@ def test_synthetic_market_slice_with_injection(vllm_screener: Screener):
 def _request(engine, text: str) -> EngineRequest:
     stock = StockInput(code="600519.SH", name="贵州茅台", pe_ttm=25.0, roe=30.0)
     messages = [{"role": "user", "content": text}]
-    return EngineRequest("k", messages, engine.count_prompt_tokens(messages), stock)
+    return EngineRequest("k", messages, len(engine.prompt_ids_many([messages])[0]), stock)
 
 
 def test_json_constraint_is_applied(vllm_engine):

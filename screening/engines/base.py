@@ -71,10 +71,6 @@ class Engine(ABC):
         """Token ids of whole chat prompts, template included, exactly as the engine sees them."""
         raise NotImplementedError
 
-    def count_prompt_tokens(self, messages: list[dict]) -> int:
-        """Tokens of the whole chat prompt, template included, as the engine will see it."""
-        return len(self.prompt_ids_many([messages])[0])
-
     @abstractmethod
     def generate(self, requests: list[EngineRequest]) -> list[EngineOutput]:
         """One output per request, same order; a per-request failure goes into ``error``."""
