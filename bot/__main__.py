@@ -19,7 +19,7 @@ from telegram import Update
 
 from screening import metrics as _metrics  # ops: /metrics, /healthz and JSON logs (screening/metrics.py)
 from screening.config import WEBHOOK_SECRET_ENV, config_problems, load_settings, webhook_problem
-from screening.queue import JobQueue
+from screening.queue.client import LANES, JobQueue
 
 from .app import MissingToken, build_application
 
@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
             except Exception as exc:
                 return False, {"status": "redis unreachable", "error": type(exc).__name__}
 
-        _metrics.watch_queue(health_q)
+        _metrics.watch_queue(health_q, LANES)
         _metrics.start_metrics_server(ms.bot_port, ms.listen, health)
     try:
         app = build_application(settings, queue, token=token)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
 import httpx
 from telegram import LinkPreviewOptions, Update
@@ -21,7 +22,6 @@ from telegram.ext import (
     Application,
     CallbackQueryHandler,
     CommandHandler,
-    ContextTypes,
     Defaults,
     MessageHandler,
     filters,
@@ -30,11 +30,12 @@ from telegram.request import HTTPXRequest
 
 from screening import metrics as _metrics  # ops: Telegram send errors counted (screening/metrics.py)
 from screening.config import Settings
-from screening.queue import JobQueue
-from screening.universe import Universe, ensure_default_universe
+from screening.data.load import default_universe
+from screening.data.universe import Universe
+from screening.queue.client import JobQueue
 
 from . import handlers, jobs
-from .deps import DEPS_KEY, EXAMPLES, BotDeps
+from .deps import CONTEXT_TYPES, DEPS_KEY, BotDeps, ScreenerContext
 from .digest_scheduler import SCHEDULER_KEY, setup_digest
 
 log = logging.getLogger("bot")
@@ -47,7 +48,7 @@ class MissingToken(RuntimeError):
 class CountingRequest(HTTPXRequest):
     """ops: count every failed Bot API request (network error or HTTP >= 400) by method and code."""
 
-    async def do_request(self, url: str, method: str, *args, **kwargs) -> tuple[int, bytes]:  # type: ignore[override]
+    async def do_request(self, url: str, method: str, *args: Any, **kwargs: Any) -> tuple[int, bytes]:
         api_method = url.rsplit("/", 1)[-1]
         try:
             code, payload = await super().do_request(url, method, *args, **kwargs)
@@ -80,8 +81,7 @@ def build_application(settings: Settings, queue: JobQueue, *, token: str | None 
 
     async def post_init(app: Application) -> None:
         if deps.universe is None:
-            deps.universe = await asyncio.to_thread(ensure_default_universe, settings.universe_path(),
-                                                    EXAMPLES)
+            deps.universe = await asyncio.to_thread(default_universe, settings)
         await app.bot.set_my_commands(handlers.COMMANDS)
         await jobs.resume_followers(app.bot, deps)
         scheduler = app.bot_data.get(SCHEDULER_KEY)
@@ -106,6 +106,7 @@ def build_application(settings: Settings, queue: JobQueue, *, token: str | None 
         .rate_limiter(AIORateLimiter(max_retries=max_retries))
         .defaults(Defaults(parse_mode=ParseMode.HTML,
                            link_preview_options=LinkPreviewOptions(is_disabled=True)))
+        .context_types(CONTEXT_TYPES)
         .post_init(post_init)
         .post_stop(post_stop)
         .build()
@@ -131,7 +132,7 @@ def build_application(settings: Settings, queue: JobQueue, *, token: str | None 
     return app
 
 
-async def error_handler(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def error_handler(update: object, context: ScreenerContext) -> None:
     """Log first (with the traceback), then tell the user, without details."""
     update_id = update.update_id if isinstance(update, Update) else None
     log.error("update %s raised", update_id, exc_info=context.error)

@@ -13,19 +13,19 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from telegram import Chat, Update, User
-from telegram.ext import ContextTypes
 
 from screening.config import TelegramSettings
 
-from .deps import get_deps
+from .deps import ScreenerContext
 from .render import esc
 
 log = logging.getLogger("bot.auth")
 
-Handler = Callable[[Update, ContextTypes.DEFAULT_TYPE], Awaitable[None]]
+Handler = Callable[[Update, ScreenerContext], Coroutine[Any, Any, None]]
 
 
 def is_admin(settings: TelegramSettings, user: User | None) -> bool:
@@ -51,8 +51,8 @@ def authorized_only(func: Handler) -> Handler:
     """Run ``func`` only for allow-listed chats / admin users; refuse everyone else once."""
 
     @functools.wraps(func)
-    async def wrapper(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        deps = get_deps(context)
+    async def wrapper(update: Update, context: ScreenerContext) -> None:
+        deps = context.deps
         chat, user = update.effective_chat, update.effective_user
         if is_allowed(deps.settings.telegram, chat, user):
             await func(update, context)

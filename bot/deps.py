@@ -15,17 +15,15 @@ import asyncio
 import json
 import threading
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from telegram.ext import ContextTypes
+from telegram.ext import CallbackContext, ContextTypes, ExtBot
 
 from screening.config import Settings
-from screening.queue import JobQueue
-from screening.universe import Universe
+from screening.data.universe import Universe
+from screening.queue.client import JobQueue
 
 DEPS_KEY = "screener"
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 RECENT_KEEP = 20
 
 
@@ -87,5 +85,13 @@ class BotDeps:
             return True
 
 
-def get_deps(context: ContextTypes.DEFAULT_TYPE) -> BotDeps:
-    return context.application.bot_data[DEPS_KEY]
+class ScreenerContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict[Any, Any]]):
+    """The typed custom context (python-telegram-bot's contexttypesbot.py): ``context.deps`` is the bot's
+    services, so no handler looks up a string key in ``bot_data`` itself."""
+
+    @property
+    def deps(self) -> BotDeps:
+        return cast(BotDeps, self.application.bot_data[DEPS_KEY])
+
+
+CONTEXT_TYPES = ContextTypes(context=ScreenerContext)

@@ -43,13 +43,15 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
-from screening.config import Settings, cache_dir, load_settings
-from screening.digest import Digest, DigestSettings, digest_settings, make_digest
+from screening.config import DigestSettings, Settings, cache_dir, load_settings
+from screening.data.trading_calendar import is_trading_day
+from screening.digest.build import make_digest
+from screening.digest.model import Digest
 from screening.push import Channel, SendOutcome, TelegramChannel, send_each
-from screening.push.base import make_channel
-from screening.queue import JobQueue
-from screening.trading_calendar import is_trading_day
+from screening.push.manager import make_channel
+from screening.queue.client import JobQueue
 
+from .deps import DEPS_KEY
 from .subscriptions import Subscriptions
 
 log = logging.getLogger("bot.digest")
@@ -84,7 +86,7 @@ class DigestService:
                  env: Mapping[str, str] | None = None, http_client: Any = None, out_dir: Path | None = None,
                  chart_lock: Any = None) -> None:
         self.settings, self.queue, self.bot = settings, queue, bot
-        self.ds = ds or digest_settings(settings)
+        self.ds = ds or settings.digest
         self.tz = self.ds.tz
         self.clock = clock or (lambda: dt.datetime.now(self.tz))
         self.engine = engine  # None: through the queue (the worker); "rules": in process
@@ -281,7 +283,7 @@ def setup_digest(application: Any, settings: Settings, queue: JobQueue, **kwargs
     call ``refresh_digest_jobs(application)`` (the 5-minute re-sync catches them anyway).
     Keyword arguments go to ``DigestService`` (``engine="rules"`` screens without a worker).
     """
-    deps = application.bot_data.get("screener")
+    deps = application.bot_data.get(DEPS_KEY)
     if deps is not None and "chart_lock" not in kwargs:
         kwargs["chart_lock"] = getattr(deps, "chart_lock", None)
     service = DigestService(settings, queue, application.bot, **kwargs)
@@ -331,7 +333,7 @@ def cmd_digest_now(args: argparse.Namespace) -> int:
 
     settings = load_settings(getattr(args, "config", None))
     token = settings.telegram.token.get_secret_value().strip() if settings.telegram.token else ""
-    ds = digest_settings(settings)
+    ds = settings.digest
     if not token and (args.chat is not None or not ds.targets):
         print("error: no bot token: set SCREENER_TELEGRAM__TOKEN (never read from config.toml)", file=sys.stderr)
         return 2

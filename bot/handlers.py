@@ -15,16 +15,15 @@ from pathlib import Path
 
 from telegram import BotCommand, Update
 from telegram.constants import ParseMode
-from telegram.ext import ContextTypes
 
-from screening.codes import split_codes
+from screening.data.codes import split_codes
+from screening.data.load import default_universe, load_file, pool_from_codes
+from screening.data.universe import Universe
 from screening.models import Pool, PoolRejected
-from screening.pool import read_pool
-from screening.universe import Universe, ensure_default_universe, pool_from_codes
 
 from . import jobs, render
 from .auth import authorized_only, is_admin
-from .deps import EXAMPLES, BotDeps, get_deps
+from .deps import BotDeps, ScreenerContext
 
 log = logging.getLogger("bot.handlers")
 _MB = 1024 * 1024
@@ -65,20 +64,19 @@ HELP = """<b>A股选股机器人</b>
 
 async def _universe(deps: BotDeps) -> Universe:
     if deps.universe is None:
-        deps.universe = await asyncio.to_thread(ensure_default_universe, deps.settings.universe_path(),
-                                                EXAMPLES)
+        deps.universe = await asyncio.to_thread(default_universe, deps.settings)
     return deps.universe
 
 
-async def _reply(update: Update, context: ContextTypes.DEFAULT_TYPE, lines: list[str] | str) -> None:
+async def _reply(update: Update, context: ScreenerContext, lines: list[str] | str) -> None:
     msg = update.effective_message
     if msg is None or update.effective_chat is None:
         return
-    await jobs.send_lines(context.bot, get_deps(context), update.effective_chat.id,
+    await jobs.send_lines(context.bot, context.deps, update.effective_chat.id,
                           [lines] if isinstance(lines, str) else lines, reply_to=msg.message_id)
 
 
-async def _enqueue(update: Update, context: ContextTypes.DEFAULT_TYPE, deps: BotDeps, pool: Pool,
+async def _enqueue(update: Update, context: ScreenerContext, deps: BotDeps, pool: Pool,
                    ack: Callable[[Pool, str], list[str]]) -> None:
     """Per-user limits, then the job is written to Redis before the reply that acknowledges it."""
     user, chat, msg = update.effective_user, update.effective_chat, update.effective_message
@@ -119,26 +117,32 @@ async def _resolve_job(deps: BotDeps, user_id: int, arg: str | None, *,
     return await asyncio.to_thread(lookup)
 
 
+def _chat_id(update: Update) -> int:
+    """The chat of a command update (PTB types it optional; a command always has one)."""
+    assert update.effective_chat is not None
+    return update.effective_chat.id
+
+
 # ----------------------------------------------------------------------------- commands
 
 
 @authorized_only
-async def start_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def start_cb(update: Update, context: ScreenerContext) -> None:
     await _reply(update, context, ["你好! 发送 /screen 加股票代码, 或直接发送股票池文件 (CSV/XLSX)。",
                                    "/help 查看用法和示例。"])
 
 
 @authorized_only
-async def help_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def help_cb(update: Update, context: ScreenerContext) -> None:
     await _reply(update, context, HELP.split("\n"))
 
 
-async def whoami_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def whoami_cb(update: Update, context: ScreenerContext) -> None:
     """Open to everyone: it only shows callers their own ids, which is what allow-listing needs."""
     chat, user = update.effective_chat, update.effective_user
     if chat is None or update.effective_message is None:
         return
-    deps = get_deps(context)
+    deps = context.deps
     lines = [f"chat id: <code>{chat.id}</code> ({render.esc(chat.type)})",
              f"user id: <code>{user.id if user else '?'}</code>"]
     if user and is_admin(deps.settings.telegram, user):
@@ -147,8 +151,8 @@ async def whoami_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 
 @authorized_only
-async def screen_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    deps = get_deps(context)
+async def screen_cb(update: Update, context: ScreenerContext) -> None:
+    deps = context.deps
     chat, user, msg = update.effective_chat, update.effective_user, update.effective_message
     assert chat is not None and user is not None and msg is not None
     tokens = split_codes(" ".join(context.args or []))
@@ -165,8 +169,8 @@ async def screen_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 
 @authorized_only
-async def status_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    deps = get_deps(context)
+async def status_cb(update: Update, context: ScreenerContext) -> None:
+    deps = context.deps
     user = update.effective_user
     assert user is not None
     arg = context.args[0] if context.args else None
@@ -189,9 +193,10 @@ async def status_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if not _may_see(deps, user.id, st.owner, update):
         await _reply(update, context, "这不是你的任务。")
         return
-    assert update.effective_chat is not None
+    chat = update.effective_chat
+    assert chat is not None
     await jobs.with_retry(deps, lambda: context.bot.send_message(
-        update.effective_chat.id, render.progress_text(st, st.source), parse_mode=ParseMode.HTML,
+        chat.id, render.progress_text(st, st.source), parse_mode=ParseMode.HTML,
         reply_markup=jobs.keyboard_for(st)))
 
 
@@ -203,8 +208,8 @@ def _may_see(deps: BotDeps, user_id: int, owner: dict, update: Update) -> bool:
 
 
 @authorized_only
-async def cancel_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    deps = get_deps(context)
+async def cancel_cb(update: Update, context: ScreenerContext) -> None:
+    deps = context.deps
     user = update.effective_user
     assert user is not None
     arg = context.args[0] if context.args else None
@@ -228,7 +233,7 @@ async def _cancel(deps: BotDeps, user_id: int, job_id: str) -> str:
     return f"任务 <code>{render.esc(job_id[:12])}</code> 已经结束 ({render.esc(st.state)}), 无需取消。"
 
 
-async def _digest(update: Update, context: ContextTypes.DEFAULT_TYPE):
+async def _digest(update: Update, context: ScreenerContext):
     """The digest service ``app.build_application`` set up; None (and the user told) when disabled."""
     from .digest_scheduler import SERVICE_KEY
 
@@ -242,7 +247,7 @@ DIGEST_OFF = "盘前摘要未启用 (config [digest] enabled = false)。"
 
 
 @authorized_only
-async def subscribe_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def subscribe_cb(update: Update, context: ScreenerContext) -> None:
     """/subscribe [HH:MM]: this chat gets the digest on trading days (default time from config)."""
     from .digest_scheduler import refresh_digest_jobs
 
@@ -251,7 +256,7 @@ async def subscribe_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
         return
     at = context.args[0] if context.args else None
     try:
-        sub = await asyncio.to_thread(service.subs.subscribe, update.effective_chat.id, at)
+        sub = await asyncio.to_thread(service.subs.subscribe, _chat_id(update), at)
     except ValueError as exc:
         await _reply(update, context, f"时间格式不对: {render.esc(str(exc))}; 例如 /subscribe 08:30")
         return
@@ -263,24 +268,24 @@ async def subscribe_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
 
 
 @authorized_only
-async def unsubscribe_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def unsubscribe_cb(update: Update, context: ScreenerContext) -> None:
     from .digest_scheduler import refresh_digest_jobs
 
     service = await _digest(update, context)
     if service is None:
         return
-    removed = await asyncio.to_thread(service.subs.unsubscribe, update.effective_chat.id)
+    removed = await asyncio.to_thread(service.subs.unsubscribe, _chat_id(update))
     refresh_digest_jobs(context.application)
     await _reply(update, context, "已取消订阅。" if removed else "本聊天没有订阅盘前摘要。")
 
 
 @authorized_only
-async def watch_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def watch_cb(update: Update, context: ScreenerContext) -> None:
     """/watch CODE...: this chat's own digest pool; /watch alone shows it, /watch clear resets it."""
     service = await _digest(update, context)
     if service is None:
         return
-    chat_id = update.effective_chat.id
+    chat_id = _chat_id(update)
     tokens = split_codes(" ".join(context.args or []))
     if not tokens:
         sub = await asyncio.to_thread(service.subs.get, chat_id)
@@ -291,8 +296,8 @@ async def watch_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await asyncio.to_thread(service.subs.set_pool, chat_id, None)
         await _reply(update, context, "已清除自选股票池, 摘要将覆盖全部本地股票池。")
         return
-    deps = get_deps(context)
-    pool = await asyncio.to_thread(pool_from_codes, tokens, deps.universe, "watch")
+    deps = context.deps
+    pool = await asyncio.to_thread(pool_from_codes, tokens, await _universe(deps), "watch")
     good = [i.stock.code for i in pool.items if i.stock is not None]
     bad = [f"{i.raw_code}: {i.error.message}" for i in pool.items if i.error is not None]
     if good:
@@ -303,12 +308,12 @@ async def watch_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 
 @authorized_only
-async def digest_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def digest_cb(update: Update, context: ScreenerContext) -> None:
     """/digest: today's digest for this chat now. Takes no daily guard: the scheduled push still comes."""
     service = await _digest(update, context)
     if service is None:
         return
-    chat_id = update.effective_chat.id
+    chat_id = _chat_id(update)
     await _reply(update, context, "正在生成盘前摘要 (全市场需要几分钟)…")
     sub = await asyncio.to_thread(service.subs.get, chat_id)
     recipient = service.telegram_recipient(chat_id, sub.pool if sub else None)
@@ -318,7 +323,7 @@ async def digest_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 
 @authorized_only
-async def text_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def text_cb(update: Update, context: ScreenerContext) -> None:
     """Plain text in a private chat: point at the commands (groups never get here)."""
     await _reply(update, context, ["发送 /screen 600519.SH 300750, 或直接发送 CSV/XLSX 股票池文件。",
                                    "/help 查看用法。"])
@@ -327,27 +332,14 @@ async def text_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 # ----------------------------------------------------------------------------- upload
 
 
-def parse_upload(path: Path, deps: BotDeps, universe: Universe, source: str) -> Pool:
-    """Same as the CLI's ``load_pool`` for a file: parse, then fill what the file lacks from the universe.
-
-    Unlike the CLI, an upload does not write into the shared universe: a chat user's file is
-    screened with its own figures but does not change what other users' jobs see.
-    """
-    pool = read_pool(path, deps.settings.input, source)
-    for item in pool.items:
-        if item.stock is not None:
-            item.stock = universe.fill(item.stock)
-    return pool
-
-
 def _safe_name(name: str | None) -> str:
     base = Path(name or "upload").name.replace("\x00", "")
     return base[:80] or "upload"
 
 
 @authorized_only
-async def document_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    deps = get_deps(context)
+async def document_cb(update: Update, context: ScreenerContext) -> None:
+    deps = context.deps
     chat, user, msg = update.effective_chat, update.effective_user, update.effective_message
     assert chat is not None and user is not None and msg is not None and msg.document is not None
     doc = msg.document
@@ -374,7 +366,7 @@ async def document_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
         tg_file = await jobs.with_retry(deps, lambda: context.bot.get_file(doc.file_id), what="getFile")
         await jobs.with_retry(deps, lambda: tg_file.download_to_drive(path), what="download")
         try:
-            pool = await asyncio.to_thread(parse_upload, path, deps, universe, name)
+            pool = await asyncio.to_thread(load_file, path, deps.settings, universe, source_name=name)
         except PoolRejected as exc:
             log.info("upload %r from user %s rejected: %s", name, user.id, exc)
             await _reply(update, context, f"❌ 无法使用这个文件: {render.esc(str(exc), 600)}")
@@ -389,8 +381,8 @@ async def document_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
 
 
 @authorized_only
-async def button_cb(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    deps = get_deps(context)
+async def button_cb(update: Update, context: ScreenerContext) -> None:
+    deps = context.deps
     query = update.callback_query
     assert query is not None and update.effective_user is not None
     action, _, job_id = (query.data or "").partition(":")

@@ -22,9 +22,9 @@ from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Message
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TimedOut
 
-from screening import report
 from screening.models import Pool, ResultRow
-from screening.queue import JobStatus
+from screening.output import report
+from screening.queue.status import JobStatus
 
 from . import render
 from .deps import BotDeps
@@ -76,9 +76,12 @@ async def send_lines(bot: Bot, deps: BotDeps, chat_id: int, lines: Sequence[str]
         last = i == len(chunks) - 1
         first_reply = reply_to if i == 0 else None
         markup = keyboard if last else None
-        msg = await with_retry(deps, lambda chunk=chunk, first_reply=first_reply, markup=markup: (
-            bot.send_message(chat_id, chunk, parse_mode=ParseMode.HTML, reply_to_message_id=first_reply,
-                             reply_markup=markup)))
+        def send(chunk: str = chunk, first_reply: int | None = first_reply,
+                 markup: InlineKeyboardMarkup | None = markup) -> Awaitable[Message]:
+            return bot.send_message(chat_id, chunk, parse_mode=ParseMode.HTML, reply_to_message_id=first_reply,
+                                    reply_markup=markup)
+
+        msg = await with_retry(deps, send)
         sent.append(msg)
     return sent
 

@@ -17,12 +17,12 @@ import re
 import time
 from collections.abc import Iterable, Sequence
 
-from screening.digest import split_lines
 from screening.models import Pool, ResultRow
-from screening.report import summary, top_picks
+from screening.output.report import summary, top_picks
+from screening.output.text import RISK_BADGE, split_lines, utf16_len
+from screening.output.text import esc_html as esc
 
 MAX_MESSAGE = 4096
-RISK_BADGE = {"高": "🔴", "中": "🟡", "低": "🟢"}
 LIST_ALL_UP_TO = 30  # a summary lists every stock up to this many; beyond, top picks + XLSX
 TOP_N = 10
 MAX_FAILED_LINES = 100  # failed rows shown in the summary; all of them are in the XLSX and the list button
@@ -31,25 +31,11 @@ MAX_LIST_LINES = 600  # rows in one list (high risk / failed) before pointing at
 _TAG = re.compile(r"<[^>]*>")
 
 
-def esc(value: object, limit: int | None = None) -> str:
-    """HTML-escape ``value`` for Telegram, cutting the raw text first (never an entity)."""
-    text = "" if value is None else str(value)
-    text = text.replace("\r", " ").replace("\n", " ")
-    if limit is not None and len(text) > limit:
-        text = text[: max(1, limit - 1)] + "…"
-    return html.escape(text, quote=True)
-
-
-def tg_len(text: str) -> int:
-    """Length in UTF-16 code units, which is how Telegram counts message length."""
-    return len(text.encode("utf-16-le")) // 2
-
-
 def _plain_cut(line: str, limit: int) -> str:
     """A line too long for one message becomes plain text, cut to fit (tags dropped, re-escaped)."""
     plain = html.unescape(_TAG.sub("", line))
     out = esc(plain)
-    while tg_len(out) > limit:
+    while utf16_len(out) > limit:
         plain = plain[: max(1, int(len(plain) * 0.9)) - 1]
         out = esc(plain + "…")
     return out
@@ -61,7 +47,7 @@ def split_messages(lines: Iterable[str], limit: int = MAX_MESSAGE) -> list[str]:
     Splits only between lines; a single line longer than the limit is cut as plain text.
     Leading/trailing blank lines of a chunk are dropped (Telegram rejects empty messages).
     """
-    return split_lines(lines, limit, tg_len, cut=_plain_cut)
+    return split_lines(lines, limit, utf16_len, cut=_plain_cut)
 
 
 # ------------------------------------------------------------------------------- lines

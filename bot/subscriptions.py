@@ -17,8 +17,8 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from screening.codes import CodeError, normalise_code
-from screening.digest import parse_hhmm
+from screening.config import parse_hhmm
+from screening.data.codes import CodeError, normalise_code
 
 MAX_POOL = 10_000
 

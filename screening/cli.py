@@ -15,34 +15,11 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from .config import Settings, config_problems, load_settings
-from .models import Pool, PoolRejected, ResultRow
+from screening.config import config_problems, load_settings
+from screening.data.load import load_pool
+from screening.models import Pool, PoolRejected, ResultRow
 
 log = logging.getLogger("screening")
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-
-
-def load_pool(inputs: list[str], settings: Settings, update_universe: bool = True) -> Pool:
-    """A file becomes a pool (filled from, and then updating, the universe); codes resolve against it."""
-    from .pool import read_pool
-    from .universe import ensure_default_universe, pool_from_codes
-
-    universe = ensure_default_universe(settings.universe_path(), EXAMPLES)
-    if len(inputs) == 1 and Path(inputs[0]).is_file():
-        pool = read_pool(Path(inputs[0]), settings.input)
-        given = [item.stock for item in pool.items if item.stock is not None]
-        for item in pool.items:
-            if item.stock is not None:
-                item.stock = universe.fill(item.stock)
-        if update_universe and given:
-            universe.update(given)
-            universe.save()
-        return pool
-    if len(inputs) == 1 and ("." in inputs[0] and not inputs[0][:6].isdigit()) and "/" in inputs[0]:
-        raise PoolRejected(f"{inputs[0]}: no such file")
-    return pool_from_codes(inputs, universe)
-
-
 def _progress_bar(total: int, enabled: bool):
     if not enabled or total < 20:
         return None, (lambda n: None), (lambda: None)
@@ -71,7 +48,7 @@ def run_screen(args: argparse.Namespace) -> int:
     show_bar = args.format == "table" and sys.stderr.isatty()
     rows: list[ResultRow]
     if args.via_queue:
-        from .worker import submit_and_wait
+        from screening.queue.client import submit_and_wait
 
         bar, _, stop = _progress_bar(len(pool.items), show_bar)
         done = [0]
@@ -88,8 +65,8 @@ def run_screen(args: argparse.Namespace) -> int:
         finally:
             stop()
     else:
-        from .engines import make_engine
-        from .pipeline import Screener
+        from screening.engines import make_engine
+        from screening.screen.pipeline import Screener
 
         engine = make_engine(settings.engine, engine_kind)
         bar, advance, stop = _progress_bar(len(pool.items), show_bar)
@@ -104,7 +81,7 @@ def run_screen(args: argparse.Namespace) -> int:
 
 
 def emit(rows: list[ResultRow], pool: Pool, args: argparse.Namespace, elapsed: float, engine: str) -> None:
-    from . import report
+    from screening.output import report
 
     out_dir = Path(args.out) if args.out else None
     meta = {
@@ -157,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=run_screen)
 
     try:
-        from .worker import add_worker_args, cmd_worker
+        from screening.queue.run import add_worker_args, cmd_worker
 
         w = sub.add_parser("worker", help="run the GPU worker (owns the engine, serves the Redis queue)")
         add_worker_args(w)
@@ -165,7 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
     except ImportError:  # pragma: no cover - during development only
         pass
 
-    from .digest import add_digest_args, cmd_digest
+    from screening.digest.cli import add_digest_args, cmd_digest
 
     d = sub.add_parser("digest", help="render the pre-market digest without sending it")
     add_digest_args(d)
@@ -179,10 +156,10 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--queue", action="store_true", help="also measure the Redis queue path")
     b.add_argument("--prepare", action="store_true",
                    help="only the prompt preparation of the 5,400-stock market: one by one vs one batch")
-    b.set_defaults(func=lambda a: __import__("screening.bench", fromlist=["main"]).main(a))
+    b.set_defaults(func=lambda a: __import__("screening.ops.bench.cli", fromlist=["main"]).main(a))
 
     # ops (screening/doctor.py, screening/verify_model.py); their heavy imports (torch, vllm) happen inside
-    from . import doctor, verify_model
+    from screening.ops import doctor, verify_model
 
     d = sub.add_parser("doctor", help="check Redis, engine and model, GPU, bot token, push targets; say how to fix")
     doctor.add_args(d)

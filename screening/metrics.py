@@ -25,7 +25,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -33,7 +33,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Counter, Gauge, gen
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from .config import MetricsSettings
+from screening.config import MetricsSettings
 
 log = logging.getLogger("screening.metrics")
 
@@ -58,33 +58,12 @@ ENGINE_INFO = Gauge("screener_engine_info", "The engine this process runs (value
 TELEGRAM_ERRORS = Counter("screener_telegram_send_errors", "Failed Bot API requests", ["method", "code"])
 PUSH_ERRORS = Counter("screener_push_send_errors", "Digest pushes not fully delivered", ["kind", "target"])
 
-# Failure reasons: a small fixed label set (an error string would explode the label cardinality).
-_REASONS: tuple[tuple[str, str], ...] = (
-    ("cancelled", "cancelled"),
-    ("worker died", "worker_crash"),
-    ("engine error", "engine_error"),
-    ("缺少数据", "missing_data"),
-    ("prompt too long", "prompt_too_long"),
-    ("prepare failed", "prepare_failed"),
-    ("item lost", "lost"),
-)
-
-
-def failure_reason(error: str | None) -> str:
-    """Map a failed row's error text to one of a few stable labels."""
-    text = error or ""
-    for needle, label in _REASONS:
-        if needle in text:
-            return label
-    return "input" if text else "unknown"
-
-
 def observe_rows(rows: Iterable[Any], cache_hits: int = 0) -> None:
     """Rows written outside an engine batch (cache hits, rows that needed no engine)."""
     for row in rows:
         STOCKS_DONE.labels(row.status).inc()
-        if row.status == "failed":
-            FAILURES.labels(failure_reason(row.error)).inc()
+        if row.status == "failed":  # the FailCode set where the row was made: a small fixed label set
+            FAILURES.labels(row.fail_code or "unknown").inc()
     if cache_hits:
         CACHE_HITS.inc(cache_hits)
 
@@ -113,12 +92,11 @@ def push_error(kind: str, target: str) -> None:
 class QueueCollector(Collector):
     """Queue depth per lane, read from Redis at scrape time (jobs waiting or running, stocks left)."""
 
-    def __init__(self, queue: Any) -> None:
+    def __init__(self, queue: Any, lanes: Sequence[str]) -> None:
         self.queue = queue
+        self.lanes = tuple(lanes)
 
     def collect(self) -> Iterable[GaugeMetricFamily]:
-        from .queue import LANES
-
         up = GaugeMetricFamily("screener_redis_up", "1 when Redis answered this scrape")
         jobs = GaugeMetricFamily("screener_queue_jobs", "Unfinished jobs per lane", labels=["lane"])
         entries = GaugeMetricFamily("screener_queue_entries", "Stream entries not yet delivered or acked",
@@ -126,7 +104,7 @@ class QueueCollector(Collector):
         dead = GaugeMetricFamily("screener_dead_letters", "Entries in the dead-letter stream")
         try:
             pipe = self.queue.r.pipeline(transaction=False)
-            for lane in LANES:
+            for lane in self.lanes:
                 pipe.zcard(self.queue.active_key(lane))
                 pipe.xlen(self.queue.stream(lane))
             pipe.xlen(self.queue.dead_key)
@@ -137,7 +115,7 @@ class QueueCollector(Collector):
             yield up
             return
         up.add_metric([], 1)
-        for i, lane in enumerate(LANES):
+        for i, lane in enumerate(self.lanes):
             jobs.add_metric([lane], res[2 * i])
             entries.add_metric([lane], res[2 * i + 1])
         dead.add_metric([], res[-1])
@@ -147,14 +125,17 @@ class QueueCollector(Collector):
 _queue_collector: QueueCollector | None = None
 
 
-def watch_queue(queue: Any) -> None:
-    """Report this queue's depth at every scrape (idempotent: the last queue given wins)."""
+def watch_queue(queue: Any, lanes: Sequence[str]) -> None:
+    """Report this queue's depth per lane at every scrape (idempotent: the last queue given wins).
+
+    The lanes are handed in so that metrics need not import the queue (ops stays beside the flow).
+    """
     global _queue_collector
     if _queue_collector is None:
-        _queue_collector = QueueCollector(queue)
+        _queue_collector = QueueCollector(queue, lanes)
         REGISTRY.register(_queue_collector)
     else:
-        _queue_collector.queue = queue
+        _queue_collector.queue, _queue_collector.lanes = queue, tuple(lanes)
 
 
 # ---------------------------------------------------------------------------------- health
@@ -186,7 +167,7 @@ class MetricsServer:
 
     def __init__(self, port: int, host: str = "127.0.0.1",
                  health: Callable[[], tuple[bool, dict[str, Any]]] | None = None) -> None:
-        health = health or (lambda: (True, {"status": "ok"}))
+        check: Callable[[], tuple[bool, dict[str, Any]]] = health or (lambda: (True, {"status": "ok"}))
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # the stdlib handler method name
@@ -195,7 +176,7 @@ class MetricsServer:
                     body, ctype, code = generate_latest(REGISTRY), CONTENT_TYPE_LATEST, 200
                 elif path in ("/healthz", "/health"):
                     try:
-                        ok, detail = health()
+                        ok, detail = check()
                     except Exception as exc:  # a broken check is an unhealthy process, not a 500
                         ok, detail = False, {"status": "error", "error": f"{type(exc).__name__}: {exc}"}
                     body = json.dumps(detail, ensure_ascii=False).encode()

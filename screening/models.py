@@ -7,7 +7,9 @@ serialise into Redis with ``to_dict``/``from_dict``.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+import json
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from enum import StrEnum
 from typing import Any, Literal
 
 RiskLevel = Literal["高", "中", "低"]
@@ -118,6 +120,19 @@ class PoolRejected(ValueError):
     """The whole input is unusable (no code column, too big, not a table); nothing was queued."""
 
 
+class FailCode(StrEnum):
+    """Why a row failed, set where the row is made: metrics count these, never the message's words."""
+
+    INPUT = "input"  # the file row or typed token was unusable
+    MISSING_DATA = "missing_data"  # the rules need a figure nobody provided
+    PROMPT_TOO_LONG = "prompt_too_long"
+    PREPARE_FAILED = "prepare_failed"
+    ENGINE_ERROR = "engine_error"
+    WORKER_CRASH = "worker_crash"  # the stock was in flight when workers died too often
+    CANCELLED = "cancelled"
+    LOST = "lost"  # the item vanished from the queue (should not happen; never leave a stock without a row)
+
+
 @dataclass
 class ResultRow:
     """The final verdict on one stock. Every input stock ends as exactly one of these."""
@@ -140,9 +155,18 @@ class ResultRow:
     roe: float | None = None
     row: int | None = None
     engine: str | None = None
+    fail_code: str | None = None  # a FailCode value on failed rows
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def to_json(self) -> str:
+        """The row as JSON, same content as ``to_dict`` but without ``asdict``'s deep copy.
+
+        ``asdict`` dominated the worker's profile (thousands of rows per batch); a row's fields
+        are scalars and a list of str, which json serialises directly.
+        """
+        return json.dumps(vars(self), ensure_ascii=False, default=_as_plain)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ResultRow:
@@ -169,3 +193,27 @@ class ResultRow:
             "roe": self.roe,
             "row": self.row,
         }
+
+
+def _as_plain(obj: Any) -> Any:
+    if is_dataclass(obj) and not isinstance(obj, type):
+        return asdict(obj)
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+
+
+def failed_row(item: PoolItem, error: str, code: FailCode, engine: str | None = None) -> ResultRow:
+    """The one way a failed row is made: what the input said about the stock, and why it failed."""
+    stock = item.stock
+    return ResultRow(
+        index=item.index,
+        code=stock.code if stock else item.raw_code,
+        name=stock.name if stock else None,
+        industry=stock.industry if stock else None,
+        status="failed",
+        error=error,
+        pe_ttm=stock.pe_ttm if stock else None,
+        roe=stock.roe if stock else None,
+        row=item.row,
+        engine=engine,
+        fail_code=code.value,
+    )

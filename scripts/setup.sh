@@ -29,4 +29,4 @@ if [ ! -f .venv/.installed ] || [ pyproject.toml -nt .venv/.installed ]; then
   touch .venv/.installed
 fi
 echo "== bundled model"
-python -c "from screening.embedded_model import ensure_embedded_model as e; print(e())"
+python -c "from screening.engines.embedded_model import ensure_embedded_model as e; print(e())"

@@ -12,4 +12,5 @@ if ! command -v docker-compose >/dev/null 2>&1; then
 fi
 . .venv/bin/activate
 ruff check screening bot tests
+mypy
 python -m pytest -q "$@"

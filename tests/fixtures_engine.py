@@ -36,7 +36,7 @@ def free_port() -> int:
 
 @pytest.fixture(scope="session")
 def model_dir() -> str:
-    from screening.embedded_model import ensure_embedded_model
+    from screening.engines.embedded_model import ensure_embedded_model
 
     return str(ensure_embedded_model())
 
@@ -52,7 +52,7 @@ def vllm_engine(model_dir):
 
 @pytest.fixture(scope="session")
 def vllm_screener(vllm_engine):
-    from screening.pipeline import Screener
+    from screening.screen.pipeline import Screener
 
     return Screener(vllm_engine, TEST_ENGINE, BatcherSettings())
 

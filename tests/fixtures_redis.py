@@ -146,7 +146,7 @@ class WorkerSpawner:
                  env: dict[str, str] | None = None, args: list[str] | None = None) -> WorkerProc:
         name = name or f"w{len(self.procs)}-{uuid.uuid4().hex[:6]}"
         log_path = self.tmp / f"worker-{name}.log"
-        cmd = [sys.executable, "-m", "screening.worker", "--engine-factory", factory, "--name", name,
+        cmd = [sys.executable, "-m", "screening", "worker", "--engine-factory", factory, "--name", name,
                *(args or [])]
         with open(log_path, "ab") as log:
             proc = subprocess.Popen(cmd, cwd=REPO, env=worker_env(self.settings, **(env or {})),
@@ -170,7 +170,7 @@ class WorkerSpawner:
 @pytest.fixture
 def spawn_worker(queue_settings: Settings, tmp_path: Path,
                  request: pytest.FixtureRequest) -> Iterator[Callable[..., WorkerProc]]:
-    """Start real worker processes (``python -m screening.worker``); all are stopped at teardown."""
+    """Start real worker processes (``python -m screening worker``); all are stopped at teardown."""
     spawner = WorkerSpawner(queue_settings, tmp_path)
     yield spawner
     spawner.close()
@@ -190,7 +190,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
 
 @lru_cache(maxsize=1)
 def _market() -> tuple[StockInput, ...]:
-    from screening.synthetic import generate_market
+    from screening.data.synthetic import generate_market
 
     return tuple(generate_market(5400, seed=7))
 

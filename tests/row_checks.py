@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from screening.models import RISK_ORDER, StockInput
-from screening.rules import (
+from screening.screen.rules import (
     FLAG_MODEL_LOWER,
     FLAG_MODEL_RAISED,
     FLAG_SCORE_FIXED,

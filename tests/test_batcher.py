@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from screening.batcher import BatchPlan, plan_batches
+from screening.screen.batcher import BatchPlan, plan_batches
 
 
 @dataclass

@@ -1,5 +1,5 @@
 """The bot end to end: the real PTB Application against tests/fake_bot_api.py, a real Redis
-server (tests/fixtures_redis.py) and a real worker process (``python -m screening.worker
+server (tests/fixtures_redis.py) and a real worker process (``python -m screening worker
 --engine rules``), shared by this module under one key prefix; each test uses its own chats.
 """
 
@@ -23,10 +23,10 @@ import pytest
 from openpyxl import load_workbook
 
 from bot.app import build_application
-from bot.deps import EXAMPLES
 from screening.config import RedisSettings, Settings, WorkerSettings
-from screening.queue import JobQueue
-from screening.universe import Universe, ensure_default_universe
+from screening.data.load import EXAMPLES, ensure_default_universe
+from screening.data.universe import Universe
+from screening.queue.client import JobQueue
 from tests.fake_bot_api import FakeBotAPI
 from tests.fixtures_redis import REPO, worker_env
 
@@ -65,7 +65,7 @@ def bot_env(redis_server, tmp_path_factory) -> Iterator[BotEnv]:
     })
     log_path = tmp / "worker.log"
     with open(log_path, "ab") as log:
-        cmd = [sys.executable, "-m", "screening.worker", "--engine", "rules", "--name", "botw"]
+        cmd = [sys.executable, "-m", "screening", "worker", "--engine", "rules", "--name", "botw"]
         worker = subprocess.Popen(cmd, cwd=REPO, env=worker_env(settings), stdout=log,
                                   stderr=subprocess.STDOUT)
     env = BotEnv(settings, universe_path, universe, worker, tmp)
@@ -181,7 +181,7 @@ async def test_screen_codes_progress_and_result(harness: Harness, bot_env: BotEn
 
 
 def _gbk_pool_csv(path: Path, n: int = 200) -> bytes:
-    from screening.synthetic import generate_market
+    from screening.data.synthetic import generate_market
 
     market = [s for s in generate_market(400, seed=11) if s.name and s.pe_ttm is not None][: n - 2]
     lines = ["代码,名称,所属行业,市盈率(TTM),净资产收益率"]
@@ -341,7 +341,7 @@ async def test_restarted_bot_resumes_undelivered_parts(harness: Harness) -> None
     """A tracking record left by a bot that died mid-delivery: only the parts not yet sent go out."""
     from bot import jobs
     from bot.deps import DEPS_KEY
-    from screening.universe import pool_from_codes
+    from screening.data.load import pool_from_codes
 
     fake, chat = harness.fake, 1007
     deps = harness.app.bot_data[DEPS_KEY]

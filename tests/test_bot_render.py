@@ -13,7 +13,7 @@ from bot import render
 from bot.deps import BotDeps
 from bot.jobs import send_lines
 from screening.models import ResultRow
-from screening.queue import JobStatus
+from screening.queue.status import JobStatus
 from tests.fake_bot_api import FakeBotAPI, parse_html, tg_len
 
 

@@ -17,10 +17,9 @@ from pathlib import Path
 import pytest
 
 from bot.__main__ import RedactFilter
-from bot.deps import EXAMPLES
 from screening.config import WEBHOOK_SECRET_ENV, RedisSettings, Settings, WorkerSettings, webhook_secret_problem
-from screening.local_redis import free_port
-from screening.universe import ensure_default_universe
+from screening.data.load import EXAMPLES, ensure_default_universe
+from screening.ops.local_redis import free_port
 from tests.fake_bot_api import FakeBotAPI
 from tests.fixtures_redis import REPO, worker_env
 
@@ -70,7 +69,7 @@ async def test_webhook_mode_screens_and_rejects_forged_posts(redis_server, tmp_p
         "SCREENER_TELEGRAM__ALLOWED_CHATS": f"[{CHAT}]", "SCREENER_UNIVERSE__PATH": str(universe)})
     bot_log, worker_log = tmp_path / "bot.log", tmp_path / "worker.log"
     with open(worker_log, "ab") as wl, open(bot_log, "ab") as bl:
-        worker = subprocess.Popen([sys.executable, "-m", "screening.worker", "--engine", "rules", "--name", "whw"],
+        worker = subprocess.Popen([sys.executable, "-m", "screening", "worker", "--engine", "rules", "--name", "whw"],
                                   cwd=REPO, env=env, stdout=wl, stderr=subprocess.STDOUT)
         bot = subprocess.Popen([sys.executable, "-m", "bot", "-v"], cwd=REPO, env=env, stdout=bl,
                                stderr=subprocess.STDOUT)

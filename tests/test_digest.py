@@ -16,19 +16,13 @@ from pathlib import Path
 
 from openpyxl import load_workbook
 
-from screening.config import Settings, UniverseSettings
-from screening.digest import (
-    DigestSettings,
-    add_digest_args,
-    cmd_digest,
-    make_digest,
-    render_json,
-    render_markdown,
-    render_telegram,
-)
+from screening.config import DigestSettings, Settings, UniverseSettings
+from screening.data.universe import Universe, read_stock_csv
+from screening.digest.build import make_digest
+from screening.digest.cli import add_digest_args, cmd_digest
+from screening.digest.render import render_json, render_markdown, render_telegram
 from screening.models import StockInput
-from screening.queue import JobQueue
-from screening.universe import Universe, read_stock_csv
+from screening.queue.client import JobQueue
 
 REPO = Path(__file__).resolve().parent.parent
 DAY1, DAY2 = dt.date(2026, 10, 8), dt.date(2026, 10, 9)

@@ -22,10 +22,9 @@ from telegram.error import BadRequest
 
 from bot.digest_scheduler import DigestService, build_scheduler, send_digest_now
 from bot.subscriptions import Subscriptions
-from screening.config import Settings, UniverseSettings
-from screening.digest import DigestSettings, PushTarget
-from screening.queue import JobQueue
-from screening.trading_calendar import trading_days
+from screening.config import DigestSettings, PushTarget, Settings, UniverseSettings
+from screening.data.trading_calendar import trading_days
+from screening.queue.client import JobQueue
 from tests.im_servers import IMServers
 from tests.test_digest import write_universe
 

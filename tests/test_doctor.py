@@ -14,9 +14,8 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
-from screening import doctor
-from screening.config import WEBHOOK_SECRET_ENV, Settings, TelegramSettings
-from screening.digest import DigestSettings
+from screening.config import WEBHOOK_SECRET_ENV, DigestSettings, Settings, TelegramSettings
+from screening.ops import doctor
 from tests.fixtures_redis import REPO, RedisServer
 
 

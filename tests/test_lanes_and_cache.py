@@ -6,7 +6,7 @@ import time
 
 from screening.config import Settings
 from screening.models import PoolItem, StockInput
-from screening.queue import JobQueue
+from screening.queue.client import JobQueue
 from tests.fixtures_redis import make_items
 
 

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from screening.config import BatcherSettings, InputSettings
+from screening.data.load import EXAMPLES
+from screening.data.pool import read_pool
 from screening.engines.openai_engine import OpenAIEngine
-from screening.pipeline import Screener
-from screening.pool import read_pool
-from screening.rules import FLAG_UNPARSABLE
+from screening.screen.pipeline import Screener
+from screening.screen.rules import FLAG_UNPARSABLE
 
 from .fixtures_engine import TEST_ENGINE
 from .row_checks import check_row_against_rules
 
 pytestmark = pytest.mark.vllm
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
 def test_openai_engine_gives_the_same_kind_of_rows(vllm_server, model_dir, vllm_screener):

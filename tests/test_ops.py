@@ -21,7 +21,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from screening import metrics
 from screening.config import Settings
 from screening.models import PoolItem, StockInput
-from screening.queue import JobQueue
+from screening.queue.client import LANES, JobQueue
 from tests.fixtures_engine import free_port
 from tests.fixtures_redis import REPO, make_items, worker_env
 
@@ -66,7 +66,7 @@ def test_worker_metrics_move_after_a_job(queue_settings: Settings, tmp_path: Pat
     log_path = tmp_path / "worker.log"
     env = worker_env(queue_settings, SCREENER_METRICS__WORKER_PORT=str(port), SCREENER_METRICS__JSON_LOGS="true")
     with open(log_path, "ab") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "screening.worker", "--engine", "rules", "--name", "mw"],
+        proc = subprocess.Popen([sys.executable, "-m", "screening", "worker", "--engine", "rules", "--name", "mw"],
                                 cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
     q = JobQueue(queue_settings.redis.url, queue_settings.redis)
     try:
@@ -122,7 +122,7 @@ def test_queue_depth_and_health_in_process(queue_settings: Settings) -> None:
     server = metrics.start_metrics_server(free_port(), "127.0.0.1", health.check)
     assert server is not None
     try:
-        metrics.watch_queue(q)
+        metrics.watch_queue(q, LANES)
         assert healthz(server.port)[0] == 503  # no beat yet: "starting"
         health.beat(worker="x")
         assert healthz(server.port) == (200, {"status": "ok", "last_beat_s": 0.0, "worker": "x"})
@@ -172,12 +172,34 @@ def test_json_formatter_job_ids() -> None:
     assert "job_id" not in json.loads(fmt.format(rec)) and "中文" in fmt.format(rec)
 
 
-def test_failure_reasons_are_a_small_label_set() -> None:
-    assert metrics.failure_reason("engine error after 3 attempts: CUDA") == "engine_error"
-    assert metrics.failure_reason("worker died 3 times while generating") == "worker_crash"
-    assert metrics.failure_reason("缺少数据: ROE (文件和本地基本面库中均没有)") == "missing_data"
-    assert metrics.failure_reason("cancelled") == "cancelled"
-    assert metrics.failure_reason("600519.XX: unknown suffix") == "input"
+def test_failure_counts_use_the_code_set_where_the_row_was_made(queue_settings: Settings) -> None:
+    """Rows carry a FailCode from where they are made; the failure counter is labelled by it, not by words."""
+    from screening.config import BatcherSettings, EngineSettings
+    from screening.engines.rules_engine import RulesEngine
+    from screening.models import FailCode, InputProblem
+    from screening.screen.pipeline import Screener
+
+    items = [PoolItem(0, "600519", StockInput(code="600519.SH", name="无ROE")),
+             PoolItem(1, "bad", error=InputProblem("command", "not a code", value="bad"))]
+    rows = Screener(RulesEngine(), EngineSettings(kind="rules"), BatcherSettings()).run(items)
+    assert [r.fail_code for r in rows] == [FailCode.MISSING_DATA, FailCode.INPUT]
+    q = JobQueue(queue_settings.redis.url, queue_settings.redis)
+    try:
+        job = q.submit([PoolItem(0, "600519", StockInput(code="600519.SH", name="x", roe=20.0, pe_ttm=10.0))],
+                       lane="bulk")
+        assert q.cancel(job)
+        assert [r.fail_code for r in q.results(job)] == [FailCode.CANCELLED]
+    finally:
+        q.close()
+
+    def count(code: str) -> float:
+        return metrics.REGISTRY.get_sample_value("screener_failures_total", {"reason": code}) or 0.0
+
+    before = count("missing_data"), count("input")
+    metrics.observe_rows(rows)
+    assert (count("missing_data"), count("input")) == (before[0] + 1, before[1] + 1)
+    assert {c.value for c in FailCode} == {"input", "missing_data", "prompt_too_long", "prepare_failed",
+                                            "engine_error", "worker_crash", "cancelled", "lost"}
 
 
 def test_push_error_counter() -> None:

@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 from screening.config import InputSettings
+from screening.data.pool import map_header, read_pool
+from screening.data.xlsx_guard import check_xlsx
 from screening.models import Pool, PoolRejected
-from screening.pool import map_header, read_pool
-from screening.xlsx_guard import check_xlsx
 
 THS_HEADER = "代码,名称,最新价,涨跌幅,市盈率-动态,市净率,总市值"
 THS_ROWS = [

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from screening.data.synthetic import generate_market
 from screening.engines.base import ChatTokenizerMixin
 from screening.models import PoolItem
-from screening.prompt import SYSTEM_PROMPT, chat_messages
-from screening.synthetic import generate_market
+from screening.screen.prompt import SYSTEM_PROMPT, chat_messages
 
 TOKENIZER = Path(__file__).resolve().parent.parent / "bench" / "gpu_models" / "tokenizer"
 
@@ -51,9 +51,9 @@ def test_template_that_rewrites_the_message_is_rendered_whole(hf_tokenizer):
 
 
 def test_prepare_many_matches_one_by_one():
-    from screening.bench_prepare import TokenizerOnly
     from screening.config import BatcherSettings, EngineSettings
-    from screening.pipeline import Screener
+    from screening.ops.bench.prepare import TokenizerOnly
+    from screening.screen.pipeline import Screener
 
     pytest.importorskip("transformers")
     screener = Screener(TokenizerOnly(str(TOKENIZER)), EngineSettings(max_report_tokens=200), BatcherSettings())
@@ -71,8 +71,8 @@ def test_prepare_many_matches_one_by_one():
 
 
 def test_prepare_bench_measures_the_same_ids_both_ways():
-    from screening.bench_prepare import bench_prepare
     from screening.config import Settings
+    from screening.ops.bench.prepare import bench_prepare
 
     settings = Settings()
     settings.engine.model = str(TOKENIZER)  # tokenizer files are all the prepare step needs

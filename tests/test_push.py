@@ -13,16 +13,12 @@ import logging
 import httpx
 import pytest
 
-from screening.digest import (
-    DigestSettings,
-    PushTarget,
-    RiskChange,
-    build_digest,
-    render_telegram,
-    utf8_len,
-    utf16_len,
-)
+from screening.config import DigestSettings, PushTarget
+from screening.digest.build import build_digest
+from screening.digest.model import RiskChange
+from screening.digest.render import render_telegram
 from screening.models import PoolItem, ResultRow, StockInput
+from screening.output.text import utf8_len, utf16_len
 from screening.push import SendOutcome, TelegramChannel, make_channels, send_each
 from screening.push.dingtalk import dingtalk_sign
 from screening.push.feishu import feishu_sign
@@ -173,7 +169,7 @@ async def test_telegram_channel_delivers_text_xlsx_and_chart(tmp_path) -> None:
     """Through the real PTB Bot against the fake Bot API server (HTML checked, 429 waited out)."""
     from telegram import Bot
 
-    from screening.digest import write_files
+    from screening.digest.files import write_files
     from tests.fake_bot_api import FakeBotAPI
 
     fake = await FakeBotAPI().start()

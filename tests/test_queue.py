@@ -14,10 +14,11 @@ import pytest
 
 from screening.config import Settings
 from screening.engines.rules_engine import RulesEngine
-from screening.models import InputProblem, PoolItem
-from screening.pipeline import failed_row
-from screening.queue import JobQueue, JobStatus
-from screening.worker import load_engine_factory, run_worker, submit_and_wait
+from screening.models import FailCode, InputProblem, PoolItem, failed_row
+from screening.queue.client import JobQueue
+from screening.queue.status import JobStatus
+from screening.queue.client import submit_and_wait
+from screening.queue.run import load_engine_factory, run_worker
 from tests.fixtures_redis import make_items
 
 
@@ -26,7 +27,7 @@ def _queue(settings: Settings) -> JobQueue:
 
 
 def _ok_row(item: PoolItem, reason: str = "x"):
-    row = failed_row(item, "")
+    row = failed_row(item, "", FailCode.INPUT)
     row.status, row.error, row.reason = "ok", None, reason
     return row
 

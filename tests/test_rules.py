@@ -6,13 +6,13 @@ import json
 
 import pytest
 
-from screening.codes import CodeError, normalise_code, split_codes
 from screening.config import BatcherSettings, EngineSettings
+from screening.data.codes import CodeError, normalise_code, split_codes
 from screening.engines.base import EngineOutput
 from screening.engines.rules_engine import RulesEngine
 from screening.models import PoolItem, StockInput
-from screening.pipeline import Screener
-from screening.rules import (
+from screening.screen.pipeline import Screener
+from screening.screen.rules import (
     FLAG_IDENTITY,
     FLAG_MODEL_LOWER,
     FLAG_MODEL_RAISED,

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from screening.codes import normalise_code
+from screening.data.codes import normalise_code
+from screening.data.synthetic import generate_market, write_market_csv
+from screening.data.universe import Universe
 from screening.models import StockInput
-from screening.rules import FLAG_DATA_DOUBT, assess, is_st, rule_risk
-from screening.synthetic import generate_market, write_market_csv
-from screening.universe import Universe
+from screening.screen.rules import FLAG_DATA_DOUBT, assess, is_st, rule_risk
 
 ROOT = Path(__file__).resolve().parent.parent
 

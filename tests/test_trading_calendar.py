@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from screening.trading_calendar import (
+from screening.data.trading_calendar import (
     is_trading_day,
     known_range,
     next_trading_day,

@@ -7,18 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from screening.codes import normalise_code
+from screening.data.codes import normalise_code
+from screening.data.load import EXAMPLES, ensure_default_universe, pool_from_codes
+from screening.data.universe import Universe, UniverseError, read_stock_csv
 from screening.models import StockInput
-from screening.rules import FLAG_DATA_DOUBT, assess
-from screening.universe import (
-    Universe,
-    UniverseError,
-    ensure_default_universe,
-    pool_from_codes,
-    read_stock_csv,
-)
-
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+from screening.screen.rules import FLAG_DATA_DOUBT, assess
 
 
 def _moutai() -> StockInput:

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from screening.export_safety import escape_formula, escape_row
-from screening.values import is_missing, parse_bool_flag, parse_number
+from screening.data.values import is_missing, parse_bool_flag, parse_number
+from screening.output.export_safety import escape_formula, escape_row
 
 
 @pytest.mark.parametrize(

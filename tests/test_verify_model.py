@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from screening import verify_model as vm
-from screening.embedded_model import MARKER
+from screening.engines.embedded_model import MARKER
+from screening.ops import verify_model as vm
 from tests.fixtures_redis import REPO
 
 

@@ -2,24 +2,22 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from screening.config import InputSettings
+from screening.data.load import EXAMPLES
+from screening.data.pool import read_pool
+from screening.data.synthetic import generate_market
 from screening.engines.base import EngineRequest
 from screening.engines.vllm_engine import sampling_params
 from screening.models import PoolItem, StockInput
-from screening.pipeline import FLAG_REPORT_CUT, Screener
-from screening.pool import read_pool
-from screening.prompt import ModelAnswer, parse_answer
-from screening.rules import FLAG_CUT_OFF, FLAG_UNPARSABLE, assess
-from screening.synthetic import generate_market
+from screening.screen.pipeline import FLAG_REPORT_CUT, Screener
+from screening.screen.prompt import ModelAnswer, parse_answer
+from screening.screen.rules import FLAG_CUT_OFF, FLAG_UNPARSABLE, assess
 
 from .row_checks import check_row_against_rules
 
 pytestmark = pytest.mark.vllm
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
 def test_sample_pool_every_row_parses_and_obeys_rules(vllm_screener: Screener):

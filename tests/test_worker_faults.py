@@ -12,7 +12,7 @@ import time
 from collections import Counter
 
 from screening.config import Settings
-from screening.queue import JobQueue
+from screening.queue.client import JobQueue
 from tests.fixtures_redis import RedisServer, make_items
 
 

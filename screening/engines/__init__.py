@@ -2,25 +2,25 @@
 
 from __future__ import annotations
 
-from ..config import EngineSettings
-from .base import Engine, EngineOutput, EngineRequest
+from screening.config import EngineSettings
+from screening.engines.base import Engine, EngineOutput, EngineRequest
 
 
 def make_engine(settings: EngineSettings, kind: str | None = None) -> Engine:
     """Build the configured engine (``kind`` overrides ``settings.kind``)."""
     kind = kind or settings.kind
     if kind == "rules":
-        from .rules_engine import RulesEngine
+        from screening.engines.rules_engine import RulesEngine
 
         return RulesEngine()
-    from ..embedded_model import resolve_model
+    from screening.engines.embedded_model import resolve_model
 
     if kind == "vllm":
-        from .vllm_engine import VllmEngine
+        from screening.engines.vllm_engine import VllmEngine
 
         return VllmEngine(settings, resolve_model(settings.model))
     if kind == "openai":
-        from .openai_engine import OpenAIEngine
+        from screening.engines.openai_engine import OpenAIEngine
 
         return OpenAIEngine(settings, tokenizer_path=resolve_model(settings.model))
     raise ValueError(f"unknown engine {kind!r}: use vllm, openai or rules (config key engine.kind)")

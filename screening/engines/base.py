@@ -12,7 +12,7 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..models import StockInput
+from screening.models import StockInput
 
 
 @dataclass

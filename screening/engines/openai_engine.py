@@ -14,9 +14,9 @@ import os
 
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
-from ..config import EngineSettings
-from ..prompt import ANSWER_SCHEMA
-from .base import ChatTokenizerMixin, Engine, EngineOutput, EngineRequest
+from screening.config import EngineSettings
+from screening.engines.base import ChatTokenizerMixin, Engine, EngineOutput, EngineRequest
+from screening.screen.prompt import ANSWER_SCHEMA
 
 log = logging.getLogger(__name__)
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 
-from ..prompt import REASON_MAX_CHARS
-from ..rules import MissingData, assess
-from .base import Engine, EngineOutput, EngineRequest
+from screening.engines.base import Engine, EngineOutput, EngineRequest
+from screening.screen.prompt import REASON_MAX_CHARS
+from screening.screen.rules import MissingData, assess
 
 
 class RulesEngine(Engine):

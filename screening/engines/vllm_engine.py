@@ -11,9 +11,9 @@ import json
 import logging
 import time
 
-from ..config import EngineSettings
-from ..prompt import ANSWER_SCHEMA
-from .base import ChatTokenizerMixin, Engine, EngineOutput, EngineRequest
+from screening.config import EngineSettings
+from screening.engines.base import ChatTokenizerMixin, Engine, EngineOutput, EngineRequest
+from screening.screen.prompt import ANSWER_SCHEMA
 
 log = logging.getLogger(__name__)
 

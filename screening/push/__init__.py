@@ -5,16 +5,17 @@
 * ``DingTalkChannel``: DingTalk (钉钉) robot, markdown, signed (timestamp & sign query parameters).
 * ``TelegramChannel``: a chat through a python-telegram-bot ``Bot`` (HTML, XLSX, chart).
 
-``make_channels(digest_settings)`` builds the webhook channels from ``[[digest.targets]]``;
+``manager.make_channels(digest_settings)`` builds the webhook channels from ``[[digest.targets]]``;
 ``send_each`` sends several (channel, digest) pairs concurrently, so one failing channel never
 stops the others, and logs every outcome (never a URL's token or a secret).
 """
 
-from .base import Channel, SendOutcome, make_channels, send_each
-from .dingtalk import DingTalkChannel
-from .feishu import FeishuChannel
-from .telegram import TelegramChannel
-from .wecom import WeComChannel
+from screening.push.base import Channel, SendOutcome
+from screening.push.dingtalk import DingTalkChannel
+from screening.push.feishu import FeishuChannel
+from screening.push.manager import make_channels, send_each
+from screening.push.telegram import TelegramChannel
+from screening.push.wecom import WeComChannel
 
 __all__ = ["Channel", "DingTalkChannel", "FeishuChannel", "SendOutcome", "TelegramChannel", "WeComChannel",
            "make_channels", "send_each"]

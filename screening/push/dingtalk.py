@@ -17,12 +17,13 @@ import hmac
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote_plus
 
-from ..digest import DINGTALK_LIMIT_BYTES, render_markdown_parts
-from .base import MarkdownRobotChannel
+from screening.digest.render import render_markdown_parts
+from screening.push.base import MarkdownRobotChannel
 
 if TYPE_CHECKING:
-    from ..digest import Digest
+    from screening.digest.model import Digest
 
+DINGTALK_LIMIT_BYTES = 18000  # markdown.text; DingTalk's request cap is about 20,000 bytes
 RETRY_CODES = frozenset({130101, -1})
 
 

@@ -13,15 +13,58 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-from typing import TYPE_CHECKING, Any, Literal
+import json
+from typing import Any, Literal
 
-from ..digest import feishu_cards, feishu_post_contents
-from .base import PermanentError, TransientError, WebhookChannel
-
-if TYPE_CHECKING:
-    from ..digest import Digest, DigestSettings
+from screening.config import DigestSettings
+from screening.digest.model import Digest
+from screening.digest.render import markdown_lines, plain_lines
+from screening.output.text import plain, split_with_parts, utf8_len
+from screening.push.base import PermanentError, TransientError, WebhookChannel
 
 RETRY_CODES = {11232}
+FEISHU_LIMIT_BYTES = 20 * 1024  # whole request body (documented: 20 KB)
+
+
+def feishu_post_contents(d: Digest, ds: DigestSettings | None = None,
+                         limit_bytes: int = FEISHU_LIMIT_BYTES - 1024) -> list[dict[str, Any]]:
+    """Feishu ``post`` contents (``{"post": {"zh_cn": ...}}``); text tags are literal, so plain text."""
+    lines = plain_lines(d, ds)
+    title, body = lines[0], lines[1:]
+    out = []
+    # a JSON text element costs ~30 bytes of markup per line beyond the text itself
+    chunks = split_with_parts(body, limit_bytes - utf8_len(title) - 200,
+                              lambda s: utf8_len(json.dumps(s, ensure_ascii=False)) + 30 * (s.count("\n") + 1))
+    for i, chunk in enumerate(chunks):
+        t = title if len(chunks) == 1 else f"{title} ({i + 1}/{len(chunks)})"
+        content = [[{"tag": "text", "text": line}] for line in chunk.split("\n")]
+        out.append({"post": {"zh_cn": {"title": t, "content": content}}})
+    return out
+
+
+def feishu_cards(d: Digest, ds: DigestSettings | None = None,
+                 limit_bytes: int = FEISHU_LIMIT_BYTES - 2048) -> list[dict[str, Any]]:
+    """Feishu ``interactive`` cards: a header, the body as lark_md (escaped), the footer as a note."""
+    lines = markdown_lines(d, ds)
+    title = plain(d.title)
+    body = [ln.replace("## ", "", 1) if ln.startswith("## ") else ln for ln in lines[1:]]
+    warn = [ln for ln in body if ln.startswith("⚠️ ")]
+    body = [ln for ln in body if not ln.startswith("⚠️ ")]
+    chunks = split_with_parts(body, limit_bytes - utf8_len(title) - sum(utf8_len(w) for w in warn) - 400,
+                              lambda s: utf8_len(json.dumps(s, ensure_ascii=False)))
+    cards = []
+    for i, chunk in enumerate(chunks):
+        t = title if len(chunks) == 1 else f"{title} ({i + 1}/{len(chunks)})"
+        elements: list[dict[str, Any]] = [{"tag": "div", "text": {"tag": "lark_md", "content": chunk}}]
+        if warn and i == len(chunks) - 1:
+            elements += [{"tag": "hr"},
+                         {"tag": "note", "elements": [{"tag": "plain_text", "content": "\n".join(warn)}]}]
+        cards.append({"config": {"wide_screen_mode": True},
+                      "header": {"title": {"tag": "plain_text", "content": t},
+                                 "template": "orange" if d.warnings else "blue"},
+                      "elements": elements})
+    return cards
+
 
 
 def feishu_sign(secret: str, timestamp_s: int) -> str:

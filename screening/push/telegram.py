@@ -9,18 +9,15 @@ a retry could post the message twice. A failed message stops the rest (order mat
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
 from typing import TYPE_CHECKING, Any
 
-from ..digest import render_telegram
-from .base import Channel, SendOutcome, log_outcome
+from screening.digest.render import render_telegram
+from screening.push.base import Channel, SendOutcome, log_outcome
 
 if TYPE_CHECKING:
-    from ..digest import Digest, DigestSettings
-
-log = logging.getLogger("screening.push")
-
+    from screening.config import DigestSettings
+    from screening.digest.model import Digest
 
 class TelegramChannel(Channel):
     kind = "telegram"

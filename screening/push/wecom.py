@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..digest import WECOM_LIMIT_BYTES, render_markdown_parts
-from .base import MarkdownRobotChannel
+from screening.digest.render import render_markdown_parts
+from screening.push.base import MarkdownRobotChannel
 
 if TYPE_CHECKING:
-    from ..digest import Digest
+    from screening.digest.model import Digest
 
+WECOM_LIMIT_BYTES = 4096  # markdown.content, UTF-8 bytes
 RETRY_CODES = frozenset({45009, -1})
 
 

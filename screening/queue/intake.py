@@ -1,26 +1,15 @@
-"""The GPU worker: one process owns the engine and pulls stocks from every queued job.
+"""The worker's Redis side: claiming jobs, turning them into per-stock work, leases, rows, acks.
 
-Why it works the way it does:
+Kept apart from the engine side (queue/worker.py) so that how stocks reach the engine can change
+without touching how jobs are claimed and finished. The guarantees live here:
 
-* The engine is loaded once, at start (arq's ``on_startup`` idea): loading vLLM takes tens
-  of seconds and most of a GPU, so a worker is long-lived and there is one per GPU.
-* Jobs are exploded into per-stock requests and batched ACROSS jobs by the batcher, so a
-  thousand 2-stock chat jobs make a few large engine calls instead of a thousand tiny ones.
-* Before every engine call the fast lane is looked at first, and a bulk call is bounded by
-  ``worker.batch_stocks``: a 3-stock ``/screen`` waits for at most the one bulk call in flight.
 * Claim order: this consumer's own pending entries (after a restart under the same name),
   then XAUTOCLAIM of entries idle longer than ``claim_idle_ms`` (a dead worker's), then new
-  entries. Live workers renew their entries' idle time between calls, so only a dead or hung
+  entries. Live workers renew their entries' idle time (``_beat``), so only a dead or hung
   worker's entries become claimable: ``claim_idle_ms`` must exceed the slowest engine call.
-* Crash safety: a stock's attempt counter is incremented in Redis BEFORE its generation, so a
-  stock that kills the process (SIGKILL, OOM, a segfault in a kernel) is seen as such by the
-  next worker; such "crash suspects" are re-run in smaller batches (1/4 per prior crash) and
-  after ``max_deliveries`` starts the stock ends as a failed row and a dead letter instead of
-  taking the worker down forever. An engine exception on a batch is bisected in-process so
-  only the poison stock fails; it is retried alone up to ``max_deliveries`` attempts.
-* Rows are written idempotently by index (see ``queue._WRITE_ROWS``) and the job's stream entry
-  is acknowledged only once the job has all its rows: a kill anywhere loses at most the
-  batch in flight and never duplicates a row.
+* Rows are written idempotently by index (queue/scripts.py ``WRITE_ROWS``) and the job's stream
+  entry is acknowledged only once the job has all its rows: a kill anywhere loses at most the
+  stocks in flight and never duplicates a row.
 * Redis going away (restart, failover) is not fatal: writes are retried with backoff through
   tenacity, and after an outage the worker drops its in-memory view and re-reads its pending
   entries from Redis, since with ``appendfsync everysec`` the last second may be gone.
@@ -28,21 +17,15 @@ Why it works the way it does:
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import json
 import logging
 import os
-import signal
 import socket
-import sys
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from redis.exceptions import ResponseError
 from tenacity import (
     Retrying,
     before_sleep_log,
@@ -53,18 +36,16 @@ from tenacity import (
     wait_random,
 )
 
-from . import metrics as _metrics  # ops: Prometheus counters and /healthz (screening/metrics.py)
-from .batcher import plan_batches
-from .config import Settings, load_settings
-from .engines.base import Engine, EngineOutput
-from .models import PoolItem, ResultRow
-from .pipeline import Prepared, Screener, failed_row
-from .queue import ACTIVE_STATES, GROUP, LANES, TRANSIENT_ERRORS, JobQueue, JobStatus
-from .result_cache import cache_key, decode_for, encode_row
+from screening import metrics as _metrics  # ops: Prometheus counters and /healthz (screening/metrics.py)
+from screening.config import Settings
+from screening.engines.base import Engine
+from screening.models import FailCode, PoolItem, ResultRow, failed_row
+from screening.queue.cache import cache_key, decode_for, encode_row
+from screening.queue.client import GROUP, LANES, TRANSIENT_ERRORS, JobQueue
+from screening.queue.status import ACTIVE_STATES, JobStatus
+from screening.screen.pipeline import Prepared, Screener
 
 log = logging.getLogger("screening.worker")
-
-STAT_FIELDS = ("batches", "engine_requests", "cache_hits", "stocks_done")
 
 
 @dataclass
@@ -82,22 +63,6 @@ class ActiveJob:
 
 
 @dataclass
-class Work:
-    """One stock of one job on its way through the engine."""
-
-    job: ActiveJob
-    prep: Prepared
-
-    @property
-    def prompt_tokens(self) -> int:
-        return self.prep.prompt_tokens
-
-    @property
-    def index(self) -> int:
-        return self.prep.item.index
-
-
-@dataclass
 class BatchResult:
     rows: list[tuple[ActiveJob, ResultRow]] = field(default_factory=list)
     dead: list[dict[str, Any]] = field(default_factory=list)
@@ -105,8 +70,8 @@ class BatchResult:
     requests: int = 0
 
 
-class Worker:
-    """The loop behind ``python -m screening worker``; see the module docstring for the why."""
+class JobIntake:
+    """Jobs held by one worker and everything Redis-side about them; the engine side subclasses it."""
 
     def __init__(self, settings: Settings, engine: Engine, name: str | None = None,
                  stop: threading.Event | None = None, exit_when_idle: bool = False) -> None:
@@ -127,30 +92,6 @@ class Worker:
         self.claim_every_s = max(0.05, self.rs.claim_idle_ms / 1000 / 2)
         self._next_beat = 0.0
         self._next_claim = 0.0
-
-    # -- the loop -------------------------------------------------------------------------
-    def run(self) -> None:
-        log.info("worker %s: engine %s (%s), redis %s prefix %s", self.name, self.engine.name,
-                 self.engine.model_id, self.rs.url, self.rs.prefix)
-        try:
-            self._recover()
-            while not self.stop.is_set():
-                try:
-                    if not self._step():
-                        break
-                except TRANSIENT_ERRORS as exc:
-                    log.warning("redis unavailable (%s); reconnecting", exc)
-                    self._recover()
-                except ResponseError as exc:
-                    if "NOGROUP" not in str(exc):
-                        raise
-                    log.warning("consumer group vanished (%s); recreating", exc)
-                    self._recover()
-        except TRANSIENT_ERRORS:
-            if not self.stop.is_set():
-                raise
-        finally:
-            self._shutdown()
 
     def _retrying(self, max_s: float | None = None) -> Retrying:
         """Backoff on Redis outages; without ``max_s`` until Redis is back or we are told to stop.
@@ -184,24 +125,6 @@ class Worker:
                     self._adopt_response(resp)
                 self._next_claim = 0.0
 
-    def _step(self) -> bool:
-        """One round: heartbeat, claim, pick and run one batch. False = exit (idle and asked to)."""
-        if time.monotonic() >= self._next_beat:
-            self._beat()
-        self._refill()
-        batch = self._pick()
-        if not batch:
-            if self.exit_when_idle and self._idle():
-                log.info("worker %s: queue drained, exiting", self.name)
-                return False
-            streams = {self.q.stream("fast"): ">", self.q.stream("bulk"): ">"}
-            self._adopt_response(self.r.xreadgroup(GROUP, self.name, streams, count=1,
-                                                   block=self.ws.block_ms))
-            return True
-        self._run(batch)
-        return True
-
-    # -- claiming -------------------------------------------------------------------------
     def _pending_count(self, lane: str) -> int:
         return sum(len(j.pending) for j in self.jobs.values() if j.lane == lane)
 
@@ -291,8 +214,8 @@ class Worker:
             known = done | {int(k) for k in items}
             for idx in range(int(meta.get("total", 0))):
                 if idx not in known:  # should not happen; never leave a stock without a row
-                    job_rows.append(ResultRow(index=idx, code="", name=None, industry=None, status="failed",
-                                              error="item lost from the queue", engine=self.engine.name))
+                    job_rows.append(failed_row(PoolItem(idx, ""), "item lost from the queue", FailCode.LOST,
+                                               self.engine.name))
             new_jobs.append(job)
         hits = self._cache_lookup(new_jobs, rows)
         pipe = self.r.pipeline(transaction=False)
@@ -332,7 +255,8 @@ class Worker:
                 out.append(self.screener.prepare(item, f"{jid}:{idx}"))
             except Exception as exc:
                 log.exception("worker %s: cannot prepare %s[%d]", self.name, jid, idx)
-                out.append(failed_row(item, f"prepare failed: {type(exc).__name__}: {exc}", self.engine.name))
+                out.append(failed_row(item, f"prepare failed: {type(exc).__name__}: {exc}", FailCode.PREPARE_FAILED,
+                                      self.engine.name))
         return out
 
     def _cache_lookup(self, jobs: list[ActiveJob], rows: dict[str, list[ResultRow]]) -> int:
@@ -415,126 +339,6 @@ class Worker:
             if renew:  # XCLAIM to ourselves resets the idle time: the lease
                 self.r.xclaim(stream, GROUP, self.name, 0, renew, justid=True)
 
-    # -- batches ---------------------------------------------------------------------------
-    def _pick(self) -> list[Work]:
-        """The next engine call: fast lane first, bounded by batch_stocks, crash suspects apart."""
-        cap = max(1, self.ws.batch_stocks)
-        for lane in ("fast", "bulk"):
-            jobs = sorted((j for j in self.jobs.values() if j.lane == lane and j.pending),
-                          key=lambda j: j.created_at)
-            cands: list[Work] = []
-            for job in jobs:
-                for prep in job.pending.values():
-                    cands.append(Work(job, prep))
-                    if len(cands) >= cap:
-                        break
-                if len(cands) >= cap:
-                    break
-            if not cands:
-                continue
-            suspects = [w for w in cands if w.job.attempts.get(w.index, 0) > 0]
-            if suspects:
-                level = suspects[0].job.attempts.get(suspects[0].index, 0)
-                size = max(1, cap // 4 ** level)
-                return [w for w in suspects if w.job.attempts.get(w.index, 0) == level][:size]
-            return plan_batches(cands, self.screener.plan)[0]
-        return []
-
-    def _incr_attempts(self, work: list[Work]) -> None:
-        """Count a generation start in Redis before the engine runs: it must survive a crash."""
-        pipe = self.r.pipeline(transaction=False)
-        for w in work:
-            pipe.hincrby(self.q.job_keys(w.job.job_id).attempts, str(w.index), 1)
-        for w, n in zip(work, pipe.execute(), strict=True):
-            w.job.attempts[w.index] = int(n)
-
-    def _generate(self, work: list[Work], res: BatchResult) -> tuple[list[tuple[Work, EngineOutput]],
-                                                                      list[tuple[Work, str]]]:
-        """Generate; on an exception bisect so that only the stock that raises is blamed."""
-        if not work:
-            return [], []
-        res.requests += len(work)
-        try:
-            outs = self.engine.generate([w.prep.request for w in work])
-            if len(outs) != len(work):
-                raise RuntimeError(f"engine returned {len(outs)} outputs for {len(work)} requests")
-        except Exception as exc:  # any engine failure is isolated, never fatal
-            if len(work) == 1:
-                return [], [(work[0], f"{type(exc).__name__}: {exc}")]
-            mid = len(work) // 2
-            ok_a, bad_a = self._generate(work[:mid], res)
-            ok_b, bad_b = self._generate(work[mid:], res)
-            return ok_a + ok_b, bad_a + bad_b
-        return list(zip(work, outs, strict=True)), []
-
-    def _run(self, batch: list[Work]) -> None:
-        started, st = time.perf_counter(), self.engine.stats  # ops metrics: batch time and tokens
-        tokens_before = (st.prompt_tokens, st.output_tokens)
-        res = BatchResult()
-        limit = self.rs.max_deliveries
-        todo: list[Work] = []
-        for w in batch:
-            n = w.job.attempts.get(w.index, 0)
-            if n >= limit:  # started `limit` times and never finished: it takes the worker down
-                reason = f"worker died {n} times while generating this stock (max_deliveries={limit})"
-                self._give_up(w, reason, n, res)
-            else:
-                todo.append(w)
-        self._incr_attempts(todo)
-        outs, errors = self._generate(todo, res)
-        retry: list[Work] = []
-        for w, out in outs:
-            row = self.screener.finish(w.prep, out, final=False)
-            if row is None:
-                retry.append(w)
-            else:
-                self._done(w, row, res)
-        if retry:  # unparsable answer or a per-request engine error: one more, final try
-            self._incr_attempts(retry)
-            outs, more = self._generate(retry, res)
-            errors += more
-            for w, out in outs:
-                row = self.screener.finish(w.prep, out, final=True)
-                assert row is not None
-                self._done(w, row, res)
-        for w, err in errors:
-            self._isolate(w, err, res)
-        self._write(res)
-        # ops metrics: counts move once the batch's rows are in Redis
-        _metrics.observe_batch([row for _, row in res.rows], time.perf_counter() - started,
-                               st.prompt_tokens - tokens_before[0], st.output_tokens - tokens_before[1])
-        _metrics.JOBS_IN_FLIGHT.set(len(self.jobs))
-        log.info("batch: %d stocks of %d jobs in %.2f s", len(res.rows), len({j.job_id for j, _ in res.rows}),
-                 time.perf_counter() - started, extra={"job_ids": sorted({j.job_id for j, _ in res.rows})})
-
-    def _isolate(self, w: Work, err: str, res: BatchResult) -> None:
-        """Retry a stock that made the engine raise, alone, until max_deliveries attempts."""
-        while w.job.attempts.get(w.index, 0) < self.rs.max_deliveries:
-            self._incr_attempts([w])
-            outs, errs = self._generate([w], res)
-            if outs:
-                row = self.screener.finish(w.prep, outs[0][1], final=True)
-                assert row is not None
-                self._done(w, row, res)
-                return
-            err = errs[0][1]
-        n = w.job.attempts.get(w.index, 0)
-        self._give_up(w, f"engine error after {n} attempts: {err}", n, res)
-
-    def _done(self, w: Work, row: ResultRow, res: BatchResult) -> None:
-        res.rows.append((w.job, row))
-        if row.status == "ok":
-            res.fresh.append((w.job, w.prep.item, row))
-
-    def _give_up(self, w: Work, reason: str, attempts: int, res: BatchResult) -> None:
-        row = failed_row(w.prep.item, reason, self.engine.name)
-        res.rows.append((w.job, row))
-        res.dead.append({"job": w.job.job_id, "index": w.index, "code": row.code, "reason": reason,
-                         "attempts": attempts, "lane": w.job.lane, "worker": self.name,
-                         "at": repr(time.time())})
-        log.warning("worker %s: %s[%d] %s failed for good: %s", self.name, w.job.job_id, w.index,
-                    row.code, reason)
-
     def _write(self, res: BatchResult) -> None:
         """Write the batch's rows, cache, stats and dead letters; ack finished jobs; publish.
 
@@ -609,96 +413,3 @@ class Worker:
                         self.name, exc)
         self.jobs.clear()
         log.info("worker %s: stopped", self.name)
-
-
-def run_worker(settings: Settings, engine: Engine, name: str | None = None,
-               stop: threading.Event | None = None, exit_when_idle: bool = False) -> None:
-    """Run the worker loop until ``stop`` is set (or the queue is drained with exit_when_idle)."""
-    Worker(settings, engine, name, stop, exit_when_idle).run()
-
-
-def load_engine_factory(spec: str) -> Callable[[Settings], Engine]:
-    """Resolve ``"module:function"``; the function takes Settings and returns an Engine."""
-    module_name, sep, func_name = spec.partition(":")
-    if not sep or not module_name or not func_name:
-        raise ValueError(f"engine factory must look like module:function, got {spec!r}")
-    factory = getattr(importlib.import_module(module_name), func_name, None)
-    if not callable(factory):
-        raise ValueError(f"{spec!r} is not a callable")
-    return factory
-
-
-def add_worker_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--engine", choices=["vllm", "openai", "rules"], default=None,
-                        help="engine kind (default: config engine.kind)")
-    parser.add_argument("--engine-factory", metavar="MOD:FN", default=None,
-                        help="build the engine with this function of Settings instead (tests, plugins)")
-    parser.add_argument("--name", default=None, help="consumer name (default host-pid); reuse it to "
-                        "resume this worker's pending entries at once after a restart")
-    parser.add_argument("--exit-when-idle", action="store_true", help="exit once the queue is drained")
-    parser.add_argument("--config", default=None, help="config.toml path")
-
-
-def cmd_worker(args: argparse.Namespace) -> int:
-    """Load the engine once, install SIGTERM/SIGINT to finish the batch in flight, run."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    settings = load_settings(args.config)
-    # ops: JSON logs, /metrics and /healthz when [metrics] asks for them (screening/metrics.py)
-    ms = _metrics.metrics_settings(settings)
-    _metrics.use_json_logs(ms.json_logs)
-    _metrics.WORKER_HEALTH.stale_after_s = max(30.0, settings.redis.claim_idle_ms / 1000)
-    server = _metrics.start_metrics_server(ms.worker_port, ms.listen, _metrics.WORKER_HEALTH.check)
-    load_started = time.perf_counter()
-    if args.engine_factory:
-        engine = load_engine_factory(args.engine_factory)(settings)
-    else:
-        from .engines import make_engine
-
-        engine = make_engine(settings.engine, args.engine)
-    _metrics.ENGINE_LOAD_S.set(getattr(engine, "load_seconds", None) or time.perf_counter() - load_started)
-    _metrics.ENGINE_INFO.labels(engine.name, engine.model_id or "").set(1)
-    if server is not None:
-        _metrics.watch_queue(JobQueue(settings.redis.url, settings.redis))
-    stop = threading.Event()
-
-    def _on_signal(signum: int, _frame: Any) -> None:
-        log.info("signal %d: finishing the batch in flight, then exiting", signum)
-        stop.set()
-
-    signal.signal(signal.SIGTERM, _on_signal)
-    signal.signal(signal.SIGINT, _on_signal)
-    try:
-        run_worker(settings, engine, args.name, stop, args.exit_when_idle)
-    finally:
-        engine.close()
-        if server is not None:
-            server.close()
-    return 0
-
-
-def submit_and_wait(settings: Settings, items: list[PoolItem], *, lane: str = "fast", source: str = "",
-                    progress: Callable[[JobStatus], None] | None = None,
-                    timeout: float | None = None) -> list[ResultRow]:
-    """Submit through Redis and wait for a worker; the rows in index order (``screen --via-queue``).
-
-    Raises TimeoutError when the job is not finished within ``timeout`` (the job stays queued).
-    """
-    q = JobQueue(settings.redis.url, settings.redis)
-    try:
-        job_id = q.submit(items, lane=lane, source=source)
-        st = q.wait(job_id, timeout=timeout, on_progress=progress)
-        if not st.finished:
-            raise TimeoutError(f"job {job_id} not finished after {timeout} s: {st.done}/{st.total}")
-        return q.results(job_id)
-    finally:
-        q.close()
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m screening.worker", description=__doc__.split("\n")[0])
-    add_worker_args(parser)
-    return cmd_worker(parser.parse_args(argv))
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -22,8 +22,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import fields, replace
 from pathlib import Path
 
-from .codes import CodeError, normalise_code
-from .models import InputProblem, Pool, PoolItem, StockInput
+from screening.data.codes import CodeError, normalise_code
+from screening.models import StockInput
 
 FIELDS: tuple[str, ...] = tuple(f.name for f in fields(StockInput))
 _FLOAT_FIELDS = frozenset(f.name for f in fields(StockInput) if "float" in str(f.type))
@@ -38,7 +38,7 @@ class UniverseError(ValueError):
     """The universe file is malformed (a bad code, number or flag); the message says where."""
 
 
-def _norm_name(name: str) -> str:
+def norm_name(name: str) -> str:
     """Compare names the way users type them: full-width folded, no spaces, case-insensitive."""
     return "".join(unicodedata.normalize("NFKC", name).split()).casefold()
 
@@ -159,14 +159,14 @@ class Universe:
         Returns every candidate (copies) so a caller can say "ambiguous: A, B" rather than
         pick one; a name resolves to a stock only when exactly one is returned.
         """
-        key = _norm_name(name or "")
+        key = norm_name(name or "")
         if not key:
             return []
         if self._names is None:
             self._names = {}
             for code, stock in self._stocks.items():
                 if stock.name:
-                    self._names.setdefault(_norm_name(stock.name), []).append(code)
+                    self._names.setdefault(norm_name(stock.name), []).append(code)
         exact = self._names.get(key)
         if exact:
             codes = sorted(exact)
@@ -240,75 +240,3 @@ class Universe:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-
-
-def _resolve(token: str, universe: Universe) -> tuple[str | None, StockInput | None, str | None]:
-    """(code, stock, error) for one typed token: a code in any accepted form, or a stock name."""
-    try:
-        code = normalise_code(token)
-    except CodeError as exc:
-        matches = universe.find_by_name(token)
-        if len(matches) == 1:
-            return matches[0].code, matches[0], None
-        if len(matches) > 1:
-            shown = "、".join(f"{m.name}({m.code})" for m in matches[:5])
-            more = f" 等{len(matches)}只" if len(matches) > 5 else ""
-            return None, None, f"name {token!r} matches several stocks: {shown}{more}; give the code"
-        if any(ch.isdigit() for ch in token):
-            return None, None, str(exc)
-        return None, None, f"not an A-share code and no stock named {token!r} in the local universe"
-    stock = universe.get(code)
-    # A valid code the universe does not know: code only; the rules later mark what is missing.
-    return code, stock if stock is not None else StockInput(code=code), None
-
-
-def pool_from_codes(tokens: list[str], universe: Universe, source: str = "command") -> Pool:
-    """One PoolItem per typed token, in order: resolved stock, or a per-item error.
-
-    Nothing is dropped: an invalid token or a repeat of an earlier stock becomes a failed item
-    that says why, so the reply accounts for every token the user typed.
-    """
-    pool = Pool(source=source)
-    first_seen: dict[str, tuple[int, str]] = {}
-    for index, token in enumerate(tokens):
-        code, stock, error = _resolve(token, universe)
-        if code is not None and code in first_seen:
-            first_index, first_token = first_seen[code]
-            error = f"duplicate of {code} (item {first_index + 1}, {first_token!r})"
-            stock = None
-        if error is not None:
-            problem = InputProblem(source=source, message=error, value=token)
-            pool.items.append(PoolItem(index=index, raw_code=token, error=problem))
-            continue
-        assert code is not None
-        first_seen[code] = (index, token)
-        pool.items.append(PoolItem(index=index, raw_code=token, stock=stock))
-    return pool
-
-
-def ensure_default_universe(path: Path, examples_dir: Path) -> Universe:
-    """Load the universe at ``path``; on first run seed it so common codes resolve at once.
-
-    The seed is examples/sample_pool.csv (illustrative figures for well-known names) plus a
-    SYNTHETIC market of 5,400 stocks (seed 0). Synthetic stocks that share a code or a name
-    with the sample are left out, so 600519.SH is 贵州茅台 and not an invented company.
-    Seeded rows carry as_of 1970-01-01: any real upload is newer and replaces them.
-    """
-    path = Path(path)
-    if path.exists():
-        return Universe.load(path)
-    from .synthetic import generate_market  # local: keeps module import light
-
-    sample_file = Path(examples_dir) / "sample_pool.csv"
-    sample = [s for s, _ in read_stock_csv(sample_file)] if sample_file.exists() else []
-    sample_codes = {s.code for s in sample}
-    sample_names = {_norm_name(s.name) for s in sample if s.name}
-    synthetic = [
-        s for s in generate_market(5400, 0)
-        if s.code not in sample_codes and _norm_name(s.name or "") not in sample_names
-    ]
-    universe = Universe(path)
-    universe.update(synthetic, as_of=SEED_AS_OF)
-    universe.update(sample, as_of=SEED_AS_OF)
-    universe.save()
-    return universe

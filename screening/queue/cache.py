@@ -14,9 +14,8 @@ import json
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from .models import PoolItem, ResultRow, StockInput
-from .prompt import PROMPT_VERSION
-from .queue import row_json
+from screening.models import PoolItem, ResultRow, StockInput
+from screening.screen.prompt import PROMPT_VERSION
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 
@@ -38,7 +37,7 @@ def cache_key(prefix: str, stock: StockInput, model_id: str, date: str | None = 
 
 
 def encode_row(row: ResultRow) -> str:
-    return row_json(row)
+    return row.to_json()
 
 
 def decode_for(item: PoolItem, raw: str) -> ResultRow:

@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from .models import StockInput
+from screening.models import StockInput
 
 PROMPT_VERSION = "v1"
 REASON_MAX_CHARS = 30

@@ -36,7 +36,7 @@ import json
 import time
 import uuid
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field, is_dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import redis
@@ -46,96 +46,17 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 
-from .config import RedisSettings
-from .models import PoolItem, ResultRow
-from .pipeline import failed_row
+from screening.config import RedisSettings, Settings
+from screening.models import FailCode, PoolItem, ResultRow, failed_row
+from screening.queue.scripts import START_JOB, WRITE_ROWS
+from screening.queue.status import ACTIVE_STATES, JobState, JobStatus, status_from
 
 LANES = ("fast", "bulk")
 GROUP = "workers"
-ACTIVE_STATES = ("queued", "running")
-FINAL_STATES = ("done", "cancelled")
-CANCELLED = "cancelled"
+# the counters each worker keeps in P:worker:{name}:stats (the worker bumps them, worker_stats sums them)
+WORKER_COUNTERS = ("batches", "engine_requests", "cache_hits", "stocks_done")
 # Errors that mean "Redis is away for a moment" rather than "the request is wrong".
 TRANSIENT_ERRORS: tuple[type[Exception], ...] = (RedisConnectionError, RedisTimeoutError, BusyLoadingError)
-
-# Write rows idempotently and finish the job when it has all of them, atomically.
-# KEYS: meta, rows, items, attempts, active zset, owner set (may be a dummy key)
-# ARGV: job_id, mode ("write"|"cancel"), now, ttl, then triples index, row json, failed ("1"/"0")
-# Returns {state_code, added..}: state_code 0 = still running, 1 = finished by this call,
-# 2 = was already finished (nothing written), -1 = job unknown (expired).
-_WRITE_ROWS = """
-local state = redis.call('HGET', KEYS[1], 'state')
-if not state then return {-1} end
-if state ~= 'queued' and state ~= 'running' then return {2} end
-local added = {}
-local nfail = 0
-for i = 5, #ARGV, 3 do
-  if redis.call('HSETNX', KEYS[2], ARGV[i], ARGV[i + 1]) == 1 then
-    table.insert(added, ARGV[i])
-    if ARGV[i + 2] == '1' then nfail = nfail + 1 end
-  end
-end
-if #added > 0 then
-  redis.call('HINCRBY', KEYS[1], 'done', #added)
-  if nfail > 0 then redis.call('HINCRBY', KEYS[1], 'failed', nfail) end
-end
-local done = tonumber(redis.call('HGET', KEYS[1], 'done'))
-local total = tonumber(redis.call('HGET', KEYS[1], 'total'))
-local code = 0
-if ARGV[2] == 'cancel' or done >= total then
-  local final = 'done'
-  if ARGV[2] == 'cancel' then final = 'cancelled' end
-  redis.call('HSET', KEYS[1], 'state', final, 'finished_at', ARGV[3])
-  local ttl = tonumber(ARGV[4])
-  for k = 1, 4 do redis.call('EXPIRE', KEYS[k], ttl) end
-  redis.call('ZREM', KEYS[5], ARGV[1])
-  redis.call('SREM', KEYS[6], ARGV[1])
-  code = 1
-end
-table.insert(added, 1, code)
-return added
-"""
-
-# Mark a job running on first claim; keeps the first started_at.
-_START_JOB = """
-local state = redis.call('HGET', KEYS[1], 'state')
-if state == 'queued' then
-  redis.call('HSET', KEYS[1], 'state', 'running')
-  redis.call('HSETNX', KEYS[1], 'started_at', ARGV[1])
-end
-return state
-"""
-
-
-@dataclass
-class JobStatus:
-    """A job's progress as the bot shows it; ``done`` counts rows written, ok or failed."""
-
-    job_id: str
-    state: str  # queued | running | done | cancelled
-    lane: str
-    total: int
-    done: int
-    failed: int
-    position: int | None  # unfinished jobs ahead in the lane, while queued
-    created_at: float
-    started_at: float | None
-    finished_at: float | None
-    eta_s: float | None
-    source: str = ""
-    owner: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def finished(self) -> bool:
-        return self.state in FINAL_STATES
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> JobStatus:
-        return cls(**data)
-
 
 @dataclass(frozen=True)
 class JobKeys:
@@ -175,22 +96,7 @@ def make_client(url: str) -> redis.Redis:
 def row_fields(row: ResultRow) -> tuple[str, str, str]:
     """(index, row json, failed flag): the argument triple of the write script."""
     failed = "1" if row.status == "failed" else "0"
-    return str(row.index), row_json(row), failed
-
-
-def row_json(row: ResultRow) -> str:
-    """The row as JSON, same content as ``to_dict`` but without ``asdict``'s deep copy.
-
-    ``asdict`` dominated the worker's profile (thousands of rows per batch); a row's fields
-    are scalars and a list of str, which json serialises directly.
-    """
-    return json.dumps(vars(row), ensure_ascii=False, default=_as_plain)
-
-
-def _as_plain(obj: Any) -> Any:
-    if is_dataclass(obj) and not isinstance(obj, type):
-        return asdict(obj)
-    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+    return str(row.index), row.to_json(), failed
 
 
 class JobQueue:
@@ -200,9 +106,10 @@ class JobQueue:
         self.url = url
         self.settings = settings
         self.prefix = settings.prefix
-        self.r = client or make_client(url)
-        self._write_rows = self.r.register_script(_WRITE_ROWS)
-        self._start_job = self.r.register_script(_START_JOB)
+        # Any: with decode_responses=True every reply is str, which redis-py's annotations (bytes | str) cannot say
+        self.r: Any = client or make_client(url)
+        self._write_rows = self.r.register_script(WRITE_ROWS)
+        self._start_job = self.r.register_script(START_JOB)
 
     # -- key names -----------------------------------------------------------------------
     def stream(self, lane: str) -> str:
@@ -258,12 +165,12 @@ class JobQueue:
         job_id = uuid.uuid4().hex
         keys = self.job_keys(job_id)
         now = time.time()
-        pre_failed = [failed_row(i, str(i.error) if i.error else "unusable input") for i in items
+        pre_failed = [failed_row(i, str(i.error) if i.error else "unusable input", FailCode.INPUT) for i in items
                       if i.stock is None]
         total, todo = len(items), len(items) - len(pre_failed)
         owner_key = owner_key_of(owner)
         meta: dict[str, Any] = {
-            "job_id": job_id, "lane": lane, "state": "queued" if todo else "done",
+            "job_id": job_id, "lane": lane, "state": JobState.QUEUED if todo else JobState.DONE,
             "total": total, "done": len(pre_failed), "failed": len(pre_failed),
             "pre_failed": len(pre_failed), "created_at": repr(now), "source": source,
             "owner": json.dumps(owner or {}, ensure_ascii=False), "owner_key": owner_key or "",
@@ -305,30 +212,7 @@ class JobQueue:
                 raise KeyError(f"unknown or expired job {jid}")
             pipe.zrank(self.active_key(meta.get("lane", "fast")), jid)
         ranks = pipe.execute()
-        return [self._status_from(jid, m, rank) for jid, m, rank in zip(job_ids, metas, ranks, strict=True)]
-
-    @staticmethod
-    def _status_from(job_id: str, meta: dict[str, str], rank: int | None) -> JobStatus:
-        def f(key: str) -> float | None:
-            return float(meta[key]) if meta.get(key) else None
-
-        state = meta.get("state", "queued")
-        total, done = int(meta.get("total", 0)), int(meta.get("done", 0))
-        started = f("started_at")
-        eta: float | None = None
-        processed = done - int(meta.get("pre_failed", 0))
-        if state == "running" and started is not None and processed > 0:
-            elapsed = max(1e-6, time.time() - started)
-            eta = (total - done) * elapsed / processed
-        elif state in FINAL_STATES:
-            eta = 0.0
-        return JobStatus(
-            job_id=job_id, state=state, lane=meta.get("lane", ""), total=total, done=done,
-            failed=int(meta.get("failed", 0)), position=rank if state == "queued" else None,
-            created_at=float(meta.get("created_at", 0.0)), started_at=started,
-            finished_at=f("finished_at"), eta_s=eta, source=meta.get("source", ""),
-            owner=json.loads(meta.get("owner") or "{}"),
-        )
+        return [status_from(jid, m, rank) for jid, m, rank in zip(job_ids, metas, ranks, strict=True)]
 
     def results(self, job_id: str) -> list[ResultRow]:
         """The rows written so far, in index order (all of them once the job is finished)."""
@@ -373,13 +257,13 @@ class JobQueue:
         res = pipe.execute()
         out = []
         for i, name in enumerate(names):
-            stats = {k: _num(v) for k, v in res[2 * i + 1].items()}
-            out.append({"name": name, "alive": bool(res[2 * i]), **stats})
+            counters = {k: _num(v) for k, v in res[2 * i + 1].items()}
+            out.append({"name": name, "alive": bool(res[2 * i]), **counters})
         return out
 
     def worker_stats(self, name: str | None = None) -> dict[str, float]:
         """Counters summed over all workers (or one): batches, engine_requests, cache_hits, stocks_done."""
-        total: dict[str, float] = {"batches": 0, "engine_requests": 0, "cache_hits": 0, "stocks_done": 0}
+        total: dict[str, float] = dict.fromkeys(WORKER_COUNTERS, 0)
         for w in self.workers():
             if name is None or w["name"] == name:
                 for k in total:
@@ -389,7 +273,7 @@ class JobQueue:
     # -- writing (shared with the worker) ------------------------------------------------
     def write_rows(self, job_id: str, rows: Iterable[ResultRow], *, owner_key: str | None, lane: str,
                    mode: str = "write", client: Any = None) -> list[Any]:
-        """Write rows idempotently; returns [state_code, added indexes...] (see _WRITE_ROWS).
+        """Write rows idempotently; returns [state_code, added indexes...] (see scripts.WRITE_ROWS).
 
         With ``client`` a pipeline, the call is queued there and its result comes from
         ``execute()``.
@@ -424,7 +308,8 @@ class JobQueue:
         if not meta or meta.get("state") not in ACTIVE_STATES:
             return False
         done = set(self.r.hkeys(keys.rows))
-        rows = [failed_row(item, CANCELLED) for item in self.items(job_id) if str(item.index) not in done]
+        rows = [failed_row(item, JobState.CANCELLED.value, FailCode.CANCELLED) for item in self.items(job_id)
+                if str(item.index) not in done]
         res = self.write_rows(job_id, rows, owner_key=meta.get("owner_key") or None, lane=meta["lane"],
                               mode="cancel")
         if int(res[0]) != 1:
@@ -512,3 +397,21 @@ def _num(v: str) -> float | int | str:
 def _chunks(pairs: list[tuple[str, str]], size: int = 1000) -> Iterable[list[tuple[str, str]]]:
     for i in range(0, len(pairs), size):
         yield pairs[i:i + size]
+
+
+def submit_and_wait(settings: Settings, items: list[PoolItem], *, lane: str = "fast", source: str = "",
+                    progress: Callable[[JobStatus], None] | None = None,
+                    timeout: float | None = None) -> list[ResultRow]:
+    """Submit through Redis and wait for a worker; the rows in index order (``screen --via-queue``).
+
+    Raises TimeoutError when the job is not finished within ``timeout`` (the job stays queued).
+    """
+    q = JobQueue(settings.redis.url, settings.redis)
+    try:
+        job_id = q.submit(items, lane=lane, source=source)
+        st = q.wait(job_id, timeout=timeout, on_progress=progress)
+        if not st.finished:
+            raise TimeoutError(f"job {job_id} not finished after {timeout} s: {st.done}/{st.total}")
+        return q.results(job_id)
+    finally:
+        q.close()

@@ -17,7 +17,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from .config import cache_dir
+from screening.config import cache_dir
 
 log = logging.getLogger(__name__)
 

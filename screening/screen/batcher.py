@@ -29,7 +29,8 @@ from typing import Protocol, TypeVar
 
 
 class HasTokens(Protocol):
-    prompt_tokens: int
+    @property
+    def prompt_tokens(self) -> int: ...
 
 
 T = TypeVar("T", bound=HasTokens)

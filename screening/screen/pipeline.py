@@ -14,12 +14,12 @@ from dataclasses import dataclass
 
 from pydantic import ValidationError
 
-from .batcher import BatchPlan, plan_batches
-from .config import BatcherSettings, EngineSettings
-from .engines.base import Engine, EngineOutput, EngineRequest
-from .models import RISK_ORDER, PoolItem, ResultRow, StockInput
-from .prompt import chat_messages, cut_to_tokens, parse_answer, sanitize_report
-from .rules import (
+from screening.config import BatcherSettings, EngineSettings
+from screening.engines.base import Engine, EngineOutput, EngineRequest
+from screening.models import RISK_ORDER, FailCode, PoolItem, ResultRow, StockInput, failed_row
+from screening.screen.batcher import BatchPlan, plan_batches
+from screening.screen.prompt import chat_messages, cut_to_tokens, parse_answer, sanitize_report
+from screening.screen.rules import (
     FLAG_CUT_OFF,
     FLAG_IDENTITY,
     FLAG_MODEL_LOWER,
@@ -51,22 +51,6 @@ class Prepared:
         return self.request.prompt_tokens
 
 
-def failed_row(item: PoolItem, error: str, engine: str | None = None) -> ResultRow:
-    stock = item.stock
-    return ResultRow(
-        index=item.index,
-        code=stock.code if stock else item.raw_code,
-        name=stock.name if stock else None,
-        industry=stock.industry if stock else None,
-        status="failed",
-        error=error,
-        pe_ttm=stock.pe_ttm if stock else None,
-        roe=stock.roe if stock else None,
-        row=item.row,
-        engine=engine,
-    )
-
-
 def batch_plan(settings: BatcherSettings) -> BatchPlan:
     return BatchPlan(settings.token_budget, settings.max_batch, settings.bucket_width, settings.enabled)
 
@@ -96,12 +80,14 @@ class Screener:
         for pos, (item, key) in enumerate(entries):
             stock = item.stock
             if stock is None:
-                out[pos] = failed_row(item, str(item.error) if item.error else "unusable input", self.engine.name)
+                out[pos] = failed_row(item, str(item.error) if item.error else "unusable input", FailCode.INPUT,
+                                      self.engine.name)
                 continue
             try:
                 verdict = assess(stock)
             except MissingData as exc:
-                out[pos] = failed_row(item, f"缺少数据: {exc} (文件和本地基本面库中均没有)", self.engine.name)
+                out[pos] = failed_row(item, f"缺少数据: {exc} (文件和本地基本面库中均没有)", FailCode.MISSING_DATA,
+                                      self.engine.name)
                 continue
             key = key or str(item.index)
             if not self.engine.uses_prompts:
@@ -121,7 +107,8 @@ class Screener:
             for (pos, item, stock, key, verdict), messages, cut, ids in zip(todo, conversations, cuts, all_ids,
                                                                              strict=True):
                 if len(ids) > budget:  # the report is already capped; only absurd names/fields get here
-                    out[pos] = failed_row(item, f"prompt too long: {len(ids)} tokens > {budget}", self.engine.name)
+                    out[pos] = failed_row(item, f"prompt too long: {len(ids)} tokens > {budget}",
+                                          FailCode.PROMPT_TOO_LONG, self.engine.name)
                     continue
                 request = EngineRequest(key, messages, len(ids), stock, cut, array("i", ids))
                 out[pos] = Prepared(item, request, verdict)
@@ -139,7 +126,7 @@ class Screener:
         if out.error:
             if not final:
                 return None
-            return failed_row(item, f"engine error: {out.error}", self.engine.name)
+            return failed_row(item, f"engine error: {out.error}", FailCode.ENGINE_ERROR, self.engine.name)
         row = ResultRow(
             index=item.index,
             code=stock.code,

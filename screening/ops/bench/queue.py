@@ -14,13 +14,13 @@ import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
-from .bench import Timing, sample_pool
-from .config import Settings
-from .engines.rules_engine import RulesEngine
-from .local_redis import LocalRedis
-from .models import PoolItem
-from .pipeline import Screener
-from .queue import JobQueue
+from screening.config import Settings
+from screening.engines.rules_engine import RulesEngine
+from screening.models import PoolItem
+from screening.ops.bench.common import Timing, sample_pool
+from screening.ops.local_redis import LocalRedis
+from screening.queue.client import JobQueue
+from screening.screen.pipeline import Screener
 
 
 def bench_queue(settings: Settings, n: int = 4000, small_jobs: int = 400) -> tuple[list[Timing], dict]:

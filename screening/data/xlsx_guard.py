@@ -12,8 +12,8 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-from .config import InputSettings
-from .models import PoolRejected
+from screening.config import InputSettings
+from screening.models import PoolRejected
 
 MAX_COMPRESSION_RATIO = 200.0
 # Tiny entries (styles, rels) may compress extremely well without being dangerous; the ratio

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from .config import WEBHOOK_SECRET_ENV, Settings, load_settings, webhook_problem
+from screening.config import WEBHOOK_SECRET_ENV, Settings, load_settings, webhook_problem
 
 TOKEN_ENV = "SCREENER_TELEGRAM__TOKEN"
 Level = Literal["ok", "info", "warn", "fail"]
@@ -99,7 +99,7 @@ def check_redis(settings: Settings, timeout: float = 3.0) -> list[Finding]:
     except redis.ResponseError:
         pass  # CONFIG may be renamed away on a managed Redis
     try:
-        from .queue import JobQueue
+        from screening.queue.client import JobQueue
 
         workers = JobQueue(url, settings.redis, client=r).workers()
         alive = [w["name"] for w in workers if w.get("alive")]
@@ -161,7 +161,7 @@ def check_engine(settings: Settings, timeout: float = 5.0) -> list[Finding]:
     if es.model:
         out += check_model_folder(Path(es.model).expanduser(), "engine.model", es.max_model_len)
     else:
-        from .embedded_model import MARKER, default_model_dir, gguf_path
+        from screening.engines.embedded_model import MARKER, default_model_dir, gguf_path
 
         built = default_model_dir()
         if (built / MARKER).exists():
@@ -286,8 +286,8 @@ def _check_token(settings: Settings, env: dict[str, str], timeout: float) -> lis
 
 
 def check_push(settings: Settings, env: dict[str, str] | None = None, timeout: float = 5.0) -> list[Finding]:
-    from .digest import DigestSettings
-    from .push.base import target_url
+    from screening.config import DigestSettings
+    from screening.push.manager import target_url
 
     env = dict(os.environ) if env is None else env
     try:

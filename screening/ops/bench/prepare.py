@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import time
 
-from .bench import Timing
-from .config import Settings
-from .engines.base import ChatTokenizerMixin, Engine
-from .models import PoolItem
-from .pipeline import Prepared, Screener
-from .synthetic import generate_market
+from screening.config import Settings
+from screening.data.synthetic import generate_market
+from screening.engines.base import ChatTokenizerMixin, Engine
+from screening.models import PoolItem
+from screening.ops.bench.common import Timing
+from screening.screen.pipeline import Prepared, Screener
 
 
 class TokenizerOnly(ChatTokenizerMixin, Engine):
@@ -37,7 +37,7 @@ class TokenizerOnly(ChatTokenizerMixin, Engine):
 
 
 def bench_prepare(settings: Settings, n: int = 5400) -> tuple[list[Timing], dict]:
-    from .embedded_model import ensure_embedded_model
+    from screening.engines.embedded_model import ensure_embedded_model
 
     path = settings.engine.model or str(ensure_embedded_model())
     items = [PoolItem(i, s.code, s) for i, s in enumerate(generate_market(5400, seed=0)[:n])]
@@ -57,7 +57,7 @@ def bench_prepare(settings: Settings, n: int = 5400) -> tuple[list[Timing], dict
                    add_special_tokens=False)
     chat = Timing("render + encode per prompt (what LLM.chat repeats without ids)", len(prepared),
                   time.perf_counter() - t)
-    same = all(isinstance(a, Prepared) and list(a.request.prompt_ids) == list(b.request.prompt_ids)
+    same = all(isinstance(a, Prepared) and list(a.request.prompt_ids or []) == list(b.request.prompt_ids or [])
                for a, b in zip(single, batch, strict=True) if isinstance(b, Prepared))
     return [one_by_one, many, chat], {"tokenizer": path, "stocks": len(items), "screenable": len(prepared),
                                       "batch ids equal one-by-one ids": same}

@@ -18,11 +18,11 @@ from typing import Any
 
 import pandas as pd
 
-from .codes import CodeError, normalise_code
-from .config import InputSettings
-from .models import InputProblem, Pool, PoolItem, PoolRejected, StockInput
-from .values import parse_bool_flag, parse_number
-from .xlsx_guard import check_xlsx
+from screening.config import InputSettings
+from screening.data.codes import CodeError, normalise_code
+from screening.data.values import parse_bool_flag, parse_number
+from screening.data.xlsx_guard import check_xlsx
+from screening.models import InputProblem, Pool, PoolItem, PoolRejected, StockInput
 
 _MB = 1024 * 1024
 HEADER_SCAN_ROWS = 10  # title lines some exports put above the header

@@ -36,8 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .embedded_model import MARKER, sha256
-from .models import StockInput
+from screening.engines.embedded_model import MARKER, sha256
+from screening.models import StockInput
 
 MANIFEST = "screener-manifest.json"
 INDEX = "model.safetensors.index.json"
@@ -243,8 +243,8 @@ def check_config(folder: Path, report: Report, max_model_len: int | None) -> dic
 # ---------------------------------------------------------------------------------- parity
 def sample_messages(encode: Callable[[str], list[int]], decode: Callable[[list[int]], str],
                     max_report_tokens: int = 600) -> list[tuple[str, list[dict]]]:
-    from .prompt import build_messages
-    from .rules import assess
+    from screening.screen.prompt import build_messages
+    from screening.screen.rules import assess
 
     out = []
     for stock in SAMPLE_STOCKS:
@@ -261,8 +261,8 @@ def check_parity(folder: Path, engine: Any, report: Report, steps: int = 8, tole
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from vllm import SamplingParams
 
-    from .engines.base import EngineRequest
-    from .prompt import parse_answer
+    from screening.engines.base import EngineRequest
+    from screening.screen.prompt import parse_answer
 
     if str(Path(engine.model_id).resolve()) != str(folder.resolve()):
         report.add("warn", "parity", f"the engine runs {engine.model_id}, not {folder}")
@@ -367,7 +367,7 @@ def add_args(p: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     import logging
 
-    from .config import load_settings
+    from screening.config import load_settings
 
     settings = load_settings(args.config)
     if args.model:
@@ -375,7 +375,7 @@ def main(args: argparse.Namespace) -> int:
     elif settings.engine.model:
         folder = Path(settings.engine.model).expanduser()
     else:
-        from .embedded_model import ensure_embedded_model
+        from screening.engines.embedded_model import ensure_embedded_model
 
         folder = ensure_embedded_model()
     if args.record:
@@ -387,7 +387,7 @@ def main(args: argparse.Namespace) -> int:
     logging.getLogger("vllm").setLevel(logging.WARNING)
 
     def factory() -> Any:
-        from .engines.vllm_engine import VllmEngine
+        from screening.engines.vllm_engine import VllmEngine
 
         return VllmEngine(settings.engine, str(folder))
 

@@ -13,8 +13,8 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from .export_safety import escape_formula
-from .models import Pool, ResultRow
+from screening.models import Pool, ResultRow
+from screening.output.export_safety import escape_formula
 
 COLUMNS = [
     "code",

@@ -11,7 +11,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from .models import RISK_ORDER, StockInput
+from screening.models import RISK_ORDER, StockInput
 
 SCORE_TOLERANCE = 3
 DATA_DOUBT_TOLERANCE = 0.05  # report figure vs given figure, relative

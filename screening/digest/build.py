@@ -1,0 +1,145 @@
+"""The pre-market digest: screen the universe (or a pool) on the bulk lane, compare with the last one.
+
+``make_digest`` screens through the Redis queue (a running worker) or in process with the rules
+engine, then builds a ``Digest``: the date and the data's as-of, counts by risk level, the top N
+by score with reasons, stocks whose risk level changed since the previous digest (digest/history.py),
+stocks newly marked ST, failed rows, the XLSX and the chart (digest/files.py).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from screening.config import DigestSettings, Settings, cache_dir
+from screening.data.load import default_universe, load_pool, pool_from_codes
+from screening.data.trading_calendar import is_trading_day
+from screening.digest.files import write_files
+from screening.digest.history import History, compare, snapshot
+from screening.digest.model import Digest, scope_of
+from screening.models import PoolItem, ResultRow
+from screening.output import report
+from screening.queue.client import JobQueue, make_client
+from screening.screen.rules import is_st
+
+log = logging.getLogger(__name__)
+
+
+def build_digest(day: dt.date, rows: list[ResultRow], items: Sequence[PoolItem], *, ds: DigestSettings,
+                 source: str, scope: str, history: History | None, now: dt.datetime | None = None,
+                 as_of: tuple[str | None, str | None] = (None, None), out_dir: Path | None = None,
+                 engine: str = "", seconds: float = 0.0, save_history: bool = True) -> Digest:
+    """A Digest from screened rows; compares with (and then stores) the history when given."""
+    now = now or dt.datetime.now(ds.tz)
+    st = {i.stock.code: is_st(i.stock.name, i.stock.st) for i in items if i.stock is not None}
+    warnings: list[str] = []
+    trading, cal_warning = is_trading_day(day, ds.holiday_set())
+    if cal_warning:
+        warnings.append(cal_warning)
+    if not trading:
+        warnings.append(f"注意: {day} 不是上交所交易日 / not an SSE trading day")
+    prev_date: dt.date | None = None
+    prev: dict[str, list[Any]] = {}
+    if history is not None:
+        try:
+            prev_date, prev = history.previous(scope, day)
+        except Exception as exc:
+            log.warning("digest history unavailable: %s", exc)
+            warnings.append("历史快照不可用, 未对比前一期 / history unavailable")
+    else:
+        warnings.append("未连接 Redis, 未对比前一期 / no history (Redis not used)")
+    changes, new_st = compare(rows, st, prev)
+    digest = Digest(
+        date=day, generated_at=now, source=source, scope=scope, rows=rows, counts=report.summary(rows),
+        top=report.top_picks(rows, ds.top_n), changes=changes, new_st=new_st,
+        failed=[r for r in rows if r.status != "ok"], previous_date=prev_date, data_as_of=as_of[0],
+        data_as_of_oldest=as_of[1], warnings=warnings, engine=engine, seconds=seconds,
+    )
+    if history is not None and save_history:
+        try:
+            history.save(scope, day, snapshot(rows, st))
+        except Exception as exc:
+            log.warning("could not store the digest snapshot for %s: %s", day, exc)
+    if out_dir is not None:
+        write_files(digest, out_dir)
+    return digest
+
+# ------------------------------------------------------------------------------ screening
+
+
+AsOf = tuple[str | None, str | None]
+
+
+def collect_items(settings: Settings, ds: DigestSettings, *, codes: Sequence[str] | None = None,
+                  pool_file: str | Path | None = None) -> tuple[list[PoolItem], str, str, AsOf]:
+    """(items, source label, scope, (newest as-of, oldest as-of)) of the universe, a code list or a file."""
+    universe = default_universe(settings)
+    pool_file = pool_file or ds.pool_file or None
+    if codes:
+        pool = pool_from_codes(list(codes), universe, source="自选")
+        items, source = pool.items, f"自选 {len(pool.items)} 只"
+        scope = scope_of([i.stock.code if i.stock else i.raw_code for i in items])
+    elif pool_file:
+        pool = load_pool([str(pool_file)], settings, update_universe=False)
+        items, source = pool.items, Path(pool_file).name
+        scope = scope_of([i.stock.code if i.stock else i.raw_code for i in items])
+    else:
+        items = [PoolItem(index=i, raw_code=s.code, stock=s) for i, s in enumerate(universe)]
+        source, scope = f"全市场 {len(items)} 只", "universe"
+    stamps = sorted({a for i in items if i.stock is not None and (a := universe.as_of(i.stock.code))})
+    return items, source, scope, (stamps[-1] if stamps else None, stamps[0] if stamps else None)
+
+
+def screen(settings: Settings, ds: DigestSettings, items: list[PoolItem], *, engine: str | None = None,
+           queue: Any = None, source: str = "digest",
+           timeout: float | None = None) -> tuple[list[ResultRow], str, str | None]:
+    """(rows, engine name, job id) for ``items``: in process when ``engine`` is given (e.g. "rules"),
+    else through the queue on ``ds.lane``."""
+    if engine:
+        from screening.engines import make_engine
+        from screening.screen.pipeline import Screener
+
+        eng = make_engine(settings.engine, engine)
+        try:
+            return Screener(eng, settings.engine, settings.batcher).run(items), eng.name, None
+        finally:
+            eng.close()
+    q = queue or JobQueue(settings.redis.url, settings.redis)
+    try:
+        job_id = q.submit(items, lane=ds.lane, source=source, owner={"digest": True})
+        st = q.wait(job_id, timeout=timeout if timeout is not None else ds.screen_timeout_s)
+        if not st.finished:
+            raise TimeoutError(f"digest job {job_id} not finished after {ds.screen_timeout_s:.0f} s "
+                               f"({st.done}/{st.total}); is a worker running?")
+        return q.results(job_id), "queue", job_id
+    finally:
+        if queue is None:
+            q.close()
+
+
+def make_digest(settings: Settings, day: dt.date, *, ds: DigestSettings | None = None,
+                codes: Sequence[str] | None = None, pool_file: str | Path | None = None,
+                engine: str | None = None, queue: Any = None, redis_client: Any = None,
+                use_history: bool = True, out_dir: Path | None = None, write: bool = True,
+                now: dt.datetime | None = None) -> Digest:
+    """Screen and build the digest for ``day`` (blocking; the bot runs it in a thread)."""
+    ds = ds or settings.digest
+    t0 = time.perf_counter()
+    items, source, scope, as_of = collect_items(settings, ds, codes=codes, pool_file=pool_file)
+    rows, engine_name, job_id = screen(settings, ds, items, engine=engine, queue=queue, source=f"digest {day}")
+    history = None
+    if use_history:
+        r = redis_client if redis_client is not None else (queue.r if queue is not None else None)
+        if r is None:
+            r = make_client(settings.redis.url)
+        history = History(r, settings.redis.prefix, ds.history_days)
+    target_dir = out_dir or (Path(ds.out_dir) if ds.out_dir else cache_dir() / "digests")
+    digest = build_digest(day, rows, items, ds=ds, source=source, scope=scope, history=history, now=now,
+                          as_of=as_of, out_dir=target_dir if write else None, engine=engine_name,
+                          seconds=time.perf_counter() - t0)
+    digest.job_id = job_id
+    return digest

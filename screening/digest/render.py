@@ -1,0 +1,131 @@
+"""The digest as text: Markdown (WeCom, DingTalk), Telegram HTML, plain lines (Feishu post), and JSON.
+
+One ``_sections`` function lays the digest out as lines; each renderer passes its own escaper
+and markup, so every channel says the same things. Every dynamic string goes through the
+channel's escaper (screening/output/text.py): in Markdown the characters that would start markup,
+a tag or a mention (``*ST``, ``<at id=all>`` in a name) become full-width, in HTML they are
+entities, so data can never format a message or mention anyone.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from typing import Any
+
+from screening.config import DigestSettings
+from screening.digest.model import Digest, RiskChange
+from screening.models import ResultRow
+from screening.output.text import RISK_BADGE, esc_html, esc_md, plain, split_with_parts, utf8_len, utf16_len
+
+TELEGRAM_LIMIT = 4096  # UTF-16 code units
+
+
+def _row_text(r: ResultRow, esc: Callable[..., str]) -> str:
+    score = "—" if r.score is None else str(r.score)
+    text = f"{esc(r.code)} {esc(r.name or '', 24)} · {esc(r.risk_level)} · {score}"
+    if r.reason:
+        text += f" — {esc(r.reason, 60)}"
+    return text
+
+
+def _change_text(c: RiskChange, esc: Callable[..., str]) -> str:
+    arrow = "⬆️" if c.worse else "⬇️"
+    score = f" ({'—' if c.old_score is None else c.old_score}→{'—' if c.new_score is None else c.new_score})"
+    return f"{arrow} {esc(c.code)} {esc(c.name or '', 24)} {esc(c.old_risk)}→{esc(c.new_risk)}{score}"
+
+
+def _sections(d: Digest, ds: DigestSettings, esc: Callable[..., str], head: Callable[[str], str],
+              bold: Callable[[str], str], item: str) -> list[str]:
+    """The digest as lines; ``head``/``bold`` wrap fixed text, ``esc`` escapes dynamic text."""
+    c = d.counts
+    as_of = f"数据截至 {esc(d.data_as_of)}" if d.data_as_of else "数据时间未知"
+    if d.data_as_of_oldest and d.data_as_of_oldest != d.data_as_of:
+        as_of += f" (最早 {esc(d.data_as_of_oldest)})"
+    lines = [head(esc(d.title)),
+             f"{as_of} · {esc(d.source, 60)} · 生成于 {d.generated_at.strftime('%H:%M')}",
+             f"{bold('风险分布')}: 🔴 高 {c['高']} · 🟡 中 {c['中']} · 🟢 低 {c['低']} · ⚠️ 失败 {c['failed']}"
+             f" (共 {c['total']})", ""]
+    if d.top:
+        lines.append(bold(f"评分前 {len(d.top)}"))
+        lines += [f"{i}. {RISK_BADGE.get(r.risk_level or '', '')} {_row_text(r, esc)}" for i, r in enumerate(d.top, 1)]
+        lines.append("")
+    if d.previous_date is None:
+        lines.append(f"{bold('风险变化')}: 无上一期摘要可对比 (首次)")
+    elif not d.changes:
+        lines.append(f"{bold('风险变化')} (对比 {d.previous_date}): 无")
+    else:
+        lines.append(f"{bold(f'风险变化 {len(d.changes)} 只')} (对比 {d.previous_date})")
+        lines += [f"{item}{_change_text(ch, esc)}" for ch in d.changes[:ds.max_change_lines]]
+        if len(d.changes) > ds.max_change_lines:
+            lines.append(f"…另有 {len(d.changes) - ds.max_change_lines} 只, 见 XLSX「变化」表")
+    if d.new_st:
+        lines += ["", bold(f"新增 ST {len(d.new_st)} 只")]
+        lines += [f"{item}{esc(r.code)} {esc(r.name or '', 24)}" for r in d.new_st[:ds.max_st_lines]]
+        if len(d.new_st) > ds.max_st_lines:
+            lines.append(f"…另有 {len(d.new_st) - ds.max_st_lines} 只, 见 XLSX")
+    if d.failed:
+        lines += ["", bold(f"失败 {len(d.failed)} 只")]
+        lines += [f"{item}{esc(r.code, 24)} {esc(r.name or '', 24)}: {esc(r.error, 80)}"
+                  for r in d.failed[:ds.max_failed_lines]]
+        if len(d.failed) > ds.max_failed_lines:
+            lines.append(f"…另有 {len(d.failed) - ds.max_failed_lines} 只失败, 见 XLSX")
+    lines.append("")
+    lines.append("完整结果见 XLSX。仅为规则筛选结果, 不构成投资建议。")
+    lines += [f"⚠️ {esc(w)}" for w in d.warnings]
+    return lines
+
+
+def markdown_lines(d: Digest, ds: DigestSettings | None = None) -> list[str]:
+    ds = ds or DigestSettings()
+    return _sections(d, ds, esc_md, lambda t: f"## {t}", lambda t: f"**{t}**", "- ")
+
+
+def render_markdown(d: Digest, ds: DigestSettings | None = None) -> str:
+    return "\n".join(markdown_lines(d, ds))
+
+
+def render_markdown_parts(d: Digest, limit_bytes: int, ds: DigestSettings | None = None,
+                          hard_breaks: bool = False) -> list[str]:
+    """Markdown messages, each at most ``limit_bytes`` UTF-8 bytes (WeCom: 4,096).
+
+    ``hard_breaks`` ends every line with two spaces (DingTalk joins single newlines otherwise).
+    """
+    lines = markdown_lines(d, ds)
+    if hard_breaks:
+        lines = [f"{line}  " if line else line for line in lines]
+    return split_with_parts(lines, limit_bytes, utf8_len)
+
+
+def telegram_lines(d: Digest, ds: DigestSettings | None = None) -> list[str]:
+    ds = ds or DigestSettings()
+    return _sections(d, ds, esc_html, lambda t: f"<b>{t}</b>", lambda t: f"<b>{html.escape(t)}</b>", "• ")
+
+
+def render_telegram(d: Digest, ds: DigestSettings | None = None, limit: int = TELEGRAM_LIMIT) -> list[str]:
+    """Telegram HTML messages, each at most ``limit`` UTF-16 units, split on line boundaries."""
+    return split_with_parts(telegram_lines(d, ds), limit, utf16_len)
+
+
+def plain_lines(d: Digest, ds: DigestSettings | None = None) -> list[str]:
+    ds = ds or DigestSettings()
+    return _sections(d, ds, plain, lambda t: t, lambda t: t, "· ")
+
+
+def render_json(d: Digest) -> dict[str, Any]:
+    def row(r: ResultRow) -> dict[str, Any]:
+        return {"code": r.code, "name": r.name, "risk_level": r.risk_level, "score": r.score, "reason": r.reason,
+                "error": r.error, "flags": list(r.flags)}
+
+    return {
+        "date": d.date.isoformat(), "generated_at": d.generated_at.isoformat(), "source": d.source,
+        "scope": d.scope, "data_as_of": d.data_as_of, "data_as_of_oldest": d.data_as_of_oldest,
+        "counts": d.counts, "top": [row(r) for r in d.top],
+        "previous_date": d.previous_date.isoformat() if d.previous_date else None,
+        "risk_changes": [{"code": c.code, "name": c.name, "old_risk": c.old_risk, "new_risk": c.new_risk,
+                          "old_score": c.old_score, "new_score": c.new_score} for c in d.changes],
+        "new_st": [row(r) for r in d.new_st], "failed": [row(r) for r in d.failed],
+        "warnings": list(d.warnings), "engine": d.engine, "seconds": round(d.seconds, 2),
+        "job_id": d.job_id, "xlsx": str(d.xlsx_path) if d.xlsx_path else None,
+        "chart": str(d.chart_path) if d.chart_path else None,
+    }

@@ -1,0 +1,41 @@
+"""``python -m screening bench``: measured, never asserted. Appends a section to bench/RESULTS.md.
+
+One process, one engine, the same pool for every variant, so the ratios compare like with
+like: raw engine (``LLM.chat`` on pre-built prompts) vs the full screen path (rules,
+prompt building, token counting, batching, validation, merging) with bucketing on and off.
+``--queue`` adds the Redis path (enqueue -> worker process -> stored results) with the rules
+engine against the direct rules engine, to show what the queue itself costs.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from screening.config import load_settings
+from screening.ops.bench.common import write_results
+from screening.ops.bench.engine import bench_engine
+
+
+def main(args: argparse.Namespace) -> int:
+    settings = load_settings(args.config)
+    if getattr(args, "prepare", False):
+        from screening.ops.bench.prepare import bench_prepare  # tokenizer only: loaded when asked
+
+        p_timings, p_info = bench_prepare(settings)
+        title = "CPU: preparing the whole market before the first engine call"
+        print(write_results(Path(args.results), title, p_timings, p_info, "python -m screening bench --prepare"))
+        return 0
+    command = f"python -m screening bench --n {args.n} --engine {args.engine}" + (" --queue" if args.queue else "")
+    timings, info = bench_engine(settings, args.n, args.engine)
+    print(write_results(Path(args.results), f"CPU: {args.engine} engine, raw vs screen path", timings, info, command))
+    if args.queue:
+        from screening.ops.bench.queue import bench_queue
+
+        q_timings, q_info = bench_queue(settings)
+        print(
+            write_results(
+                Path(args.results), "Queue: direct rules engine vs Redis queue + worker", q_timings, q_info, command
+            )
+        )
+    return 0

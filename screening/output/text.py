@@ -1,0 +1,92 @@
+"""Chat text: the one message splitter, the length measures of each vendor, and the escapers.
+
+Every front and every digest push splits and escapes here, so a limit or an escape rule is fixed
+in one place: Telegram counts UTF-16 code units (4,096 per message), WeCom and DingTalk count UTF-8
+bytes. Lines are the unit: each rendered line is a complete fragment (an HTML tag opens and closes
+on the line), so a message may be split between any two lines, and a single over-long line is cut
+(by a caller's ``cut`` when markup must stay whole).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Iterable
+
+RISK_BADGE = {"高": "🔴", "中": "🟡", "低": "🟢"}
+
+# Markdown (WeCom, DingTalk, Feishu lark_md): characters that start markup, a tag or a mention become
+# their full-width forms, so data (``*ST``, ``<at id=all>`` in a name) never formats a message
+_MD_MAP = str.maketrans({"*": "＊", "_": "＿", "`": "｀", "[": "［", "]": "］", "<": "＜", ">": "＞",
+                         "#": "＃", "~": "～", "|": "｜", "\r": " ", "\n": " "})
+
+
+def _shorten(value: object, limit: int | None) -> str:
+    """One line of display text, cut to ``limit`` characters with an ellipsis (before any escaping)."""
+    text = "" if value is None else str(value).replace("\r", " ").replace("\n", " ")
+    if limit is not None and len(text) > limit:
+        text = text[: max(1, limit - 1)] + "…"
+    return text
+
+
+def esc_html(value: object, limit: int | None = None) -> str:
+    """A dynamic string for Telegram HTML: cut first, then escaped, so an entity is never cut in half."""
+    return html.escape(_shorten(value, limit), quote=True)
+
+
+def esc_md(value: object, limit: int | None = None) -> str:
+    """A dynamic string made inert for WeCom/DingTalk/Feishu Markdown (full-width markup characters)."""
+    return _shorten(value, limit).translate(_MD_MAP)
+
+
+def plain(value: object, limit: int | None = None) -> str:
+    """A dynamic string for plain-text channels (Feishu post text tags are literal): one line, cut."""
+    return _shorten(value, limit)
+
+
+def utf8_len(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def utf16_len(text: str) -> int:
+    """Length in UTF-16 code units, which is how Telegram counts message length."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def _cut(text: str, limit: int, measure: Callable[[str], int]) -> str:
+    while measure(text) > limit:
+        text = text[: max(1, int(len(text) * 0.9)) - 1] + "…"
+    return text
+
+
+def split_lines(lines: Iterable[str], limit: int, measure: Callable[[str], int] = utf8_len,
+                cut: Callable[[str, int], str] | None = None) -> list[str]:
+    """Join lines into as few chunks as possible, each ``measure`` <= limit; splits only between lines
+    (a single over-long line is cut, by ``cut`` when given: HTML needs a cut that keeps tags whole).
+    Blank lines at a chunk's edges are dropped (Telegram rejects empty messages)."""
+    chunks: list[str] = []
+    cur: list[str] = []
+    size = 0
+    for line in lines:
+        if measure(line) > limit:
+            line = cut(line, limit) if cut else _cut(line, limit, measure)
+        add = measure(line) + (measure("\n") if cur else 0)
+        if cur and size + add > limit:
+            chunks.append("\n".join(cur))
+            cur, size, add = [], 0, measure(line)
+        if not cur and not line.strip():
+            continue
+        cur.append(line)
+        size += add
+    if cur:
+        chunks.append("\n".join(cur))
+    return [c.strip("\n") for c in chunks if c.strip()]
+
+
+def split_with_parts(lines: list[str], limit: int, measure: Callable[[str], int] = utf8_len,
+                     label: Callable[[int, int], str] = lambda i, n: f"（续 {i}/{n}）") -> list[str]:
+    """``split_lines`` plus a "（续 i/n）" line on every chunk after the first, still within ``limit``."""
+    reserve = measure(label(99, 99)) + measure("\n")
+    chunks = split_lines(lines, limit - reserve, measure)
+    if len(chunks) <= 1:
+        return split_lines(lines, limit, measure)
+    return [c if i == 0 else f"{label(i + 1, len(chunks))}\n{c}" for i, c in enumerate(chunks)]
