@@ -1,4 +1,4 @@
-"""``python -m screening.synthetic OUT.csv``: the documented command; the market lives in screening/data/synthetic.py."""
+"""``python -m screening.synthetic OUT.csv``: the documented command (the market: screening/data/synthetic.py)."""
 
 import sys
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from screening.data.codes import normalise_code
+from screening.data.stock_csv import read_stock_csv
 from screening.data.synthetic import generate_market, write_market_csv
-from screening.data.universe import Universe
 from screening.models import StockInput
 from screening.screen.rules import FLAG_DATA_DOUBT, assess, is_st, rule_risk
 
@@ -108,13 +108,13 @@ def test_report_lengths_and_special_cases(market: list[StockInput]) -> None:
 def test_write_csv_and_cli(tmp_path: Path) -> None:
     out = tmp_path / "m.csv"
     assert write_market_csv(out, 120, 3) == 120
-    assert [s for s in Universe.load(out)] == generate_market(120, 3)
+    assert [s for s, _ in read_stock_csv(out)] == generate_market(120, 3)
     cli = tmp_path / "cli.csv"
     subprocess.run(
         [sys.executable, "-m", "screening.synthetic", str(cli), "--n", "50", "--seed", "2"],
         cwd=ROOT, check=True, capture_output=True,
     )
-    assert [s for s in Universe.load(cli)] == generate_market(50, 2)
+    assert [s for s, _ in read_stock_csv(cli)] == generate_market(50, 2)
 
 
 def test_larger_markets_and_limits() -> None:

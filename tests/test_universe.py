@@ -1,15 +1,15 @@
-"""The universe store: round trip, merge semantics, fill, name lookup, typed code lists."""
+"""The universe store (SQLite): round trip, merge semantics, provenance, fill, name lookup, typed code lists."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from screening.data.codes import normalise_code
-from screening.data.load import EXAMPLES, ensure_default_universe, pool_from_codes
-from screening.data.universe import Universe, UniverseError, read_stock_csv
+from screening.data.load import EXAMPLES, ensure_demo_universe, pool_from_codes
+from screening.data.stock_csv import UniverseError, read_stock_csv
+from screening.data.universe import Record, Universe, UniverseInfo
 from screening.models import StockInput
 from screening.screen.rules import FLAG_DATA_DOUBT, assess
 
@@ -23,7 +23,7 @@ def _moutai() -> StockInput:
 
 
 def _small(tmp_path: Path) -> Universe:
-    u = Universe(tmp_path / "u.csv")
+    u = Universe(tmp_path / "u.sqlite")
     u.update(
         [
             _moutai(),
@@ -40,15 +40,18 @@ def _small(tmp_path: Path) -> Universe:
 
 
 def test_missing_file_is_empty(tmp_path: Path) -> None:
-    u = Universe.load(tmp_path / "nope.csv")
+    u = Universe.load(tmp_path / "nope.sqlite")
     assert len(u) == 0
     assert u.get("600519.SH") is None
     assert u.find_by_name("茅台") == []
 
 
-def test_empty_file_is_empty_universe(tmp_path: Path) -> None:
-    (tmp_path / "u.csv").write_text("", encoding="utf-8")
-    assert len(Universe.load(tmp_path / "u.csv")) == 0
+def test_empty_file_is_empty_universe_and_a_foreign_file_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "u.sqlite").write_text("", encoding="utf-8")
+    assert len(Universe.load(tmp_path / "u.sqlite")) == 0
+    (tmp_path / "old.csv").write_text("code,name\n600519,贵州茅台\n", encoding="utf-8")  # an old CSV universe
+    with pytest.raises(UniverseError, match="not a universe database"):
+        Universe.load(tmp_path / "old.csv")
 
 
 def test_round_trip_keeps_every_field(tmp_path: Path) -> None:
@@ -56,23 +59,55 @@ def test_round_trip_keeps_every_field(tmp_path: Path) -> None:
     u.save()
     again = Universe.load(u.path)
     assert len(again) == len(u) == 7
-    assert again.get("600519.SH") == _moutai()  # floats, bools, newlines and quotes survive
+    assert again.get("600519.SH").data() == _moutai().data()  # floats, bools, newlines and quotes survive
     assert again.get("000858") == u.get("000858.SZ")
     assert again.get("000858.SZ").eps is None  # empty stays None, never 0
     assert again.get("600899.SH").st is True
     assert again.as_of("600519.SH") == "2026-01-05"
-    assert not list(tmp_path.glob("*.tmp"))  # atomic write leaves no temp file
     assert {s.code for s in again} == {s.code for s in u}
+    assert again.get("600519.SH").sources["roe"] == "universe:import@2026-01-05"  # where each figure came from
 
 
-def test_save_replaces_atomically_and_keeps_mode(tmp_path: Path) -> None:
+def test_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
+    """Issue 16.9: writers that each read, merge and save must not lose each other's updates."""
+    path = tmp_path / "u.sqlite"
+    base = Universe(path)
+    base.update([StockInput(code=f"6{n:05d}.SH", name=f"股票{n}") for n in range(1, 401)], as_of="2026-01-01")
+    base.save()
+    writers = [Universe.load(path) for _ in range(20)]  # twenty processes that all loaded the same state
+    for w, u in enumerate(writers):
+        u.update([StockInput(code=f"6{n:05d}.SH", pe_ttm=float(w + 1)) for n in range(1 + 20 * w, 21 + 20 * w)],
+                 as_of="2026-01-02")
+    for u in writers:
+        u.save()  # each save replays its own merges onto what is in the file now
+    final = Universe.load(path)
+    assert len(final) == 400
+    assert all(final.get(f"6{n:05d}.SH").pe_ttm == float((n - 1) // 20 + 1) for n in range(1, 401))
+    assert all(final.get(f"6{n:05d}.SH").name == f"股票{n}" for n in range(1, 401))
+
+
+def test_nothing_non_finite_or_unprintable_is_stored(tmp_path: Path) -> None:
+    u = Universe(tmp_path / "u.sqlite")
+    with pytest.raises(UniverseError, match="roe is not a finite number"):
+        u.update([StockInput(code="600519.SH", roe=float("inf"))])
+    u.update([StockInput(code="600519.SH", name="贵州\x07茅台\x1b", roe=30.0)])
+    u.save()
+    assert Universe.load(u.path).get("600519.SH").name == "贵州茅台"
+
+
+def test_replace_swaps_everything_with_provenance(tmp_path: Path) -> None:
     u = _small(tmp_path)
     u.save()
-    os.chmod(u.path, 0o640)
-    u.update([StockInput(code="600519.SH", pe_ttm=30.0)])
-    u.save()
-    assert (u.path.stat().st_mode & 0o777) == 0o640
-    assert Universe.load(u.path).get("600519.SH").pe_ttm == 30.0
+    rec = Record(StockInput(code="000001.SZ", name="平安银行", roe=10.5, pe_ttm=5.1),
+                 {"roe": "akshare:stock_yjbb_em(20260930)", "pe_ttm": "derived:总市值/TTM净利润"},
+                 {"roe": "2026-09-30", "pe_ttm": "2026-12-03"}, "2026-12-03")
+    u.replace([rec], UniverseInfo(provider="akshare", trade_date="2026-12-03", report_period="2026-09-30"))
+    again = Universe.load(u.path)
+    assert len(again) == 1 and again.info.provider == "akshare" and again.info.count == 1
+    stock = again.get("000001")
+    assert stock.sources == {"name": "universe:akshare@2026-12-03", "roe": "universe:akshare@2026-09-30",
+                             "pe_ttm": "universe:akshare@2026-12-03"}
+    assert stock.data_date == "2026-12-03" and "akshare" in again.info.label()
 
 
 def test_get_accepts_any_spelling_and_returns_a_copy(tmp_path: Path) -> None:
@@ -121,8 +156,10 @@ def test_fill_takes_missing_fields_only(tmp_path: Path) -> None:
     assert filled.pe_ttm == 28.0 and filled.price == 1450.0  # the input wins
     assert filled.roe == 34.2 and filled.report_text == _moutai().report_text
     assert upload.roe is None  # a copy, the input is untouched
+    assert filled.sources["pe_ttm"] == "file" and filled.sources["roe"] == "universe:import@2026-01-05"
     unknown = StockInput(code="000001.SZ", pe_ttm=5.0)
-    assert u.fill(unknown) == unknown and u.fill(unknown) is not unknown
+    assert u.fill(unknown).pe_ttm == 5.0 and u.fill(unknown).sources == {"pe_ttm": "file"}
+    assert u.fill(unknown) is not unknown
 
 
 def test_find_by_name(tmp_path: Path) -> None:
@@ -151,33 +188,35 @@ def test_pool_from_codes_mixed(tmp_path: Path) -> None:
     assert "listed on SZ" in by["000001.SH"].error.message
     assert "no stock named" in by["abc"].error.message
     assert by["abc"].error.value == "abc" and by["abc"].error.source == "/screen"
-    # a valid code the universe does not know: code only, no invented data, no error
-    assert by["688981"].error is None and by["688981"].stock == StockInput(code="688981.SH")
+    # a valid code the universe does not know: a failed item that says what to do, never invented data
+    assert by["688981"].stock is None and "unknown to the local data" in by["688981"].error.message
+    assert "universe refresh" in by["688981"].error.message
     assert by["600519"].stock is None and "duplicate of 600519.SH" in by["600519"].error.message
     assert "duplicate of 600519.SH" in by["茅台"].error.message
     assert "several" in by["银行"].error.message and "600036.SH" in by["银行"].error.message
     assert by["999999"].error is not None
-    assert len(pool.ok_items) == 4 and len(pool.failed_items) == 6
+    assert len(pool.ok_items) == 3 and len(pool.failed_items) == 7
 
 
-def test_malformed_file_raises_with_location(tmp_path: Path) -> None:
+def test_malformed_import_file_raises_with_location(tmp_path: Path) -> None:
     bad = tmp_path / "bad.csv"
     bad.write_text("code,name,roe\n600519.SH,贵州茅台,high\n", encoding="utf-8")
     with pytest.raises(UniverseError, match=r"row 2.*roe"):
-        Universe.load(bad)
+        read_stock_csv(bad)
     bad.write_text("code,name\n12345678,x\n", encoding="utf-8")
     with pytest.raises(UniverseError):
-        Universe.load(bad)
+        read_stock_csv(bad)
     bad.write_text("name\nx\n", encoding="utf-8")
     with pytest.raises(UniverseError, match="code"):
-        Universe.load(bad)
+        read_stock_csv(bad)
 
 
-def test_load_tolerates_partial_columns_bom_and_unknown_columns(tmp_path: Path) -> None:
+def test_import_tolerates_partial_columns_bom_and_unknown_columns(tmp_path: Path) -> None:
     f = tmp_path / "p.csv"
     text = "\ufeffcode,name,roe,st,extra\n600519,贵州茅台,34.2,是,zz\n1,平安银行,,0,\n"
     f.write_text(text, encoding="utf-8")
-    u = Universe.load(f)
+    u = Universe(tmp_path / "u.sqlite")
+    u.update([st for st, _ in read_stock_csv(f)])
     assert u.get("600519.SH").st is True and u.get("600519.SH").roe == 34.2
     assert u.get("000001.SZ").roe is None and u.get("000001.SZ").st is False
 
@@ -195,14 +234,13 @@ def test_sample_pool_file() -> None:
     assert doubts == ["300760.SZ"]
 
 
-def test_ensure_default_universe_seeds_once(tmp_path: Path) -> None:
-    path = tmp_path / "cache" / "universe.csv"
-    u = ensure_default_universe(path, EXAMPLES)
-    assert path.exists() and 5300 <= len(u) <= 5420
+def test_the_demo_universe_is_seeded_once_and_labelled_demo(tmp_path: Path) -> None:
+    path = tmp_path / "cache" / "demo-universe.sqlite"
+    u = ensure_demo_universe(path, EXAMPLES)
+    assert path.exists() and 5300 <= len(u) <= 5420 and u.info.demo
     assert u.get("600519.SH").name == "贵州茅台"  # the sample wins over synthetic codes
     assert [s.code for s in u.find_by_name("贵州茅台")] == ["600519.SH"]
     assert all(normalise_code(s.code) == s.code for s in u)
-    u.update([StockInput(code="600519.SH", pe_ttm=99.0)])
-    u.save()
-    again = ensure_default_universe(path, EXAMPLES)  # exists: loaded, not re-seeded
-    assert again.get("600519.SH").pe_ttm == 99.0 and len(again) == len(u)
+    assert set(u.get("600519.SH").sources.values()) == {"demo"} and "演示数据" in u.info.label()
+    again = ensure_demo_universe(path, EXAMPLES)  # exists: loaded, not re-seeded
+    assert len(again) == len(u) and again.info.refreshed_at == u.info.refreshed_at

@@ -2,18 +2,46 @@
 
 The exchange is derived from the number, not trusted from the suffix: a file that
 says ``000001.SH`` is wrong about the market and gets told so instead of being
-screened as some other company.
+screened as some other company. Only the prefixes the exchanges give to listed A
+shares are accepted, so a code with a lost digit (``12345`` -> ``012345``) or a B
+share, fund or bond code fails by name instead of being screened as a stock that
+does not exist.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _PATTERN = re.compile(
-    r"^\s*(?:(?P<pre>SH|SZ|BJ)\s*)?(?P<num>\d{6})(?:\s*\.\s*(?P<suf>SH|SZ|BJ|SS|XSHG|XSHE))?\s*$",
-    re.IGNORECASE,
+    r"^\s*(?:(?P<pre>SH|SZ|BJ)\s*)?(?P<num>\d{6})(?:\s*\.\s*(?P<suf>SH|SZ|BJ|SS|XSHG|XSHE|BSE))?\s*$",
+    re.IGNORECASE | re.ASCII,
 )
-_SUFFIX_ALIASES = {"SS": "SH", "XSHG": "SH", "XSHE": "SZ"}
+_SUFFIX_ALIASES = {"SS": "SH", "XSHG": "SH", "XSHE": "SZ", "BSE": "BJ"}
+
+# The leading digits of listed A-share codes, per exchange and board. Where each comes from:
+# - SSE 《证券代码编码方案》: first digit 6 is "A股、存托凭证"; 600/601/603/605 are the main board
+#   (605 opened 2020-04-17), 688 is the STAR Market (科创板, 2019-07-22) and 689 the STAR Market's
+#   depositary receipts (CDR, e.g. 689009 九号公司). 900 is the SSE B share: not an A share.
+# - SZSE code allocation: 000/001 main board, 002 the former SME board (merged into the main board in
+#   2021), 003 the main board's newer segment; 300/301/302 ChiNext (创业板; 301 since 2021-05-28,
+#   302 the third segment). 200 is the SZSE B share: not an A share. 004 is reserved but lists nothing.
+# - BSE 《北京证券交易所 全国中小企业股份转让系统证券代码、证券简称编制指引》 (2021-11-15): ordinary
+#   shares 83/87/88 (889 is the subscription code of an offering), 43 kept by companies listed on the
+#   NEEQ before 2014-05-19; 82 is preferred shares (not an A share). Since 2024-04-22 new listings take
+#   920, and on 2025-10-09 every BSE stock moved to 920 (the last three digits kept): 43/83/87/88 are
+#   accepted because exports and histories from before the switch still carry them.
+BOARD_PREFIXES: dict[str, str] = {
+    "600": "SH", "601": "SH", "603": "SH", "605": "SH", "688": "SH", "689": "SH",
+    "000": "SZ", "001": "SZ", "002": "SZ", "003": "SZ", "300": "SZ", "301": "SZ", "302": "SZ",
+    "43": "BJ", "83": "BJ", "87": "BJ", "88": "BJ", "920": "BJ",
+}
+# what a rejected prefix is, when it is a well-known non-A-share security (said in the message)
+_NOT_A_SHARES: dict[str, str] = {
+    "900": "a Shanghai B share", "200": "a Shenzhen B share", "82": "a BSE preferred share",
+    "399": "a Shenzhen index", "51": "a Shanghai fund/ETF", "15": "a Shenzhen fund/ETF", "16": "a Shenzhen LOF",
+    "11": "a bond or convertible bond", "12": "a bond or convertible bond", "40": "a NEEQ 老三板 share",
+}
 
 
 class CodeError(ValueError):
@@ -21,27 +49,39 @@ class CodeError(ValueError):
 
 
 def exchange_of(number: str) -> str | None:
-    """Exchange from the six digits (SSE 6xxxxx, SZSE 0/3xxxxx, BSE 4/8xxxxx and 920xxx)."""
-    if number.startswith("920") or number[0] in "48":
-        return "BJ"
-    if number[0] == "6":
-        return "SH"
-    if number[0] in "03":
-        return "SZ"
-    return None
+    """Exchange of six digits from the board table (None when no A-share board uses the prefix)."""
+    return BOARD_PREFIXES.get(number[:3]) or BOARD_PREFIXES.get(number[:2])
+
+
+def _board_error(num: str, given: str) -> CodeError:
+    shown = repr(given) if given.endswith(num) else f"{given!r} (read as {num})"
+    what = _NOT_A_SHARES.get(num[:3]) or _NOT_A_SHARES.get(num[:2])
+    if what:
+        return CodeError(f"{shown} is {what}, not an A share (no A-share board starts with {num[:3]})")
+    return CodeError(
+        f"no A-share board starts with {num[:3]}: {shown} "
+        "(SH 600/601/603/605/688/689, SZ 000/001/002/003/300/301/302, BJ 920 and the older 43/83/87/88)"
+    )
 
 
 def normalise_code(raw: object) -> str:
-    """Return ``NNNNNN.EX`` or raise CodeError naming what is wrong with ``raw``."""
+    """Return ``NNNNNN.EX`` or raise CodeError naming what is wrong with ``raw``.
+
+    Full-width digits and letters (``６００５１９``, ``６００５１９．ＳＨ``) are folded by NFKC first:
+    they are the same code typed with a Chinese input method, and must meet the duplicate check
+    under the same spelling as their half-width twin.
+    """
     if raw is None:
         raise CodeError("empty code")
-    text = str(raw).strip()
     if isinstance(raw, float) and raw.is_integer():
         text = str(int(raw))
+    else:
+        text = unicodedata.normalize("NFKC", str(raw)).strip()
     if not text:
         raise CodeError("empty code")
+    given = text
     # spreadsheets drop leading zeros: 1 -> 000001 (only for pure digits up to 6 long)
-    if text.isdigit() and len(text) < 6:
+    if text.isascii() and text.isdigit() and len(text) < 6:
         text = text.zfill(6)
     m = _PATTERN.match(text)
     if not m:
@@ -49,7 +89,7 @@ def normalise_code(raw: object) -> str:
     num = m.group("num")
     market = exchange_of(num)
     if market is None:
-        raise CodeError(f"no A-share exchange lists codes starting with {num[0]}: {text!r}")
+        raise _board_error(num, given)
     claimed = m.group("pre") or m.group("suf")
     if claimed:
         claimed = _SUFFIX_ALIASES.get(claimed.upper(), claimed.upper())

@@ -1,55 +1,127 @@
 """Input to a Pool: one place that turns a file or a typed code list into the items to screen.
 
 The CLI, the bot's upload and command handlers and the digest all come through here, so a file
-is parsed, filled from the local universe and (for the CLI) merged back into it the same way
-everywhere, and a typed token resolves to a code or a name the same way everywhere.
+is parsed and filled from the local universe the same way everywhere, and a typed token resolves
+to a code or a name the same way everywhere. Screening never writes into the universe: one user's
+file must not change what every other job sees (``universe import`` is the explicit way in).
+
+Which universe: the real one (filled by ``universe refresh``), or, in demo mode only
+(``--demo`` / ``universe.demo = true``), a separate file seeded from examples/ and the synthetic
+market, whose every figure is labelled ``demo``. Demo data is never seeded by default.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
-from screening.config import Settings
+from screening.config import Settings, cache_dir
 from screening.data.codes import CodeError, normalise_code
+from screening.data.freshness import stale_notes
 from screening.data.pool import read_pool
+from screening.data.stock_csv import read_stock_csv
 from screening.data.synthetic import generate_market
-from screening.data.universe import SEED_AS_OF, Universe, norm_name, read_stock_csv
+from screening.data.universe import SEED_AS_OF, Record, Universe, UniverseInfo, norm_name
 from screening.models import InputProblem, Pool, PoolItem, PoolRejected, StockInput
 
 EXAMPLES = Path(__file__).resolve().parent.parent.parent / "examples"
+DEMO_NOTE = "演示数据"
+_FILE_SUFFIXES = frozenset({".csv", ".txt", ".tsv", ".xls", ".xlsx", ".xlsm"})
 
 
-def default_universe(settings: Settings) -> Universe:
-    """The configured universe, seeded on first use (see ``ensure_default_universe``)."""
-    return ensure_default_universe(settings.universe_path(), EXAMPLES)
+def unknown_code_message(code: str, universe: Universe) -> str:
+    """What a user is told for a valid code no data covers, with what to do about it."""
+    where = "the universe is empty" if not len(universe) else universe.info.label()
+    moved = ""
+    if code.endswith(".BJ") and not code.startswith("920"):
+        # the BSE gave every listed stock a 920 code on 2025-10-09; old exports still carry 43/83/87/88
+        moved = "; the BSE moved every stock to a 920xxx code on 2025-10-09: look up its new code"
+    return (f"{code}: unknown to the local data ({where}){moved}: run "
+            "`python -m screening universe refresh`, or upload a file with its figures")
+
+
+def demo_universe_path() -> Path:
+    return cache_dir() / "demo-universe.sqlite"
+
+
+def open_universe(settings: Settings) -> Universe:
+    """The universe screens read: the real one, or in demo mode the (seeded once) demo universe."""
+    if settings.universe.demo:
+        return ensure_demo_universe(demo_universe_path(), EXAMPLES)
+    return Universe.load(settings.universe_path())
+
+
+def ensure_demo_universe(path: Path, examples_dir: Path) -> Universe:
+    """The demo universe at ``path``, seeded on first use; every figure in it is labelled ``demo``.
+
+    The seed is examples/sample_pool.csv (illustrative figures for well-known names) plus a
+    SYNTHETIC market of 5,400 stocks (seed 0). Synthetic stocks that share a code or a name
+    with the sample are left out, so 600519.SH is 贵州茅台 and not an invented company.
+    """
+    path = Path(path)
+    universe = Universe.load(path)
+    if len(universe) and universe.info.demo:
+        return universe
+    sample_file = Path(examples_dir) / "sample_pool.csv"
+    sample = [s for s, _ in read_stock_csv(sample_file)] if sample_file.exists() else []
+    sample_codes = {s.code for s in sample}
+    sample_names = {norm_name(s.name) for s in sample if s.name}
+    synthetic = [s for s in generate_market(5400, 0)
+                 if s.code not in sample_codes and norm_name(s.name or "") not in sample_names]
+    records = [Record(s, dict.fromkeys((f for f, v in s.data().items() if v is not None and f != "code"), "demo"),
+                      {}, SEED_AS_OF) for s in [*synthetic, *sample]]
+    universe.replace(records, UniverseInfo(provider="demo", demo=True,
+                                           refreshed_at=dt.datetime.now().isoformat(timespec="seconds"),
+                                           notes=["examples/sample_pool.csv (illustrative) + synthetic market"]))
+    return universe
+
+
+def _annotate(stock: StockInput, universe: Universe, settings: Settings, today: dt.date | None) -> StockInput:
+    """Demo and staleness notes on a filled stock: every row says what its figures are worth."""
+    if universe.info.demo:
+        stock.notes.append(DEMO_NOTE)
+        return stock
+    filled = {f for f, src in stock.sources.items() if src.startswith("universe:")}
+    if filled:
+        dates = {f: d for f, d in universe.field_dates(stock.code).items() if f in filled}
+        stock.notes += stale_notes(dates, today or dt.date.today(), settings.universe.max_quote_age_days,
+                                   settings.digest.holiday_set())
+    return stock
 
 
 def load_file(path: Path, settings: Settings, universe: Universe, *, source_name: str | None = None,
-              update_universe: bool = False) -> Pool:
-    """Parse a pool file, then fill what it lacks from the universe; the file's own figures win.
-
-    ``update_universe`` merges the file's figures into the universe and saves it (the CLI does;
-    a chat upload does not: one user's file must not change what other users' jobs see).
-    """
+              today: dt.date | None = None) -> Pool:
+    """Parse a pool file, then fill what it lacks from the universe; the file's own figures win."""
     pool = read_pool(path, settings.input, source_name)
-    given = [item.stock for item in pool.items if item.stock is not None]
     for item in pool.items:
         if item.stock is not None:
-            item.stock = universe.fill(item.stock)
-    if update_universe and given:
-        universe.update(given)
-        universe.save()
+            item.stock = _annotate(universe.fill(item.stock), universe, settings, today)
     return pool
 
 
-def load_pool(inputs: list[str], settings: Settings, update_universe: bool = True) -> Pool:
-    """A file becomes a pool (filled from, and then updating, the universe); codes resolve against it."""
-    universe = default_universe(settings)
+def looks_like_file(arg: str) -> bool:
+    """An argument meant as a file: it has a path separator or a file suffix (a code never has)."""
+    return "/" in arg or "\\" in arg or Path(arg).suffix.lower() in _FILE_SUFFIXES
+
+
+def load_pool(inputs: list[str], settings: Settings, *, universe: Universe | None = None,
+              today: dt.date | None = None) -> Pool:
+    """A file becomes a pool filled from the universe; codes and names resolve against it.
+
+    An argument that looks like a file but does not exist is unusable input (PoolRejected), never
+    a failed "stock" named after the file.
+    """
+    universe = universe if universe is not None else open_universe(settings)
     if len(inputs) == 1 and Path(inputs[0]).is_file():
-        return load_file(Path(inputs[0]), settings, universe, update_universe=update_universe)
-    if len(inputs) == 1 and ("." in inputs[0] and not inputs[0][:6].isdigit()) and "/" in inputs[0]:
-        raise PoolRejected(f"{inputs[0]}: no such file")
-    return pool_from_codes(inputs, universe)
+        return load_file(Path(inputs[0]), settings, universe, today=today)
+    missing = [a for a in inputs if looks_like_file(a) and not Path(a).is_file()]
+    if missing:
+        raise PoolRejected(f"{missing[0]}: no such file")
+    pool = pool_from_codes(inputs, universe)
+    for item in pool.items:
+        if item.stock is not None:
+            item.stock = _annotate(item.stock, universe, settings, today)
+    return pool
 
 
 def _resolve(token: str, universe: Universe) -> tuple[str | None, StockInput | None, str | None]:
@@ -68,15 +140,16 @@ def _resolve(token: str, universe: Universe) -> tuple[str | None, StockInput | N
             return None, None, str(exc)
         return None, None, f"not an A-share code and no stock named {token!r} in the local universe"
     stock = universe.get(code)
-    # A valid code the universe does not know: code only; the rules later mark what is missing.
-    return code, stock if stock is not None else StockInput(code=code), None
+    if stock is None:  # a valid code no data covers: a failed row that says what to do, never a guess
+        return code, None, unknown_code_message(code, universe)
+    return code, stock, None
 
 
 def pool_from_codes(tokens: list[str], universe: Universe, source: str = "command") -> Pool:
     """One PoolItem per typed token, in order: resolved stock, or a per-item error.
 
-    Nothing is dropped: an invalid token or a repeat of an earlier stock becomes a failed item
-    that says why, so the reply accounts for every token the user typed.
+    Nothing is dropped: an invalid token, an unknown code or a repeat of an earlier stock becomes a
+    failed item that says why, so the reply accounts for every token the user typed.
     """
     pool = Pool(source=source)
     first_seen: dict[str, tuple[int, str]] = {}
@@ -86,37 +159,11 @@ def pool_from_codes(tokens: list[str], universe: Universe, source: str = "comman
             first_index, first_token = first_seen[code]
             error = f"duplicate of {code} (item {first_index + 1}, {first_token!r})"
             stock = None
-        if error is not None:
-            problem = InputProblem(source=source, message=error, value=token)
+        if error is not None or stock is None:
+            problem = InputProblem(source=source, message=error or "unusable input", value=token)
             pool.items.append(PoolItem(index=index, raw_code=token, error=problem))
             continue
         assert code is not None
         first_seen[code] = (index, token)
         pool.items.append(PoolItem(index=index, raw_code=token, stock=stock))
     return pool
-
-
-def ensure_default_universe(path: Path, examples_dir: Path) -> Universe:
-    """Load the universe at ``path``; on first run seed it so common codes resolve at once.
-
-    The seed is examples/sample_pool.csv (illustrative figures for well-known names) plus a
-    SYNTHETIC market of 5,400 stocks (seed 0). Synthetic stocks that share a code or a name
-    with the sample are left out, so 600519.SH is 贵州茅台 and not an invented company.
-    Seeded rows carry as_of 1970-01-01: any real upload is newer and replaces them.
-    """
-    path = Path(path)
-    if path.exists():
-        return Universe.load(path)
-    sample_file = Path(examples_dir) / "sample_pool.csv"
-    sample = [s for s, _ in read_stock_csv(sample_file)] if sample_file.exists() else []
-    sample_codes = {s.code for s in sample}
-    sample_names = {norm_name(s.name) for s in sample if s.name}
-    synthetic = [
-        s for s in generate_market(5400, 0)
-        if s.code not in sample_codes and norm_name(s.name or "") not in sample_names
-    ]
-    universe = Universe(path)
-    universe.update(synthetic, as_of=SEED_AS_OF)
-    universe.update(sample, as_of=SEED_AS_OF)
-    universe.save()
-    return universe

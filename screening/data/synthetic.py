@@ -21,6 +21,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from screening.data.stock_csv import stocks_csv
 from screening.models import StockInput
 
 # Board -> (share of the market, code ranges as (first, last, weight within the board)).
@@ -359,13 +360,14 @@ def generate_market(n: int = 5400, seed: int = 0) -> list[StockInput]:
 
 
 def write_market_csv(path: Path | str, n: int = 5400, seed: int = 0) -> int:
-    """Write the synthetic market as a universe CSV (UTF-8, StockInput field names); returns n."""
-    from screening.data.universe import Universe  # local: universe imports this module for seeding
+    """Write the synthetic market as a CSV in the universe's field format (UTF-8); returns n.
 
-    universe = Universe(Path(path))
-    universe.update(generate_market(n, seed), as_of="1970-01-01")
-    universe.save()
-    return len(universe)
+    The file is demo data by construction: it can be screened as a pool, or imported with
+    ``universe import`` into a scratch universe, never mistaken for market data (the names are invented).
+    """
+    stocks = generate_market(n, seed)
+    Path(path).write_text(stocks_csv([(s, None) for s in stocks]), encoding="utf-8")
+    return len(stocks)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,41 +1,41 @@
 """The local universe: the fundamentals store that fills in what an uploaded file lacks.
 
-Exports from 同花顺/东方财富 mostly carry quotes (price, PE, market cap) but no ROE and no
-report text. The universe keeps the latest known value of every field per stock, so a
-quote-only upload can still be screened, and a stock it does not know stays visibly
+Exports from 同花顺/东方财富 mostly carry quotes but no ROE and no report text. The universe keeps,
+per stock, the latest known value of every figure together with where it came from (a provider
+call, an imported file, or the demo market) and the date it is as of, so a filled row can say
+``universe:akshare@2026-12-03`` for each figure, and a stock it does not know stays visibly
 incomplete instead of being guessed.
 
-Storage is one UTF-8 CSV whose columns are the StockInput field names plus ``as_of`` (when
-that stock's record was last refreshed). It is rewritten atomically, so the bot and the GPU
-worker can read it while another process saves it.
+Storage is one SQLite file in WAL mode: readers (the bot, the worker, the digest) never block the
+writer, and writers are serialised by SQLite's own lock (``BEGIN IMMEDIATE``). ``save`` replays
+this process's pending merges onto what is in the file at that moment, inside one transaction,
+so twenty concurrent ``universe import`` runs lose nothing; ``replace`` (a refresh) swaps the
+whole universe in one transaction, so a reader sees the old one or the new one, never a mix.
+Nothing non-finite, no invalid code and no control character is ever written (``check_stock``).
 """
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
+import json
 import math
-import os
-import tempfile
+import sqlite3
 import unicodedata
-from collections.abc import Iterable, Iterator
-from dataclasses import fields, replace
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from screening.data.codes import CodeError, normalise_code
-from screening.models import StockInput
+from screening.data.stock_csv import UniverseError
+from screening.models import DATA_FIELDS, StockInput
 
-FIELDS: tuple[str, ...] = tuple(f.name for f in fields(StockInput))
-_FLOAT_FIELDS = frozenset(f.name for f in fields(StockInput) if "float" in str(f.type))
-_BOOL_FIELDS = frozenset(f.name for f in fields(StockInput) if "bool" in str(f.type))
-AS_OF = "as_of"
-SEED_AS_OF = "1970-01-01"  # seeded rows: any real upload is newer
-_TRUE = {"true", "1", "yes", "y", "是", "t"}
-_FALSE = {"false", "0", "no", "n", "否", "f"}
-
-
-class UniverseError(ValueError):
-    """The universe file is malformed (a bad code, number or flag); the message says where."""
+SEED_AS_OF = "1970-01-01"  # demo rows: any real data is newer
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS stocks (code TEXT PRIMARY KEY, record TEXT NOT NULL, sources TEXT NOT NULL,
+                                   dates TEXT NOT NULL, as_of TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
 
 
 def norm_name(name: str) -> str:
@@ -43,115 +43,151 @@ def norm_name(name: str) -> str:
     return "".join(unicodedata.normalize("NFKC", name).split()).casefold()
 
 
-def _parse_cell(field: str, text: str, where: str) -> object:
-    text = text.strip()
-    if text == "":
-        return None
-    if field in _FLOAT_FIELDS:
-        try:
-            value = float(text)
-        except ValueError:
-            raise UniverseError(f"{where}: column {field!r} is not a number: {text!r}") from None
-        if not math.isfinite(value):
-            raise UniverseError(f"{where}: column {field!r} is not a finite number: {text!r}")
-        return value
-    if field in _BOOL_FIELDS:
-        low = text.casefold()
-        if low in _TRUE:
-            return True
-        if low in _FALSE:
-            return False
-        raise UniverseError(f"{where}: column {field!r} is not a yes/no flag: {text!r}")
-    if field == "code":
-        try:
-            return normalise_code(text)
-        except CodeError as exc:
-            raise UniverseError(f"{where}: {exc}") from None
-    return text
+@dataclass
+class Record:
+    """One stock as stored: its figures, each figure's source id and as-of date, the record's stamp."""
+
+    stock: StockInput
+    sources: dict[str, str] = field(default_factory=dict)  # field -> e.g. "akshare:stock_yjbb_em(20260930)"
+    dates: dict[str, str] = field(default_factory=dict)  # field -> ISO date the value is as of
+    as_of: str = SEED_AS_OF
 
 
-def _format_cell(value: object) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return repr(value)  # shortest round-trip form
-    return str(value)
+@dataclass
+class UniverseInfo:
+    """What the universe as a whole is: who filled it, for which day, and whether it is demo data."""
+
+    provider: str | None = None  # "akshare", "tushare", "import", "demo"; None: never filled
+    provider_version: str = ""
+    trade_date: str | None = None  # the quotes' trading day
+    report_period: str | None = None  # the latest report period used
+    refreshed_at: str | None = None
+    count: int = 0
+    demo: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    def label(self) -> str:
+        """One line for footers and /data: source, dates, size; 演示数据 when it is demo data."""
+        if self.demo:
+            return f"演示数据 (合成市场, 非真实行情) · {self.count} 只"
+        if not self.provider:
+            return "本地数据为空 (运行 `python -m screening universe refresh`)"
+        parts = [f"数据来源 {self.provider} {self.provider_version}".rstrip()]
+        if self.trade_date:
+            parts.append(f"行情 {self.trade_date}")
+        if self.report_period:
+            parts.append(f"财报 {self.report_period}")
+        parts.append(f"{self.count} 只")
+        return " · ".join(parts)
 
 
-def read_stock_csv(path: Path) -> list[tuple[StockInput, str | None]]:
-    """Rows of a universe-shaped CSV as (stock, as_of); columns it lacks are None.
+def check_stock(stock: StockInput, where: str) -> StockInput:
+    """The stock as it may be stored: code normalised, every number finite, no control characters.
 
-    Read with every cell as text (dtype=str, no NA guessing) so codes keep their leading
-    zeros and an empty cell means 'not given', never 0 or NaN.
+    Raises UniverseError naming ``where`` for what cannot be stored (a non-finite number would
+    poison every later screen: the rules and the score formula would overflow on it).
     """
-    import pandas as pd  # heavy; only needed when a file is actually read
-
     try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig")
-    except pd.errors.EmptyDataError:  # a 0-byte file: nothing stored yet
-        return []
-    columns = [str(c).strip() for c in frame.columns]
-    if "code" not in columns:
-        raise UniverseError(f"{path}: no 'code' column (columns: {', '.join(columns)})")
-    frame.columns = columns
-    known = [c for c in columns if c in FIELDS]
-    out: list[tuple[StockInput, str | None]] = []
-    for i, record in enumerate(frame.to_dict("records")):
-        where = f"{path}, row {i + 2}"
-        values = {c: _parse_cell(c, str(record[c]), where) for c in known}
-        if values.get("code") is None:
-            raise UniverseError(f"{where}: empty code")
-        as_of = str(record.get(AS_OF, "")).strip() or None
-        out.append((StockInput(**values), as_of))  # type: ignore[arg-type]
-    return out
+        code = normalise_code(stock.code)
+    except CodeError as exc:
+        raise UniverseError(f"{where}: {exc}") from None
+    clean: dict[str, Any] = {"code": code}
+    for name in DATA_FIELDS[1:]:
+        value = getattr(stock, name)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise UniverseError(f"{where}: {name} is not a finite number: {value!r}")
+        if isinstance(value, str):
+            value = "".join(ch for ch in value if ch in "\n\t" or unicodedata.category(ch)[0] != "C") or None
+        clean[name] = value
+    return StockInput(**clean)
 
 
 class Universe:
-    """Latest known fields per stock code, persisted as a CSV at ``path``."""
+    """Latest known figures per stock code, with their sources, persisted in SQLite at ``path``."""
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self._stocks: dict[str, StockInput] = {}
-        self._as_of: dict[str, str] = {}
+        self._records: dict[str, Record] = {}
+        self._pending: list[Record] = []  # merges not yet saved
         self._names: dict[str, list[str]] | None = None  # normalised name -> codes, built lazily
+        self.info = UniverseInfo()
 
+    # -- reading ---------------------------------------------------------------------------
     @classmethod
     def load(cls, path: Path) -> Universe:
-        """Read the store; a missing file is an empty universe (first run), a malformed one raises."""
+        """Read the store; a missing file is an empty universe, a file that is not one raises."""
         universe = cls(path)
-        if universe.path.exists():
-            for stock, as_of in read_stock_csv(universe.path):
-                universe._merge(stock, as_of or SEED_AS_OF)
+        if universe.path.exists() and universe.path.stat().st_size:
+            with universe._connect() as db:
+                universe._read(db)
         return universe
 
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise UniverseError(f"{self.path}: not a universe database ({exc}); move it away and run "
+                                "`python -m screening universe refresh` (or `universe import FILE`)") from None
+        return db
+
+    def _read(self, db: sqlite3.Connection) -> None:
+        self._records.clear()
+        self._names = None
+        for code, record, sources, dates, as_of in db.execute("SELECT code, record, sources, dates, as_of "
+                                                              "FROM stocks"):
+            self._records[code] = Record(StockInput(**json.loads(record)), json.loads(sources), json.loads(dates),
+                                         as_of)
+        meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        self.info = UniverseInfo(**json.loads(meta["info"])) if "info" in meta else UniverseInfo()
+        self.info.count = len(self._records)
+
     def __len__(self) -> int:
-        return len(self._stocks)
+        return len(self._records)
 
     def __contains__(self, code: object) -> bool:
         return self.get(str(code)) is not None
 
     def __iter__(self) -> Iterator[StockInput]:
-        """Copies of all stored stocks, in code order."""
-        for code in sorted(self._stocks):
-            yield replace(self._stocks[code])
+        """Copies of all stored stocks (with their provenance), in code order."""
+        for code in sorted(self._records):
+            yield self._view(self._records[code])
+
+    def _key(self, code: str) -> str | None:
+        try:
+            return normalise_code(code)
+        except CodeError:
+            return None
+
+    def record(self, code: str) -> Record | None:
+        key = self._key(code)
+        return self._records.get(key) if key else None
 
     def get(self, code: str) -> StockInput | None:
         """A copy of the stored stock (any accepted code spelling), or None if unknown or invalid."""
-        try:
-            key = normalise_code(code)
-        except CodeError:
-            return None
-        stock = self._stocks.get(key)
-        return replace(stock) if stock else None
+        rec = self.record(code)
+        return self._view(rec) if rec else None
 
     def as_of(self, code: str) -> str | None:
-        """When the stock's record was last refreshed (ISO date), or None if unknown."""
-        try:
-            return self._as_of.get(normalise_code(code))
-        except CodeError:
-            return None
+        """When the stock's record was last written (ISO date), or None if unknown."""
+        rec = self.record(code)
+        return rec.as_of if rec else None
+
+    def provenance(self, rec: Record, name: str) -> str:
+        """The label a row shows for one stored figure: ``universe:<provider>@<date>`` or ``demo``."""
+        if self.info.demo:
+            return "demo"
+        provider = rec.sources.get(name, "").split(":", 1)[0]
+        if provider in ("", "derived"):
+            provider = self.info.provider or "universe"
+        return f"universe:{provider}@{rec.dates.get(name) or rec.as_of}"
+
+    def _view(self, rec: Record) -> StockInput:
+        stock = replace(rec.stock)
+        stock.sources = {f: self.provenance(rec, f) for f in DATA_FIELDS[1:] if getattr(stock, f) is not None}
+        stock.data_date = self._data_date(rec)
+        return stock
 
     def find_by_name(self, name: str) -> list[StockInput]:
         """Stocks whose name equals ``name``; if none, all whose name contains it.
@@ -164,79 +200,163 @@ class Universe:
             return []
         if self._names is None:
             self._names = {}
-            for code, stock in self._stocks.items():
-                if stock.name:
-                    self._names.setdefault(norm_name(stock.name), []).append(code)
+            for code, rec in self._records.items():
+                if rec.stock.name:
+                    self._names.setdefault(norm_name(rec.stock.name), []).append(code)
         exact = self._names.get(key)
-        if exact:
-            codes = sorted(exact)
-        else:
-            codes = sorted(c for n, cs in self._names.items() if key in n for c in cs)
-        return [replace(self._stocks[c]) for c in codes]
+        codes = sorted(exact) if exact else sorted(c for n, cs in self._names.items() if key in n for c in cs)
+        return [self._view(self._records[c]) for c in codes]
 
-    def _merge(self, stock: StockInput, stamp: str) -> bool:
-        """Merge one stock; the newer record's given fields win, nobody's None erases a value."""
-        code = normalise_code(stock.code)
-        incoming = replace(stock, code=code)
-        old = self._stocks.get(code)
-        if old is None:
-            self._stocks[code] = incoming
-            self._as_of[code] = stamp
-            self._names = None
-            return True
-        if stamp >= self._as_of[code]:
-            newer, older = incoming, old
-            self._as_of[code] = stamp
-        else:
-            newer, older = old, incoming
-        merged = replace(
-            older, **{f: getattr(newer, f) for f in FIELDS if getattr(newer, f) is not None}
-        )
-        if merged == old:
-            return False
-        self._stocks[code] = merged
-        if merged.name != old.name:
-            self._names = None
-        return True
-
-    def update(self, stocks: Iterable[StockInput], as_of: str | None = None) -> int:
-        """Merge an upload; returns how many stocks were added or changed.
-
-        ``as_of`` (ISO date, default today) orders uploads: a newer one replaces the fields it
-        provides and keeps the rest (a quote-only export keeps the stored ROE and report text);
-        an older one only fills fields still missing. Later items win within one call.
-        Raises CodeError for a stock whose code is not a valid A-share code.
-        """
-        stamp = as_of or dt.date.today().isoformat()
-        return sum(1 for stock in stocks if self._merge(stock, stamp))
+    def _data_date(self, rec: Record) -> str | None:
+        """The date a row's figures are as of; demo figures have none (their seed date is not a date of data)."""
+        if self.info.demo or rec.as_of == SEED_AS_OF:
+            return None
+        return self.info.trade_date or rec.as_of
 
     def fill(self, stock: StockInput) -> StockInput:
-        """A copy of ``stock`` whose None fields come from the stored stock of the same code.
+        """A copy of ``stock`` whose missing figures come from the stored stock of the same code.
 
-        Fields given in the input win: the user's file is the fresher source for what it has.
+        Figures given in the input win (the user's file is the fresher source for what it has) and
+        are marked ``file``; filled ones carry the universe's label.
         """
-        stored = self.get(stock.code)
-        if stored is None:
-            return replace(stock)
-        return replace(stock, **{f: getattr(stored, f) for f in FIELDS if getattr(stock, f) is None})
+        out = replace(stock, sources=dict(stock.sources), notes=list(stock.notes))
+        for name in DATA_FIELDS[1:]:
+            if getattr(stock, name) is not None:
+                out.sources.setdefault(name, "file")
+        rec = self.record(stock.code)
+        if rec is None:
+            return out
+        for name in DATA_FIELDS[1:]:
+            stored = getattr(rec.stock, name)
+            if getattr(out, name) is None and stored is not None:
+                setattr(out, name, stored)
+                out.sources[name] = self.provenance(rec, name)
+        out.data_date = self._data_date(rec)
+        return out
+
+    def field_dates(self, code: str) -> dict[str, str]:
+        rec = self.record(code)
+        return dict(rec.dates) if rec else {}
+
+    # -- writing ---------------------------------------------------------------------------
+    def update(self, stocks: Iterable[StockInput], as_of: str | None = None, source: str = "import") -> int:
+        """Merge stocks (figures given win over stored ones when newer); returns how many changed.
+
+        ``as_of`` (ISO date, default today) orders writes: a newer record replaces the figures it
+        provides and keeps the rest; an older one only fills figures still missing. The merge is
+        pending until ``save``. Raises UniverseError for a stock that cannot be stored.
+        """
+        stamp = as_of or dt.date.today().isoformat()
+        changed = 0
+        for stock in stocks:
+            clean = check_stock(stock, f"stock {stock.code!r}")
+            given = [f for f in DATA_FIELDS[1:] if getattr(clean, f) is not None]
+            rec = Record(clean, dict.fromkeys(given, source), dict.fromkeys(given, stamp), stamp)
+            if _merge_into(self._records, rec):
+                changed += 1
+                self._names = None
+            self._pending.append(rec)
+        return changed
 
     def save(self) -> None:
-        """Write the store atomically (temp file in the same folder, then os.replace)."""
+        """Write the pending merges: replayed onto the file's current rows in one IMMEDIATE transaction."""
+
+        def merge(db: sqlite3.Connection) -> None:
+            codes = sorted({r.stock.code for r in self._pending})
+            current: dict[str, Record] = {}
+            for chunk in range(0, len(codes), 500):
+                part = codes[chunk:chunk + 500]
+                rows = db.execute(f"SELECT code, record, sources, dates, as_of FROM stocks WHERE code IN "
+                                  f"({','.join('?' * len(part))})", part).fetchall()
+                for code, record, sources, dates, stamp in rows:
+                    current[code] = Record(StockInput(**json.loads(record)), json.loads(sources),
+                                           json.loads(dates), stamp)
+            for rec in self._pending:
+                _merge_into(current, rec)
+            db.executemany("INSERT OR REPLACE INTO stocks VALUES (?, ?, ?, ?, ?)",
+                           [_row(r) for r in current.values()])
+            if self.info.provider is None:
+                self.info.provider = "import"
+
+        self._transaction(merge)
+
+    def replace(self, records: Iterable[Record], info: UniverseInfo) -> None:
+        """Swap the whole universe for ``records`` in one transaction (a refresh, or the demo seed)."""
+        clean = [Record(check_stock(r.stock, f"stock {r.stock.code!r}"), r.sources, r.dates, r.as_of)
+                 for r in records]
+
+        def swap(db: sqlite3.Connection) -> None:
+            db.execute("DELETE FROM stocks")
+            db.executemany("INSERT OR REPLACE INTO stocks VALUES (?, ?, ?, ?, ?)", [_row(r) for r in clean])
+            self.info = info
+
+        self._transaction(swap)
+
+    def _transaction(self, write: Callable[[sqlite3.Connection], None]) -> None:
+        """``write`` and the info row in one IMMEDIATE transaction (one writer at a time), then re-read."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
+        db = self._connect()
         try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-                writer = csv.writer(fh, lineterminator="\n")
-                writer.writerow([*FIELDS, AS_OF])
-                for code in sorted(self._stocks):
-                    stock = self._stocks[code]
-                    writer.writerow([*(_format_cell(getattr(stock, f)) for f in FIELDS), self._as_of[code]])
-                fh.flush()
-                os.fsync(fh.fileno())
-            # mkstemp makes the file 0600; keep the old file's mode (or a plain 0644) for other readers
-            mode = self.path.stat().st_mode & 0o777 if self.path.exists() else 0o644
-            os.chmod(tmp, mode)
-            os.replace(tmp, self.path)
+            db.execute("BEGIN IMMEDIATE")
+            write(db)
+            self._write_info(db)
+            db.execute("COMMIT")
+            # writes are rare (a refresh, an import): fold the WAL into the file, so a plain copy is complete
+            db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            self._pending.clear()
+            self._read(db)
         except BaseException:
-            Path(tmp).unlink(missing_ok=True)
+            if db.in_transaction:
+                db.execute("ROLLBACK")
             raise
+        finally:
+            db.close()
+
+    def _write_info(self, db: sqlite3.Connection) -> None:
+        count = db.execute("SELECT COUNT(*) FROM stocks").fetchone()[0]
+        self.info.count = int(count)
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('info', ?)", (json.dumps(asdict(self.info),
+                                                                                  ensure_ascii=False),))
+
+
+def file_version(path: Path) -> tuple[int, ...]:
+    """Changes on every commit to the store at ``path`` (WAL appends to ``-wal``; a checkpoint rewrites the
+    main file): long-running readers (the bot) compare it to reload after a refresh or an import."""
+    out: list[int] = []
+    for p in (Path(path), Path(f"{path}-wal")):
+        try:
+            st = p.stat()
+            out += [st.st_mtime_ns, st.st_size]
+        except OSError:
+            out += [0, 0]
+    return tuple(out)
+
+
+def _row(rec: Record) -> tuple[str, str, str, str, str]:
+    record = {k: v for k, v in rec.stock.data().items() if v is not None}
+    return (rec.stock.code, json.dumps(record, ensure_ascii=False), json.dumps(rec.sources, ensure_ascii=False),
+            json.dumps(rec.dates), rec.as_of)
+
+
+def _merge_into(records: dict[str, Record], incoming: Record) -> bool:
+    """Merge one record; the newer record's given figures win, nobody's None erases a value."""
+    code = incoming.stock.code
+    old = records.get(code)
+    if old is None:
+        records[code] = Record(replace(incoming.stock), dict(incoming.sources), dict(incoming.dates), incoming.as_of)
+        return True
+    newer, older = (incoming, old) if incoming.as_of >= old.as_of else (old, incoming)
+    merged = replace(older.stock)
+    sources, dates = dict(older.sources), dict(older.dates)
+    for name in DATA_FIELDS[1:]:
+        value = getattr(newer.stock, name)
+        if value is not None:
+            setattr(merged, name, value)
+            sources[name] = newer.sources.get(name, sources.get(name, ""))
+            dates[name] = newer.dates.get(name, newer.as_of)
+    stamp = max(old.as_of, incoming.as_of)
+    if merged.data() == old.stock.data():
+        old.as_of = stamp
+        return False
+    records[code] = Record(merged, sources, dates, stamp)
+    return True

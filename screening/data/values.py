@@ -50,34 +50,71 @@ def parse_number(raw: object) -> float | None:
     ROE and 涨跌幅 columns mean percent whether or not the sign is written. 亿/万 (also with a
     trailing 元) are multiplied out so money is always in yuan.
     """
+    return parse_number_unit(raw)[0]
+
+
+def parse_number_unit(raw: object) -> tuple[float | None, str | None]:
+    """``parse_number`` plus the unit the cell itself wrote ("%", "亿", "万", "万亿", "元" or None).
+
+    The unit is returned so the caller can tell a money amount from a percentage: "12.5亿" in a
+    ROE column parses as a number, but it is the wrong figure in the wrong place.
+    """
     if is_missing(raw):
-        return None
+        return None, None
     if isinstance(raw, bool):
         raise ValueError(f"not a number: {raw!r}")
     if isinstance(raw, (int, float)):
         value = float(raw)
         if not math.isfinite(value):
             raise ValueError(f"not a finite number: {raw!r}")
-        return value
+        return value, None
     if not isinstance(raw, str):
         raise ValueError(f"not a number: {raw!r}")
-    text = _clean(raw)
-    body = text.replace(" ", "")
+    body = _clean(raw).replace(" ", "")
+    unit: str | None = None
     if body.endswith("元"):
-        body = body[:-1]
+        body, unit = body[:-1], "元"
     scale = 1.0
     for suffix, factor in UNIT_SCALES:
         if body.endswith(suffix):
-            body, scale = body[: -len(suffix)], factor
+            body, scale, unit = body[: -len(suffix)], factor, suffix
             break
-    if body.endswith("%") and scale == 1.0:
-        body = body[:-1]
+    if body.endswith("%") and scale == 1.0 and unit is None:
+        body, unit = body[:-1], "%"
     if not body or not _NUMBER.match(body) or not any(c.isdigit() for c in body):
         raise ValueError(f"not a number: {raw!r}")
     value = float(body.replace(",", "")) * scale
     if not math.isfinite(value):
         raise ValueError(f"number out of range: {raw!r}")
-    return value
+    return value, unit
+
+
+# Characters that are never part of a name or a figure: C0/C1 controls, DEL, and the invisible
+# format characters (zero-width spaces, bidi overrides that reverse how a name is shown, stray BOMs)
+# plus the XML non-characters. They break XLSX writers and terminals and hide text from a reader.
+_INVISIBLE = (
+    "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\ufffe\uffff\ufdd0-\ufdef"
+)
+_CONTROLS = re.compile(f"[{_INVISIBLE}]")
+_CONTROLS_AND_LAYOUT = re.compile(f"[{_INVISIBLE}\t\n\r]")
+
+
+def strip_controls(text: str, keep_layout: bool = False) -> tuple[str, bool]:
+    """``text`` without control/invisible characters, and whether any were there.
+
+    ``keep_layout`` keeps tabs and newlines (report text has paragraphs); elsewhere (a name, an
+    industry) they become a space, since a name shown on one line must not carry a line break.
+    """
+    pattern = _CONTROLS if keep_layout else _CONTROLS_AND_LAYOUT
+    if not pattern.search(text):
+        return text, False
+    if keep_layout:
+        return _CONTROLS.sub("", text), True
+    return re.sub(r" {2,}", " ", _CONTROLS.sub("", text).translate(_LAYOUT_TO_SPACE)), True
+
+
+_LAYOUT_TO_SPACE = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
 
 
 _TRUE = frozenset({"是", "y", "yes", "1", "true", "t", "st", "有"})

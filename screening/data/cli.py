@@ -1,0 +1,140 @@
+"""``python -m screening universe refresh|status|show|import|export``: the local market data by hand.
+
+stdout carries only what was asked for (``show`` and ``status`` as text or JSON, ``export`` as
+CSV); progress and logs go to stderr. Exit codes: 0 done, 1 the refresh failed (the last good
+universe is kept and the message says why), 2 unusable input (unknown code, bad file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from screening.config import load_settings
+from screening.data.load import open_universe
+from screening.data.refresh import Refresher, RefreshFailed
+from screening.data.stock_csv import UniverseError, read_stock_csv, stocks_csv
+from screening.data.universe import Universe
+
+
+def add_universe_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", help="config.toml (default: ./config.toml or $SCREENER_CONFIG)")
+    sub = parser.add_subparsers(dest="action", required=True)
+    r = sub.add_parser("refresh", help="fetch the whole market and replace the universe (only when complete)")
+    r.add_argument("--provider", choices=["auto", "akshare", "tushare"], default=None,
+                   help="default: config universe.provider (auto: AKShare, then Tushare with TUSHARE_TOKEN)")
+    r.add_argument("--date", type=dt.date.fromisoformat, help="trading day of the quotes (default: today, Shanghai)")
+    s = sub.add_parser("status", help="source, dates, stock count and age of the universe")
+    s.add_argument("--format", choices=["text", "json"], default="text")
+    sh = sub.add_parser("show", help="one stock's figures with the source and date of each")
+    sh.add_argument("code")
+    sh.add_argument("--format", choices=["text", "json"], default="text")
+    i = sub.add_parser("import", help="merge a CSV of your own figures (the universe's column names) into it")
+    i.add_argument("file")
+    i.add_argument("--as-of", help="date the figures are as of (default: today)")
+    e = sub.add_parser("export", help="write the universe as CSV (stdout, or --out FILE)")
+    e.add_argument("--out")
+
+
+def _progress() -> tuple[Callable[[str, int, int], None], Callable[[], None]]:
+    """A rich progress bar on stderr when it is a terminal; otherwise one log line per finished call."""
+    if not sys.stderr.isatty():
+        def line(step: str, done: int, total: int) -> None:
+            if step != "fetch" and total and done >= total:
+                print(f"universe refresh: {step} done ({total})", file=sys.stderr)
+        return line, lambda: None
+    from rich.console import Console
+    from rich.progress import Progress
+
+    bar = Progress(console=Console(stderr=True), transient=True)
+    tasks: dict[str, Any] = {}
+    bar.start()
+
+    def update(step: str, done: int, total: int) -> None:
+        if step not in tasks:
+            tasks[step] = bar.add_task(step, total=total or None)
+        bar.update(tasks[step], completed=done, total=total or None)
+
+    return update, bar.stop
+
+
+def info_dict(universe: Universe, today: dt.date) -> dict[str, Any]:
+    info = universe.info
+    age = None
+    if info.trade_date:
+        age = (today - dt.date.fromisoformat(info.trade_date[:10])).days
+    return {"path": str(universe.path), "provider": info.provider, "provider_version": info.provider_version,
+            "trade_date": info.trade_date, "report_period": info.report_period, "refreshed_at": info.refreshed_at,
+            "stocks": len(universe), "age_days": age, "demo": info.demo, "notes": info.notes,
+            "summary": info.label()}
+
+
+def _show(universe: Universe, code: str, fmt: str) -> int:
+    rec = universe.record(code)
+    if rec is None:
+        print(f"error: {code}: not in the local universe ({universe.info.label()})", file=sys.stderr)
+        return 2
+    fields = {k: v for k, v in rec.stock.data().items() if v is not None}
+    if fmt == "json":
+        out = {"figures": fields, "sources": {k: universe.provenance(rec, k) for k in fields if k != "code"},
+               "source_ids": rec.sources, "dates": rec.dates, "as_of": rec.as_of}
+        sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=1) + "\n")
+        return 0
+    for k, v in fields.items():
+        where = "" if k == "code" else f"   [{universe.provenance(rec, k)}; {rec.sources.get(k, '')}]"
+        text = str(v).replace("\n", " ")
+        sys.stdout.write(f"{k}: {text[:300]}{where}\n")
+    return 0
+
+
+def cmd_universe(args: argparse.Namespace) -> int:
+    settings = load_settings(getattr(args, "config", None))
+    today = dt.date.today()
+    try:
+        if args.action == "refresh":
+            update, stop = _progress()
+            try:
+                outcome = Refresher(settings).refresh(choice=args.provider, trade_date=args.date, progress=update)
+            finally:
+                stop()
+            for failure in outcome.failures:
+                print(f"warning: {failure}", file=sys.stderr)
+            print(f"universe refreshed from {outcome.provider}: {outcome.stocks} stocks (was {outcome.previous}), "
+                  f"quotes {outcome.trade_date}, reports {outcome.report_period}", file=sys.stderr)
+            for note in outcome.notes:
+                print(f"note: {note}", file=sys.stderr)
+            return 0
+        universe = open_universe(settings)
+        if args.action == "status":
+            d = info_dict(universe, today)
+            text = json.dumps(d, ensure_ascii=False, indent=1) if args.format == "json" else "\n".join(
+                f"{k}: {v}" for k, v in d.items() if k != "notes") + "".join(f"\nnote: {n}" for n in d["notes"])
+            sys.stdout.write(text + "\n")
+            return 0
+        if args.action == "show":
+            return _show(universe, args.code, args.format)
+        if args.action == "import":
+            rows = read_stock_csv(Path(args.file))
+            n = universe.update([s for s, _ in rows], as_of=args.as_of, source=f"import:{Path(args.file).name}")
+            universe.save()
+            print(f"imported {len(rows)} stocks from {args.file} ({n} new or changed); "
+                  f"universe has {len(universe)}", file=sys.stderr)
+            return 0
+        text = stocks_csv([(s, universe.as_of(s.code)) for s in universe])
+        if args.out:
+            Path(args.out).write_text(text, encoding="utf-8")
+            print(f"wrote {len(universe)} stocks to {args.out}", file=sys.stderr)
+        else:
+            sys.stdout.write(text)
+        return 0
+    except RefreshFailed as exc:
+        print(f"error: universe refresh failed: {exc}", file=sys.stderr)
+        return 1
+    except (UniverseError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,97 @@
+"""Which StockInput field a column header of an export feeds, and in which unit its values are.
+
+Trading software and people spell the same column many ways (市盈率(TTM), PE-TTM, 市盈(TTM) ...);
+they are compared after folding width, case, spaces, brackets and -/_ so one alias covers them all.
+A bracketed unit (总市值(亿)) scales the column's values; it is kept as written too, so a unit that a
+column cannot take (ROE(亿)) can be named in the row's problem.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Header spellings per StockInput field, compared after _header_key().
+HEADER_ALIASES: dict[str, tuple[str, ...]] = {
+    "code": ("code", "代码", "股票代码", "证券代码", "symbol", "ts_code"),
+    "name": ("name", "名称", "股票简称", "证券简称", "股票名称", "简称"),
+    "industry": ("industry", "所属行业", "行业", "所属同花顺行业", "细分行业"),
+    "pe_ttm": ("pe_ttm", "pe", "市盈率(TTM)", "市盈率TTM", "PE-TTM", "PE(TTM)", "市盈率-TTM", "滚动市盈率",
+               "市盈(TTM)"),
+    # 市盈率-动态 annualises the latest quarter; it is NOT the trailing twelve months the rules use
+    "pe_dynamic": ("pe_dynamic", "市盈率-动态", "市盈率(动)", "市盈(动)", "动态市盈率"),
+    "roe": ("roe", "ROE(%)", "净资产收益率", "净资产收益率(%)", "ROE加权", "加权净资产收益率"),
+    "eps": ("eps", "每股收益", "基本每股收益"),
+    "report_text": ("report_text", "财报摘要", "摘要", "公告摘要"),
+    "st": ("st", "是否ST", "ST标记"),
+    "net_profit_y1": ("net_profit_y1", "净利润", "归母净利润"),
+    "net_profit_y2": ("net_profit_y2", "上年净利润"),
+    "report_date": ("report_date", "报告期", "报告日期"),
+    "price": ("price", "最新价", "现价"),
+    # 通达信 writes 涨幅% (the percent sign is dropped by _header_key)
+    "change_pct": ("change_pct", "涨跌幅", "涨幅"),
+    "pb": ("pb", "市净率"),
+    "market_cap": ("market_cap", "总市值"),
+}
+NUMERIC_FIELDS = (
+    "pe_ttm",
+    "roe",
+    "eps",
+    "net_profit_y1",
+    "net_profit_y2",
+    "price",
+    "change_pct",
+    "pb",
+    "market_cap",
+    "pe_dynamic",
+)
+
+# A bracketed unit in a header scales its values into yuan / percent: "总市值(亿)" 12.3 -> 1.23e9.
+HEADER_UNITS: dict[str, float] = {
+    "元": 1.0, "万": 1e4, "万元": 1e4, "亿": 1e8, "亿元": 1e8, "万亿": 1e12, "万亿元": 1e12, "%": 1.0}
+_BRACKETS = re.compile(r"[(\[【{]([^)\]】}]*)[)\]】}]")
+_DROP = re.compile(r"[\s\-_·.:\u200b-\u200f\ufeff]+")
+
+
+def _header_parts(header: str) -> tuple[str, str | None]:
+    """Comparable form of a header (case, width, spaces, brackets, -/_ ignored) and its bracketed unit."""
+    text = unicodedata.normalize("NFKC", header).strip().casefold()
+    unit: str | None = None
+
+    def unbracket(m: re.Match[str]) -> str:
+        nonlocal unit
+        inner = m.group(1).strip()
+        if inner in HEADER_UNITS:
+            unit = inner
+            return ""
+        return inner
+
+    text = _BRACKETS.sub(unbracket, text)
+    if unit is None and text.rstrip().endswith("%"):
+        unit = "%"
+    text = _DROP.sub("", text).rstrip("%")
+    return text, unit
+
+
+def _header_key(header: str) -> tuple[str, float]:
+    key, unit = _header_parts(header)
+    return key, HEADER_UNITS[unit] if unit else 1.0
+
+
+_ALIAS_INDEX: dict[str, str] = {
+    _header_key(alias)[0]: field for field, aliases in HEADER_ALIASES.items() for alias in aliases
+}
+
+
+def map_header(header: str) -> tuple[str | None, float]:
+    """The StockInput field a file column feeds (None if unknown), and the unit scale of its values."""
+    key, scale = _header_key(header)
+    return _ALIAS_INDEX.get(key), scale
+
+
+def header_unit(header: str) -> str | None:
+    """The unit a header writes in brackets or as a trailing % ("总市值(亿)" -> "亿"), None without one."""
+    return _header_parts(header)[1]
+
+
+CODE_HEADERS = "代码, 股票代码, 证券代码, code, symbol, ts_code"  # as the "no code column" advice lists them

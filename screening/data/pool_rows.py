@@ -1,0 +1,159 @@
+"""One data row of an uploaded pool -> a usable PoolItem, or a failed one carrying its first problem.
+
+Everything that arrives in a cell is cleaned here, at the input edge, and said: control characters
+are removed (a note on the stock), full-width codes and digits are folded, a cached formula result
+is used with a note, a formula without one fails its cell, and a figure outside its column's
+plausible range or in a unit the column cannot take fails its cell with the reason.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+from screening.data.codes import CodeError, normalise_code
+from screening.data.pool_headers import NUMERIC_FIELDS
+from screening.data.pool_table import Formula, RawRow
+from screening.data.value_bounds import check_value
+from screening.data.values import parse_bool_flag, parse_number_unit, strip_controls
+from screening.models import InputProblem, PoolItem, StockInput
+
+
+@dataclass(frozen=True)
+class Column:
+    """A file column that feeds a StockInput field."""
+
+    idx: int
+    name: str  # the header as written
+    scale: float  # the header's unit scale (总市值(亿) -> 1e8)
+    unit: str | None  # the header's unit as written (亿, %, 元 ...)
+
+
+Problem = tuple[str, str | None, str | None]  # message, column, value
+
+
+def _cell(cells: list[str], idx: int) -> str:
+    return cells[idx] if idx < len(cells) else ""
+
+
+def _clean_value(value: str | None) -> str | None:
+    return None if value is None else strip_controls(value)[0]
+
+
+def parse_row(index: int, raw: RawRow, used: dict[str, Column], source: str,
+              first_seen: dict[str, int]) -> PoolItem:
+    """One data row -> an item; a duplicate code (by normalised code) fails against its first row."""
+    code_col = used["code"]
+    raw_code, code_changed = strip_controls(_cell(raw.cells, code_col.idx).strip())
+    raw_code = raw_code.strip()
+
+    def fail(message: str, column: str | None, value: str | None) -> PoolItem:
+        problem = InputProblem(source, message, row=raw.row, column=column, value=_clean_value(value))
+        name_col = used.get("name")
+        name = strip_controls(_cell(raw.cells, name_col.idx).strip())[0] if name_col is not None else ""
+        return PoolItem(index=index, raw_code=raw_code, row=raw.row, error=problem, name=name or None)
+
+    if raw.broken is not None:
+        return fail(raw.broken, None, None)
+    notes: list[str] = []
+    code_text = raw_code
+    formula = raw.formulas.get(code_col.idx)
+    if formula is not None:
+        literal = unwrap_code(formula.text)  # ="000001" is a literal, not a computation
+        if formula.cached:
+            notes.append(f"公式单元格 {code_col.name}: 使用缓存值")
+        elif literal != formula.text:
+            code_text = literal
+        else:
+            return fail(_formula_problem(formula), code_col.name, formula.text)
+    try:
+        code = normalise_code(unwrap_code(unicodedata.normalize("NFKC", code_text).strip()))
+    except CodeError as exc:
+        return fail(str(exc), code_col.name, raw_code)
+    if code in first_seen:
+        return fail(f"duplicate of row {first_seen[code]} (same code {code})", code_col.name, raw_code)
+    first_seen[code] = raw.row
+
+    values: dict[str, Any] = {}
+    problems: list[Problem] = []
+    cleaned = [code_col.name] if code_changed else []
+    for field, col in used.items():
+        if field != "code":
+            _read_field(field, col, raw, values, problems, notes, cleaned)
+    if problems:
+        message, col_name, value = problems[0]
+        if len(problems) > 1:
+            others = "; ".join(f"{c}={_clean_value(v)!r}" for _, c, v in problems[1:4])
+            message += f" (also bad: {others}{' ...' if len(problems) > 4 else ''})"
+        return fail(message, col_name, value)
+    if cleaned:
+        notes.append("已移除控制字符: " + ", ".join(cleaned))
+    stock = StockInput(code=code, **values, notes=notes)
+    return PoolItem(index=index, raw_code=raw_code, row=raw.row, stock=stock)
+
+
+def _read_field(field: str, col: Column, raw: RawRow, values: dict[str, Any], problems: list[Problem],
+                notes: list[str], cleaned: list[str]) -> None:
+    text = _cell(raw.cells, col.idx)
+    formula = raw.formulas.get(col.idx)
+    if formula is not None:
+        if not formula.cached:
+            problems.append((_formula_problem(formula), col.name, formula.text))
+            return
+        notes.append(f"公式单元格 {col.name}: 使用缓存值")
+    if field in NUMERIC_FIELDS:
+        _read_number(field, col, text, values, problems)
+    elif field == "st":
+        try:
+            values[field] = parse_bool_flag(text)
+        except ValueError:
+            problems.append(("not a yes/no ST flag (expected 是/否, Y/N, 1/0, true/false, ST)", col.name, text))
+    else:
+        clean, changed = strip_controls(text, keep_layout=field == "report_text")
+        if changed:
+            cleaned.append(col.name)
+        values[field] = _clean_date(clean) if field == "report_date" else clean.strip() or None
+
+
+def _read_number(field: str, col: Column, text: str, values: dict[str, Any], problems: list[Problem]) -> None:
+    try:
+        number, unit = parse_number_unit(text)
+    except ValueError:
+        problems.append((f"not a number in {field} column", col.name, text))
+        return
+    if number is None:
+        values[field] = None
+        return
+    value, reason = check_value(field, text, number, unit, col.name, col.unit, col.scale)
+    if reason is not None:
+        problems.append((reason, col.name, text))
+    else:
+        values[field] = value
+
+
+def _formula_problem(formula: Formula) -> str:
+    return (f"formula {formula.text} has no saved result in the file (a workbook written by a script, "
+            "never opened and saved in Excel/WPS); formulas are never computed here: open and save the file "
+            "in Excel/WPS, or paste the values")
+
+
+_EXCEL_TEXT_CODE = re.compile(r'^=\s*"([^"]*)"$')
+
+
+def unwrap_code(raw: str) -> str:
+    """Exports write ="000001" or '000001 so Excel keeps the zeros: take the literal, evaluate nothing."""
+    m = _EXCEL_TEXT_CODE.match(raw)
+    if m:
+        return m.group(1)
+    return raw[1:] if raw.startswith("'") else raw
+
+
+def _clean_date(raw: str) -> str | None:
+    """xlsx dates arrive as '2024-12-31 00:00:00'; keep the date part, leave any other text as written."""
+    text = raw.strip()
+    if not text:
+        return None
+    m = re.match(r"^(\d{4}-\d{2}-\d{2})[ T]00:00:00$", text)
+    return m.group(1) if m else text

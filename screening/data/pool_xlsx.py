@@ -1,0 +1,90 @@
+"""Read the first sheet of an .xlsx into rows, numbered as the sheet numbers them.
+
+The workbook is opened twice by openpyxl in read-only mode, once for the formulas and once for the
+values Excel cached when it last saved, so a formula cell is known as a formula: its cached result
+is used and said to be one, and a formula without a cached result (a workbook written by a script
+and never opened in Excel) is a named problem of that cell, never a silent blank that the universe
+then fills. Nothing is ever evaluated. The zip-bomb guard runs before either parse.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import warnings
+from itertools import zip_longest
+from pathlib import Path
+from typing import Any
+
+from openpyxl import load_workbook
+
+from screening.config import InputSettings
+from screening.data.pool_table import Formula, RawRow
+from screening.data.xlsx_guard import check_xlsx
+from screening.models import PoolRejected
+
+
+def read_xlsx_rows(p: Path, source: str, settings: InputSettings) -> list[RawRow]:
+    """Rows of the first sheet; PoolRejected when the workbook is hostile or unreadable."""
+    try:
+        check_xlsx(p, settings)
+    except PoolRejected as exc:  # name the file as the user knows it
+        raise PoolRejected(str(exc).replace(p.name, source, 1)) from exc
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # openpyxl's "no default style" and the like
+            formulas = load_workbook(p, read_only=True, data_only=False, keep_links=False)
+            values = load_workbook(p, read_only=True, data_only=True, keep_links=False)
+    except Exception as exc:  # openpyxl raises many types for malformed workbooks
+        raise PoolRejected(f"{source}: cannot read the .xlsx workbook ({type(exc).__name__}: {exc})") from exc
+    try:
+        return _rows(formulas, values)
+    except PoolRejected:
+        raise
+    except Exception as exc:
+        raise PoolRejected(f"{source}: cannot read the .xlsx workbook ({type(exc).__name__}: {exc})") from exc
+    finally:
+        formulas.close()
+        values.close()
+
+
+def _rows(formulas: Any, values: Any) -> list[RawRow]:
+    if not formulas.worksheets:
+        return []
+    ws_f, ws_v = formulas.worksheets[0], values.worksheets[0]
+    # a writer may store wrong dimensions; read-only mode would trust them and cut the sheet short
+    ws_f.reset_dimensions()
+    ws_v.reset_dimensions()
+    rows: list[RawRow] = []
+    pairs = zip_longest(ws_f.iter_rows(), ws_v.iter_rows(values_only=True), fillvalue=())
+    for row_no, (f_row, v_row) in enumerate(pairs, start=1):  # read-only mode yields missing rows as empty
+        cells: list[str] = []
+        found: dict[int, Formula] = {}
+        for idx, cell in enumerate(f_row):
+            cached = v_row[idx] if idx < len(v_row) else None
+            if cell.data_type == "f":
+                found[idx] = Formula(_formula_text(cell.value), cached is not None)
+                cells.append(_cell_text(cached))
+            else:
+                cells.append(_cell_text(cell.value))
+        rows.append(RawRow(row_no, cells, formulas=found))
+    return rows
+
+
+def _formula_text(value: object) -> str:
+    """A formula as written ("=B2"); array formulas come as objects carrying their text."""
+    text = value if isinstance(value, str) else getattr(value, "text", None) or str(value)
+    return text if text.startswith("=") else "=" + text
+
+
+def _cell_text(value: object) -> str:
+    """A cell as text, as a spreadsheet shows it: 600519.0 stored as a float is the integer 600519."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        if value != value:
+            return ""
+        if value.is_integer() and abs(value) < 1e15:
+            return str(int(value))
+    if isinstance(value, dt.datetime):
+        return value.isoformat(sep=" ")
+    return str(value)

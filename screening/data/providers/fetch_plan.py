@@ -1,0 +1,57 @@
+"""What one fetch asks for beyond the period walk, and how its calls are counted for the progress bar.
+
+Shared by both providers: they differ in which vendor calls bring a period or a day, not in which periods and
+days a refresh needs.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from screening.data.providers.base import ProgressCallback
+from screening.data.providers.fundamentals import PeriodFigures
+from screening.data.providers.periods import is_annual, last_annual, year_before
+
+
+def announcement_window(trade_date: dt.date, today: dt.date, days: int) -> list[dt.date]:
+    """The last ``days`` calendar days, newest first, ending today (or the day after a past ``trade_date``).
+
+    Announcements filed after the close are dated the next day, which is why the window reaches past the
+    session of the quotes.
+    """
+    end = min(today, trade_date + dt.timedelta(days=1))
+    return [end - dt.timedelta(days=i) for i in range(days)]
+
+
+def supporting_periods(latest: Iterable[PeriodFigures]) -> set[dt.date]:
+    """The reports besides each stock's latest that its TTM net profit and its two fiscal years need.
+
+    For a latest period L: the last annual report before L and L a year before (TTM, and the first fiscal year),
+    and the annual report before that (the second fiscal year). An annual L is its own TTM and first year.
+    """
+    needed: set[dt.date] = set()
+    for figures in latest:
+        annual = last_annual(figures.period)
+        needed.add(year_before(annual))
+        if not is_annual(figures.period):
+            needed.update({annual, year_before(figures.period)})
+    return needed
+
+
+@dataclass
+class CallPlan:
+    """Counts the calls of one fetch for the "fetch" progress step (it grows when periods fall back)."""
+
+    progress: ProgressCallback | None
+    planned: int
+    done: int = 0
+
+    def add(self, n: int) -> None:
+        self.planned += n
+
+    def step(self) -> None:
+        self.done += 1
+        if self.progress is not None:
+            self.progress("fetch", self.done, max(self.planned, self.done))

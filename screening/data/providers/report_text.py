@@ -1,0 +1,137 @@
+"""Compose the report text the model reads, from real material only.
+
+The model's one judgement the rules cannot make is reading for risk (立案调查, 减持, 商誉减值, 退市风险警示 ...),
+so it gets: the latest report's figures in one sentence, the 业绩预告 and its stated reason when there is one,
+and the announcement titles of the last N days with dates, newest first. Every word comes from the data (titles
+and reasons verbatim, figures as reported); nothing is said about the company that the data does not say, and a
+part whose data is not available is left out rather than described. Pure: same input, same text.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from screening.data.providers.fundamentals import PeriodFigures
+from screening.data.providers.periods import label
+
+
+@dataclass(frozen=True)
+class Forecast:
+    """One 业绩预告, as published."""
+
+    period: dt.date
+    notice_date: dt.date | None = None
+    kind: str | None = None  # 预告类型, e.g. 预增, 首亏
+    content: str | None = None  # 业绩变动 / summary
+    reason: str | None = None  # 业绩变动原因
+
+
+@dataclass(frozen=True)
+class Announcement:
+    day: dt.date
+    title: str
+
+
+def money(yuan: float) -> str:
+    """Yuan in the units Chinese reports use: 亿元 from 1e8, 万元 from 1e4."""
+    size = abs(yuan)
+    if size >= 1e8:
+        return f"{yuan / 1e8:.2f}亿元"
+    if size >= 1e4:
+        return f"{yuan / 1e4:.2f}万元"
+    return f"{yuan:.2f}元"
+
+
+def _pct(value: float, *, signed: bool = False) -> str:
+    return f"{value:+.2f}%" if signed else f"{value:.2f}%"
+
+
+def figures_sentence(r: PeriodFigures) -> str:
+    """E.g. 2026年三季报（截至2026-09-30，2026-10-18公告）：营业总收入12.35亿元，同比+8.21%；净利润...。"""
+    head = f"{label(r.period)}（截至{r.period.isoformat()}"
+    head += f"，{r.notice_date.isoformat()}公告）" if r.notice_date else "）"
+    parts = []
+    if r.revenue is not None:
+        part = f"营业总收入{money(r.revenue)}"
+        if r.revenue_yoy is not None:
+            part += f"，同比{_pct(r.revenue_yoy, signed=True)}"
+        parts.append(part)
+    if r.net_profit is not None:
+        part = f"净利润{money(r.net_profit)}"
+        if r.net_profit_yoy is not None:
+            part += f"，同比{_pct(r.net_profit_yoy, signed=True)}"
+        parts.append(part)
+    if r.roe is not None:
+        parts.append(f"ROE {_pct(r.roe)}")
+    if r.gross_margin is not None:
+        parts.append(f"销售毛利率{_pct(r.gross_margin)}")
+    return head + "：" + ("；".join(parts) if parts else "报告无营收、利润数据") + "。"
+
+
+def forecast_sentence(f: Forecast) -> str:
+    head = f"业绩预告（{label(f.period)}"
+    head += f"，{f.notice_date.isoformat()}公告）" if f.notice_date else "）"
+    body = []
+    if f.kind:
+        body.append(f"{f.kind}。")
+    if f.content:
+        body.append(f.content.strip().rstrip("。") + "。")
+    if f.reason:
+        body.append("业绩变动原因：" + f.reason.strip().rstrip("。") + "。")
+    return head + "：" + "".join(body)
+
+
+def _strip_own_name(title: str, name: str | None) -> str:
+    """Eastmoney titles repeat the company's short name ("名称:标题"); the row already names it."""
+    text = " ".join(title.split())
+    if name:
+        for sep in (":", "："):
+            if text.startswith(name + sep):
+                return text[len(name) + 1 :].strip()
+    return text
+
+
+def announcements_block(
+    items: Sequence[Announcement], *, days: int, name: str | None = None, max_titles: int | None = 20
+) -> str:
+    """The last ``days`` days' titles, newest first, one per line; the same title on the same day once."""
+    seen: set[tuple[dt.date, str]] = set()
+    rows: list[tuple[dt.date, str]] = []
+    for a in sorted(items, key=lambda a: a.day, reverse=True):
+        title = _strip_own_name(a.title, name)
+        if title and (a.day, title) not in seen:
+            seen.add((a.day, title))
+            rows.append((a.day, title))
+    if not rows:
+        return f"近{days}日无公告。"
+    shown = rows if max_titles is None else rows[:max_titles]
+    lines = [f"近{days}日公告（新→旧）："] + [f"{day.isoformat()} {title}" for day, title in shown]
+    if len(rows) > len(shown):
+        lines.append(f"（另有{len(rows) - len(shown)}条更早的公告未列出）")
+    return "\n".join(lines)
+
+
+def compose_report_text(
+    *,
+    latest: PeriodFigures | None,
+    forecast: Forecast | None,
+    announcements: Sequence[Announcement] | None,
+    days: int,
+    name: str | None = None,
+    max_titles: int | None = 20,
+) -> str | None:
+    """The text for one stock, or None when there is no material at all.
+
+    ``announcements=None`` means the titles were not fetched (e.g. no entitlement): the block is left out, so
+    the text never claims "no announcements" it did not check.
+    """
+    parts = []
+    if latest is not None:
+        parts.append(figures_sentence(latest))
+    if forecast is not None:
+        parts.append(forecast_sentence(forecast))
+    if announcements is not None:
+        parts.append(announcements_block(announcements, days=days, name=name, max_titles=max_titles))
+    return "\n".join(parts) if parts else None

@@ -1,0 +1,366 @@
+"""Tushare Pro: the user's own token, a different backend from AKShare's, so a real fallback.
+
+The token comes from the environment variable TUSHARE_TOKEN only (never a config file: tushare's own
+``pro_api()`` would fall back to ``~/tk.csv``, so the token is always passed explicitly) and never appears in a
+message or log. Endpoints, whole market per call, and what each needs (tushare.pro/document/1?doc_id=108 and
+the endpoint pages):
+
+| endpoint            | gives                                         | needs                   | essential |
+|---------------------|-----------------------------------------------|-------------------------|-----------|
+| stock_basic         | names, industries, the listed universe        | 2000 points             | yes       |
+| daily_basic(date)   | a true pe_ttm, pb, total_mv (万元), close     | 2000 points             | yes       |
+| fina_indicator_vip  | EPS, ROE, 毛利率, YoY, per report period      | 5000 points             | yes       |
+| income_vip          | 营业总收入, 归母净利润 (two years, TTM)         | 5000 points             | no        |
+| daily(date)         | pct_chg                                       | 120 points              | no        |
+| forecast_vip        | 业绩预告 with change_reason                     | 5000 points             | no        |
+| anns_d(date)        | announcement titles                           | a separate permission   | no        |
+
+Essential means the rules cannot work without it (who is listed and named, PE-TTM, ROE): NotEntitled there fails
+the fetch; for the others the snapshot says what is missing and why. ``daily_basic.pe_ttm`` is empty for a
+loss ("亏损的PE为空"); there the PE-TTM is derived from total_mv and the TTM net profit of income_vip, so a loss
+gives a negative PE as in the AKShare provider, or stays empty with a note when income_vip is not available.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from zoneinfo import ZoneInfo
+
+import pandas as pd
+
+from screening.data.providers.base import IncompleteData, MarketSnapshot, ProgressCallback, ProvidedStock
+from screening.data.providers.fetch_plan import CallPlan, announcement_window, supporting_periods
+from screening.data.providers.frames import code_of, day, num, text
+from screening.data.providers.fundamentals import (
+    PeriodFigures,
+    PeriodPlan,
+    PeriodTable,
+    pe_ttm,
+    ttm_net_profit,
+    walk_latest_periods,
+)
+from screening.data.providers.periods import next_period, ymd
+from screening.data.providers.records import (
+    Find,
+    current_forecast,
+    finder,
+    new_record,
+    put,
+    put_fiscal_years,
+    put_latest,
+    report_day,
+    snapshot_period,
+)
+from screening.data.providers.report_text import Announcement, Forecast, compose_report_text
+from screening.data.providers.resilience import CircuitBreaker, RetryPolicy
+from screening.data.providers.tushare_calls import FIELDS, TushareCalls, open_api, tushare_version
+
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+_ST_NAME = re.compile(r"^(S\*ST|SST|\*ST|ST)")
+Valuation = tuple[float | None, float | None, float | None, float | None]  # close, pe_ttm, pb, total_mv (yuan)
+
+
+def _period_table(fina: pd.DataFrame, income: pd.DataFrame | None, period: dt.date) -> PeriodTable:
+    money: dict[str, tuple[float | None, float | None]] = {}
+    if income is not None:
+        rows = income[income["report_type"].astype(str) == "1"]  # 合并报表
+        for r in rows[list(FIELDS["income_vip"])].itertuples(index=False):
+            code = code_of(r[0])
+            if code is not None and (code not in money or str(r[6]) == "1"):  # update_flag 1 = latest
+                money[code] = (num(r[4]), num(r[5]))
+    source = f"tushare:fina_indicator_vip({ymd(period)})"
+    money_source = f"tushare:income_vip({ymd(period)})" if income is not None else None
+    out: PeriodTable = {}
+    for r in fina[list(FIELDS["fina_indicator_vip"])].itertuples(index=False):
+        code = code_of(r[0])
+        if code is None or (code in out and str(r[8]) != "1"):
+            continue
+        revenue, net = money.get(code, (None, None))
+        out[code] = PeriodFigures(
+            period=period, source=source, revenue=revenue, revenue_yoy=num(r[7]), net_profit=net,
+            net_profit_yoy=num(r[6]), roe=num(r[4]), eps=num(r[3]), gross_margin=num(r[5]),
+            notice_date=day(r[1]), money_source=money_source,
+        )
+    return out
+
+
+@dataclass
+class _Reports:
+    """Report periods as loaded: fina_indicator_vip (essential) with income_vip's money (optional).
+
+    After income_vip fails once it is not asked again: its note already says why, and the loss-makers' PE-TTM
+    note says what that costs.
+    """
+
+    calls: TushareCalls
+    tables: dict[dt.date, PeriodTable] = field(default_factory=dict)
+    income_ok: bool = True
+
+    def load(self, period: dt.date) -> PeriodTable:
+        if period in self.tables:
+            return self.tables[period]
+        label = f"fina_indicator_vip({ymd(period)})"
+        fina = self.calls.call("fina_indicator_vip", label, essential=True, period=ymd(period))
+        assert fina is not None
+        income = None
+        if self.income_ok:
+            income = self.calls.call("income_vip", f"income_vip({ymd(period)})", essential=False, period=ymd(period))
+            self.income_ok = income is not None
+        self.tables[period] = _period_table(fina, income, period)
+        return self.tables[period]
+
+
+@dataclass
+class _Market:
+    """What the calls brought, by stock code: the material the records are assembled from."""
+
+    names: dict[str, tuple[str | None, str | None]]  # name, industry
+    valuation: dict[str, Valuation]
+    changes: dict[str, float | None] | None  # None: daily not available
+    latest: dict[str, PeriodFigures]
+    reports: _Reports
+    forecasts: dict[str, Forecast] | None  # None: forecast_vip not available
+    titles: dict[str, list[Announcement]] | None  # None: anns_d not available
+
+
+class TushareProvider:
+    name = "tushare"
+
+    def __init__(
+        self,
+        *,
+        retry: RetryPolicy | None = None,
+        breaker: CircuitBreaker | None = None,
+        timeout_s: float = 60.0,
+        complete_share: float = 0.8,
+        max_titles: int | None = 20,
+        now: Callable[[], dt.datetime] | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.retry = retry or RetryPolicy()
+        self.breaker = breaker or CircuitBreaker("tushare")
+        self.timeout_s = timeout_s
+        self.complete_share = complete_share
+        self.max_titles = max_titles
+        self._now = now or (lambda: dt.datetime.now(SHANGHAI))
+        self._sleep = sleep
+
+    # ---- the fetch --------------------------------------------------------------------------------------
+    def fetch(
+        self,
+        trade_date: dt.date,
+        *,
+        announcement_days: int = 30,
+        progress: ProgressCallback | None = None,
+    ) -> MarketSnapshot:
+        now = self._now().astimezone(SHANGHAI)
+        api = open_api(self.timeout_s)
+        version = tushare_version()
+        notes: list[str] = []
+        days = announcement_window(trade_date, now.date(), announcement_days)
+        calls = TushareCalls(api, breaker=self.breaker, retry=self.retry, sleep=self._sleep, progress=progress,
+                             plan=CallPlan(progress, planned=3 + 4 + 4 + 2 + len(days)), notes=notes)
+        names = self._load_names(calls)
+        valuation = self._load_valuation(calls, trade_date)
+        changes = self._load_changes(calls, trade_date)
+        walk, latest, reports = self._load_reports(calls, trade_date, names)
+        forecasts = self._load_forecasts(calls, walk.walked[0])
+        titles = self._load_titles(calls, days)
+        market = _Market(names, valuation, changes, latest, reports, forecasts, titles)
+        stocks = self._assemble(market, trade_date, announcement_days, notes)
+        return MarketSnapshot(
+            provider=self.name, provider_version=version, trade_date=trade_date.isoformat(),
+            report_period=snapshot_period(latest.values()).isoformat(), fetched_at=now.isoformat(timespec="seconds"),
+            stocks=stocks, notes=notes, calls=calls.records,
+        )
+
+    @staticmethod
+    def _load_names(calls: TushareCalls) -> dict[str, tuple[str | None, str | None]]:
+        """stock_basic is the listed universe, with names and industries."""
+        basic = calls.call("stock_basic", "stock_basic", essential=True, list_status="L")
+        assert basic is not None
+        names: dict[str, tuple[str | None, str | None]] = {}
+        for r in basic[["ts_code", "name", "industry"]].itertuples(index=False):
+            if (code := code_of(r[0])) is not None:
+                names[code] = (text(r[1]), text(r[2]))
+        if not names:
+            raise IncompleteData("stock_basic returned no listed A-share")
+        return names
+
+    @staticmethod
+    def _load_valuation(calls: TushareCalls, trade_date: dt.date) -> dict[str, Valuation]:
+        label = f"daily_basic({ymd(trade_date)})"
+        daily_basic = calls.call("daily_basic", label, essential=True, trade_date=ymd(trade_date))
+        assert daily_basic is not None
+        if daily_basic.empty:
+            raise IncompleteData(
+                f"{label} returned no rows: {trade_date.isoformat()} is not a trading day, or Tushare has not "
+                "published it yet (daily_basic is updated after the close, 15:00-17:00)"
+            )
+        valuation: dict[str, Valuation] = {}
+        for r in daily_basic[["ts_code", "close", "pe_ttm", "pb", "total_mv"]].itertuples(index=False):
+            if (code := code_of(r[0])) is not None:
+                mv = num(r[4])
+                valuation[code] = (num(r[1]), num(r[2]), num(r[3]), None if mv is None else mv * 1e4)  # 万元
+        return valuation
+
+    @staticmethod
+    def _load_changes(calls: TushareCalls, trade_date: dt.date) -> dict[str, float | None] | None:
+        daily = calls.call("daily", f"daily({ymd(trade_date)})", essential=False, trade_date=ymd(trade_date))
+        if daily is None:
+            return None
+        return {c: num(v) for k, v in daily[["ts_code", "pct_chg"]].itertuples(index=False)
+                if (c := code_of(k)) is not None}
+
+    def _load_reports(
+        self, calls: TushareCalls, trade_date: dt.date, names: dict[str, tuple[str | None, str | None]]
+    ) -> tuple[PeriodPlan, dict[str, PeriodFigures], _Reports]:
+        """The walk to each stock's latest report, then the periods TTM and the fiscal years need."""
+        reports = _Reports(calls)
+        walk, latest = walk_latest_periods(trade_date, names, reports.load, complete_share=self.complete_share)
+        calls.notes.extend(walk.notes())
+        if not latest:
+            raise IncompleteData("fina_indicator_vip returned no reports for "
+                                 + ", ".join(p.isoformat() for p in walk.walked))
+        extra = sorted(supporting_periods(latest.values()) - set(reports.tables), reverse=True)
+        calls.plan.add(2 * (len(walk.walked) + len(extra)) - 8)  # the plan guessed four periods of two calls
+        for period in extra:
+            reports.load(period)
+        return walk, latest, reports
+
+    @staticmethod
+    def _load_forecasts(calls: TushareCalls, newest: dt.date) -> dict[str, Forecast] | None:
+        """Forecasts for the newest period and the one after it; None when either cannot be had."""
+        forecasts: dict[str, Forecast] = {}
+        for period in (next_period(newest), newest):
+            frame = calls.call("forecast_vip", f"forecast_vip({ymd(period)})", essential=False, period=ymd(period))
+            if frame is None:
+                return None
+            for r in frame[list(FIELDS["forecast_vip"])].itertuples(index=False):
+                if (code := code_of(r[0])) is not None and code not in forecasts:
+                    forecasts[code] = Forecast(period=period, notice_date=day(r[1]), kind=text(r[3]),
+                                               content=text(r[4]), reason=text(r[5]))
+        return forecasts
+
+    @staticmethod
+    def _load_titles(calls: TushareCalls, days: list[dt.date]) -> dict[str, list[Announcement]] | None:
+        """Announcement titles per day; None (with a note) when anns_d is not available to this account."""
+        titles: dict[str, list[Announcement]] = {}
+        for d in days:
+            frame = calls.call("anns_d", f"anns_d({ymd(d)})", essential=False, ann_date=ymd(d))
+            if frame is None:
+                calls.notes.append("announcement titles left out of the report texts (anns_d not available)")
+                return None
+            for r in frame[list(FIELDS["anns_d"])].itertuples(index=False):
+                code, when, title = code_of(r[1]), day(r[0]), text(r[2])
+                if code is not None and when is not None and title is not None:
+                    titles.setdefault(code, []).append(Announcement(when, title))
+        return titles
+
+    # ---- one record per listed stock --------------------------------------------------------------------
+    def _assemble(self, market: _Market, trade_date: dt.date, days: int, notes: list[str]) -> list[ProvidedStock]:
+        quote_day = trade_date.isoformat()
+        pe_counts: dict[str, int] = {}
+        out: list[ProvidedStock] = []
+        for code in sorted(market.names):
+            record, outcome = self._record(code, market, quote_day, days)
+            if outcome is not None:
+                pe_counts[outcome] = pe_counts.get(outcome, 0) + 1
+            out.append(record)
+        notes.extend(self._pe_notes(market, pe_counts, quote_day))
+        return out
+
+    def _record(self, code: str, market: _Market, quote_day: str, days: int) -> tuple[ProvidedStock, str | None]:
+        """One listed stock's record, and how its PE-TTM went when daily_basic had none (see ``_put_pe``)."""
+        name, industry = market.names[code]
+        record = new_record(code)
+        put(record, "name", name, quote_day, "tushare:stock_basic")
+        put(record, "industry", industry, quote_day, "tushare:stock_basic")
+        if name is not None:  # the exchanges mark risk warnings in the short name (ST, *ST)
+            put(record, "st", bool(_ST_NAME.match(name)), quote_day, "tushare:stock_basic(名称)")
+        close, pe, pb, mv = market.valuation.get(code, (None, None, None, None))
+        put(record, "price", close, quote_day, "tushare:daily_basic")
+        put(record, "pb", pb, quote_day, "tushare:daily_basic")
+        put(record, "market_cap", mv, quote_day, "tushare:daily_basic")
+        if market.changes is not None:
+            put(record, "change_pct", market.changes.get(code), quote_day, "tushare:daily")
+        figures = market.latest.get(code)
+        find = finder(market.reports.tables, code)
+        if figures is not None:
+            put_latest(record, figures)
+            put_fiscal_years(record, figures, find)  # ROE from the last annual report: a quarter's is cumulative
+        outcome = self._put_pe(record, pe, mv, code in market.valuation, figures, find, quote_day)
+        forecast = current_forecast(None if market.forecasts is None else market.forecasts.get(code), figures)
+        titles = None if market.titles is None else market.titles.get(code, [])
+        self._put_report_text(record, name, figures, forecast, titles, quote_day, days)
+        return record, outcome
+
+    @staticmethod
+    def _put_pe(
+        record: ProvidedStock,
+        pe: float | None,
+        mv: float | None,
+        quoted: bool,
+        figures: PeriodFigures | None,
+        find: Find,
+        quote_day: str,
+    ) -> str | None:
+        """daily_basic's true pe_ttm; where it is empty (a loss), total_mv over income_vip's TTM net profit.
+
+        Returns "derived", "conflict" (pe_ttm empty although the TTM net profit is positive: the two sources
+        disagree, so it stays empty) or "empty", for the notes; None for a true PE-TTM or a stock without a quote.
+        """
+        if pe is not None:
+            put(record, "pe_ttm", pe, quote_day, "tushare:daily_basic.pe_ttm")
+            return None
+        if not quoted:
+            return None
+        ttm = None if figures is None else ttm_net_profit(figures, find)
+        if ttm is None or ttm.value is None:
+            return "empty"
+        if ttm.value > 0:
+            return "conflict"
+        put(record, "pe_ttm", pe_ttm(mv, ttm.value), quote_day,
+            f"derived:total_mv/TTM净利润(tushare:income_vip {ttm.source})")
+        return "derived"
+
+    def _put_report_text(
+        self,
+        record: ProvidedStock,
+        name: str | None,
+        figures: PeriodFigures | None,
+        forecast: Forecast | None,
+        titles: list[Announcement] | None,
+        quote_day: str,
+        days: int,
+    ) -> None:
+        report = compose_report_text(latest=figures, forecast=forecast, announcements=titles, days=days,
+                                     name=name, max_titles=self.max_titles)
+        if report is None:
+            return
+        parts = (("fina_indicator_vip", figures is not None), ("forecast_vip", forecast is not None),
+                 ("anns_d", titles is not None))
+        put(record, "report_text", report, report_day(titles or [], figures, forecast, quote_day),
+            "composed:tushare:" + "+".join(p for p, ok in parts if ok))
+
+    @staticmethod
+    def _pe_notes(market: _Market, pe_counts: dict[str, int], quote_day: str) -> list[str]:
+        """How PE-TTM was obtained, how many stayed empty, and how many listed stocks had no quote."""
+        derived, conflict, empty = (pe_counts.get(k, 0) for k in ("derived", "conflict", "empty"))
+        notes = [
+            "PE-TTM from daily_basic.pe_ttm (Tushare: 总市值/净利润TTM, empty for a loss); "
+            + (f"{derived} loss-makers derived as total_mv / TTM net profit from income_vip (negative PE)"
+               if market.reports.income_ok else "income_vip not available, so loss-makers' PE-TTM stays empty")
+        ]
+        if empty or conflict:
+            notes.append(f"PE-TTM left empty for {empty + conflict} quoted stocks"
+                         + (f" ({conflict} with an empty daily_basic.pe_ttm but a positive TTM net profit)"
+                            if conflict else ""))
+        missing_quotes = sum(1 for c in market.names if c not in market.valuation)
+        if missing_quotes:
+            notes.append(f"{missing_quotes} listed stocks have no daily_basic row for {quote_day} (suspended)")
+        return notes

@@ -1,0 +1,39 @@
+"""Fault injection for the fake remote ends, shared by the Eastmoney and Tushare fakes.
+
+Each fault reproduces a failure seen in the vendors' issue trackers, at the wire level, so that the SDK's own
+code meets it exactly as it would meet the real thing:
+- an Eastmoney IP ban: after K requests the server closes every connection without an answer
+  (akshare issue #6548 and others: ``RemoteDisconnected('Remote end closed connection without response')``);
+- paging dying half-way: one page number is answered by a dropped connection;
+- an HTTP 5xx with an HTML error page; the vendor's "no data" answer; renamed, extra or missing fields.
+Endpoint ids: ``spot``, ``st_board``, ``yjbb``, ``yjyg``, ``notice`` (Eastmoney) and ``tushare:<api_name>``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Faults:
+    ban_after: int | None = None  # Eastmoney: drop every request after this many (all Eastmoney hosts together)
+    drop_pages: dict[str, set[int]] = field(default_factory=dict)  # endpoint -> page numbers dropped, every time
+    status: dict[str, int] = field(default_factory=dict)  # endpoint -> HTTP status with an HTML error page
+    empty: set[str] = field(default_factory=set)  # endpoint -> the vendor's "no data" answer
+    rename: dict[str, dict[str, str]] = field(default_factory=dict)  # endpoint -> {field: new name}
+    extra_field: dict[str, str] = field(default_factory=dict)  # endpoint -> a field added to every record
+    omit_fields: dict[str, set[str]] = field(default_factory=dict)  # endpoint -> fields left out of every record
+    rate_limited: set[str] = field(default_factory=set)  # tushare:<api>: "每分钟最多访问该接口" answers
+    delay: dict[str, float] = field(default_factory=dict)  # endpoint -> seconds before answering (a stalled server)
+
+    def reset(self) -> None:
+        self.__init__()  # type: ignore[misc]
+
+    def shape(self, endpoint: str, record: dict[str, object]) -> dict[str, object]:
+        """Apply the field faults of ``endpoint`` to one record, keeping the key order of the rest."""
+        omit = self.omit_fields.get(endpoint, set())
+        rename = self.rename.get(endpoint, {})
+        out = {rename.get(k, k): v for k, v in record.items() if k not in omit}
+        if endpoint in self.extra_field:
+            out[self.extra_field[endpoint]] = None
+        return out

@@ -1,0 +1,47 @@
+"""Pytest fixtures for the fake market remote ends (a plugin module: list it in conftest's pytest_plugins, or
+import the fixtures into a test module).
+
+- ``fake_market_remote`` (session): the proxy with the fake Eastmoney and Tushare behind it, 5,000 stocks, quotes
+  for the last weekday before today (Asia/Shanghai) and everything published up to today, so that
+  ``python -m screening universe refresh --date <remote.market.trade_date>`` works with the real clock.
+  ``remote.faults`` injects failures; ``remote.log``/``refused_hosts``/``eastmoney.rejections`` show what came in.
+- ``market_env`` (function): sets the variables in this process (the SDKs then reach only the fakes), resets
+  faults and logs, and returns them for a subprocess: ``subprocess.run(cmd, env={**os.environ, **market_env})``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from tests.fakes.market_data import FakeMarket
+from tests.fakes.market_proxy import FakeMarketRemote
+
+
+def last_weekday_before(day: dt.date) -> dt.date:
+    day -= dt.timedelta(days=1)
+    while day.weekday() >= 5:
+        day -= dt.timedelta(days=1)
+    return day
+
+
+@pytest.fixture(scope="session")
+def fake_market_remote() -> Iterator[FakeMarketRemote]:
+    today = dt.datetime.now(ZoneInfo("Asia/Shanghai")).date()
+    market = FakeMarket(trade_date=last_weekday_before(today), as_of=today)
+    # one page for the whole board: akshare sleeps 0.5-1.5 s between pages (see FakeEastmoney.clist_page_size)
+    with FakeMarketRemote(market, clist_page_size=6000) as remote:
+        yield remote
+
+
+@pytest.fixture
+def market_env(fake_market_remote: FakeMarketRemote, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    fake_market_remote.faults.reset()
+    fake_market_remote.clear_log()
+    env = fake_market_remote.env()
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    return env

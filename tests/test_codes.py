@@ -1,0 +1,78 @@
+"""normalise_code against the exchanges' board prefixes (issue 15.7) and full-width input (issue 16.7)."""
+
+from __future__ import annotations
+
+import pytest
+
+from screening.data.codes import BOARD_PREFIXES, CodeError, exchange_of, normalise_code
+
+
+@pytest.mark.parametrize(
+    ("raw", "code"),
+    [
+        ("600000", "600000.SH"), ("601318", "601318.SH"), ("603288", "603288.SH"), ("605499", "605499.SH"),
+        ("688981", "688981.SH"), ("689009", "689009.SH"),  # STAR Market and its CDRs
+        ("000001", "000001.SZ"), ("001979", "001979.SZ"), ("002594", "002594.SZ"), ("003816", "003816.SZ"),
+        ("300750", "300750.SZ"), ("301269", "301269.SZ"), ("302132", "302132.SZ"),
+        ("430047", "430047.BJ"), ("830799", "830799.BJ"), ("871981", "871981.BJ"), ("889001", "889001.BJ"),
+        ("920001", "920001.BJ"),
+        ("1", "000001.SZ"), ("2", "000002.SZ"),  # Excel dropped the zeros of a real code
+        ("600519.XSHG", "600519.SH"), ("000001.XSHE", "000001.SZ"), ("920001.BSE", "920001.BJ"),
+    ],
+)
+def test_every_board_prefix_is_accepted(raw: str, code: str) -> None:
+    assert normalise_code(raw) == code
+
+
+@pytest.mark.parametrize(
+    ("raw", "says"),
+    [
+        ("12345", "no A-share board starts with 012"),  # a lost digit, not 012345.SZ
+        ("612345", "no A-share board starts with 612"),
+        ("004001", "no A-share board starts with 004"),
+        ("303001", "no A-share board starts with 303"),
+        ("921001", "no A-share board starts with 921"),
+        ("900901", "Shanghai B share"),
+        ("200002", "Shenzhen B share"),
+        ("820001", "preferred share"),
+        ("510300", "fund/ETF"),
+        ("399001", "index"),
+        ("113050", "bond"),
+    ],
+)
+def test_codes_on_no_a_share_board_are_refused_by_name(raw: str, says: str) -> None:
+    with pytest.raises(CodeError) as exc:
+        normalise_code(raw)
+    assert says in str(exc.value) and raw in str(exc.value)
+
+
+def test_the_lost_digit_is_shown_as_read() -> None:
+    with pytest.raises(CodeError, match=r"'12345' \(read as 012345\)"):
+        normalise_code("12345")
+
+
+@pytest.mark.parametrize(
+    ("raw", "code"),
+    [
+        ("６００５１９", "600519.SH"),  # typed with a Chinese input method
+        ("6００５１９.SH", "600519.SH"),  # mixed widths: the same code, not a new spelling of it
+        ("６００５１９．ＳＨ", "600519.SH"),
+        ("ｓｚ０００００１", "000001.SZ"),
+        ("\u3000300750\u3000", "300750.SZ"),  # ideographic spaces around it
+    ],
+)
+def test_full_width_codes_are_folded(raw: str, code: str) -> None:
+    assert normalise_code(raw) == code
+
+
+def test_a_claimed_exchange_must_match_the_board() -> None:
+    with pytest.raises(CodeError, match="says SH but 000001 is listed on SZ"):
+        normalise_code("000001.SH")
+    with pytest.raises(CodeError, match="says SZ but 920001 is listed on BJ"):
+        normalise_code("sz920001")
+
+
+def test_exchange_of_uses_the_table() -> None:
+    assert {exchange_of(p.ljust(6, "0")) for p in BOARD_PREFIXES} == {"SH", "SZ", "BJ"}
+    assert all(exchange_of(p.ljust(6, "1")) == ex for p, ex in BOARD_PREFIXES.items())
+    assert exchange_of("900901") is None and exchange_of("200002") is None and exchange_of("012345") is None
