@@ -2,56 +2,44 @@
 
 The token comes only from the environment variable SCREENER_TELEGRAM__TOKEN. httpx logs every
 request URL at INFO, and Bot API URLs contain the token, so httpx/httpcore are kept at WARNING
-and a filter on the root handlers redacts the token from any record that still carries it.
+and every handler's formatter redacts the token (message, arguments, tracebacks) from whatever still
+carries it (screening/ops/logsafe.py).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import os
 import sys
 import tomllib
+from typing import Any
 from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 from telegram import Update
+from telegram.error import InvalidToken
 
+from bot.fronts import im_fronts_enabled, run_fronts, secrets_of
+from bot.telegram.app import MissingToken, build_application
 from screening import metrics as _metrics  # ops: /metrics, /healthz and JSON logs (screening/metrics.py)
-from screening.config import WEBHOOK_SECRET_ENV, config_problems, load_settings, webhook_problem
+from screening.config import WEBHOOK_SECRET_ENV, ConfigKeyError, config_problems, load_settings, webhook_problem
+from screening.ops import logsafe
 from screening.queue.client import LANES, JobQueue
-
-from .app import MissingToken, build_application
 
 TOKEN_ENV = "SCREENER_TELEGRAM__TOKEN"
 
 
-class RedactFilter(logging.Filter):
-    """Replace each secret in a log record's final message (arguments included) with ***."""
-
-    def __init__(self, *secrets: str | None) -> None:
-        super().__init__()
-        self.secrets = [s for s in secrets if s]
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if not self.secrets:
-            return True
-        message = record.getMessage()
-        redacted = message
-        for secret in self.secrets:
-            redacted = redacted.replace(secret, "***")
-        if redacted != message:
-            record.msg, record.args = redacted, None
-        return True
-
-
-def setup_logging(token: str, verbose: bool = False, *more_secrets: str | None) -> None:
+def setup_logging(token: str, verbose: bool = False, *more_secrets: str | None, json_logs: bool = False) -> None:
+    """Logging for the bot process: httpx quiet (its URLs carry the token), secrets redacted in every
+    handler's formatter (plain or JSON) and in the last-chance exception hook."""
     logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     for noisy in ("httpx", "httpcore"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
-    for handler in logging.getLogger().handlers:
-        handler.addFilter(RedactFilter(token, *more_secrets))
+    _metrics.use_json_logs(json_logs)  # ops: JSON lines; the redaction wraps whichever formatter is set
+    logsafe.install([token, *(s for s in more_secrets if s)])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -64,21 +52,24 @@ def main(argv: list[str] | None = None) -> int:
         dargs = dparser.parse_args(argv[1:])
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
         return cmd_digest_now(dargs)
-    parser = argparse.ArgumentParser(prog="python -m bot", description="the A-share screening Telegram bot")
+    parser = argparse.ArgumentParser(prog="python -m bot", description="the A-share screening bot (Telegram, "
+                                     "DingTalk, Feishu, WeCom)")
     parser.add_argument("--config", help="config.toml (default: ./config.toml or $SCREENER_CONFIG)")
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args(argv)
 
     try:
         settings = load_settings(args.config)
-    except (ValidationError, tomllib.TOMLDecodeError) as exc:
+    except (ValidationError, ConfigKeyError, tomllib.TOMLDecodeError) as exc:
         for line in config_problems(exc, args.config):
             print(f"error: {line}", file=sys.stderr)
         return 2
     token = settings.telegram.token.get_secret_value().strip() if settings.telegram.token else ""
-    if not token:
-        print(f"error: no bot token. Set the environment variable {TOKEN_ENV} to the token from "
-              "@BotFather (it is never read from config.toml), then run `python -m bot` again.",
+    im = im_fronts_enabled(settings)
+    if not token and not im:
+        print(f"error: no front configured. Set the environment variable {TOKEN_ENV} to the Telegram token "
+              "from @BotFather (it is never read from config.toml), and/or enable [dingtalk], [feishu] or [wecom] "
+              "in config.toml with their credentials in the environment (README), then run `python -m bot` again.",
               file=sys.stderr)
         return 2
     tg = settings.telegram
@@ -88,9 +79,8 @@ def main(argv: list[str] | None = None) -> int:
         if problem:
             print(f"error: {problem}", file=sys.stderr)
             return 2
-    setup_logging(token, args.verbose, webhook_secret)
-    ms = _metrics.metrics_settings(settings)  # ops: JSON log lines keep the token redaction filter
-    _metrics.use_json_logs(ms.json_logs)
+    ms = _metrics.metrics_settings(settings)
+    setup_logging(token, args.verbose, webhook_secret, *secrets_of(settings), json_logs=ms.json_logs)
     log = logging.getLogger("bot")
     queue = JobQueue(settings.redis.url, settings.redis)
     try:
@@ -111,10 +101,23 @@ def main(argv: list[str] | None = None) -> int:
         _metrics.watch_queue(health_q, LANES)
         _metrics.start_metrics_server(ms.bot_port, ms.listen, health)
     try:
+        if im:  # several fronts: one loop, one core, each front its own task
+            asyncio.run(run_fronts(settings, queue, token, webhook_secret))
+            return 0
         app = build_application(settings, queue, token=token)
     except MissingToken as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    try:
+        _run(app, tg, webhook_secret, log)
+    except InvalidToken:
+        print(f"error: Telegram rejected the bot token in {TOKEN_ENV}; get a new one from @BotFather",
+              file=sys.stderr)
+        return 2
+    return 0
+
+
+def _run(app: Any, tg: Any, webhook_secret: str, log: logging.Logger) -> None:
     if tg.mode == "webhook":
         log.info("webhook mode on %s:%d", tg.webhook_listen, tg.webhook_port)
         # Telegram posts to webhook_url; the local server listens on the same path and answers 403
@@ -126,7 +129,6 @@ def main(argv: list[str] | None = None) -> int:
     else:
         log.info("long polling %s", tg.base_url.split("/bot")[0])
         app.run_polling(allowed_updates=Update.ALL_TYPES)
-    return 0
 
 
 if __name__ == "__main__":

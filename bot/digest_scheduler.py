@@ -43,6 +43,10 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
+from bot.core.digest_channel import FrontChannel
+from bot.core.inbound import ChatRef
+from bot.core.service import DEPS_KEY
+from bot.subscriptions import Subscriptions
 from screening.config import DigestSettings, Settings, cache_dir, load_settings
 from screening.data.trading_calendar import is_trading_day
 from screening.digest.build import make_digest
@@ -50,9 +54,6 @@ from screening.digest.model import Digest
 from screening.push import Channel, SendOutcome, TelegramChannel, send_each
 from screening.push.manager import make_channel
 from screening.queue.client import JobQueue
-
-from .deps import DEPS_KEY
-from .subscriptions import Subscriptions
 
 log = logging.getLogger("bot.digest")
 SERVICE_KEY = "digest_service"
@@ -97,6 +98,8 @@ class DigestService:
         self.chart_lock = chart_lock or threading.Lock()
         self._release = queue.r.register_script(_RELEASE)
         self._built: dict[tuple[Any, ...], Digest] = {}
+        self.fronts: dict[str, Any] = {}  # platform -> the front that reaches its chats (bot/core/front.py)
+        self.scheduler: AsyncIOScheduler | None = None
         self._guard_values: dict[tuple[dt.date, str], str] = {}  # guards this process holds, by value
         self._token = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
@@ -139,18 +142,53 @@ class DigestService:
                              attempts=self.ds.push_attempts, backoff_s=self.ds.push_backoff_s)
         return Recipient(f"tg:{chat_id}", ch, tuple(pool) if pool else None, self.ds.pool_file or None)
 
+    # -- the fronts: a subscriber on any platform gets the digest through its own front ----------------
+    def register_front(self, front: Any) -> None:
+        self.fronts[front.platform] = front
+
+    @staticmethod
+    def sub_key(chat: Any) -> int | str:
+        """The subscription's key: the Telegram chat id as before, ``platform:chat`` elsewhere."""
+        return int(chat.chat_id) if chat.platform == "telegram" else f"{chat.platform}:{chat.chat_id}"
+
+    def recipient_for(self, chat: Any, pool: Sequence[str] | None) -> Recipient:
+        if chat.platform == "telegram":
+            return self.telegram_recipient(int(chat.chat_id), pool)
+        ch = FrontChannel(self.fronts[chat.platform], chat, ds=self.ds, send_files=self.ds.send_files)
+        return Recipient(f"{chat.platform}:{chat.chat_id}", ch, tuple(pool) if pool else None,
+                         self.ds.pool_file or None)
+
+    def _sub_recipient(self, sub: Any) -> Recipient | None:
+        key = str(sub.chat_id)
+        platform, _, chat_id = key.partition(":") if ":" in key else ("telegram", "", key)
+        if platform == "telegram":
+            return self.telegram_recipient(int(chat_id), sub.pool) if self.bot is not None else None
+        if platform not in self.fronts:
+            return None
+        kind = "private" if sub.chat_type == "private" else "group"
+        return self.recipient_for(ChatRef(platform, chat_id, kind), sub.pool)  # type: ignore[arg-type]
+
+    def resync(self) -> None:
+        """Re-read the subscriptions' times now (after /subscribe HH:MM, /unsubscribe)."""
+        if self.scheduler is not None:
+            self.sync_jobs(self.scheduler)
+
     def recipients(self, slot: str | None = None, chat_id: int | None = None) -> list[Recipient]:
-        """Who gets the digest at ``slot`` (None: everyone), or only ``chat_id``."""
+        """Who gets the digest at ``slot`` (None: everyone), or only ``chat_id`` (a Telegram chat)."""
         out: list[Recipient] = []
         if chat_id is not None:
             sub = self.subs.get(chat_id)
             return [self.telegram_recipient(chat_id, sub.pool if sub else None)]
-        if self.bot is not None:
-            for sub in self.subs.all():
-                if slot is None or sub.slot(self.ds.time) == slot:
-                    out.append(self.telegram_recipient(sub.chat_id, sub.pool))
-        elif self.subs.all():
-            log.warning("digest: no Telegram bot given; subscribed chats are skipped")
+        skipped = 0
+        for sub in self.subs.all():
+            if slot is None or sub.slot(self.ds.time) == slot:
+                rc = self._sub_recipient(sub)
+                if rc is None:
+                    skipped += 1
+                else:
+                    out.append(rc)
+        if skipped:
+            log.warning("digest: %d subscribed chat(s) skipped: their front is not running in this process", skipped)
         for t in self.ds.targets:
             if t.enabled and (slot is None or (t.time or self.ds.time) == slot):
                 ch = make_channel(t, self.ds, self.env, self.http_client, clock=lambda: self.now().timestamp())
@@ -159,10 +197,11 @@ class DigestService:
 
     # -- building and sending --------------------------------------------------------------
     def _build(self, day: dt.date, codes: tuple[str, ...] | None, pool_file: str | None) -> Digest:
-        with self.chart_lock:
-            return make_digest(self.settings, day, ds=self.ds, codes=list(codes) if codes else None,
-                               pool_file=pool_file, engine=self.engine, queue=self.queue,
-                               out_dir=self.out_dir, write=self.ds.send_files, now=self.now())
+        # the chart lock only around drawing (make_digest passes it down): a digest's queue wait must not
+        # stall every /screen result at its chart
+        return make_digest(self.settings, day, ds=self.ds, codes=list(codes) if codes else None,
+                           pool_file=pool_file, engine=self.engine, queue=self.queue,
+                           out_dir=self.out_dir, write=self.ds.send_files, now=self.now(), chart_lock=self.chart_lock)
 
     async def digest_for(self, day: dt.date, group: tuple[Any, ...]) -> Digest:
         """The day's digest for one pool, built once per process and day (later slots reuse it)."""
@@ -196,6 +235,14 @@ class DigestService:
                 for rc in members:
                     self.release_guard(day, rc.key)
                     outcomes.append(SendOutcome(rc.key, rc.channel.kind, 0, 0, 0, f"build failed: {exc}"))
+                continue
+            if digest.demo and not self.ds.allow_demo:
+                log.warning("digest %s: screened on demo data; not pushed to %d recipient(s) "
+                            "(set [digest] allow_demo = true to push demo digests)", day, len(members))
+                for rc in members:
+                    self.release_guard(day, rc.key)
+                    outcomes.append(SendOutcome(rc.key, rc.channel.kind, 0, 0, 0,
+                                                "demo data: not pushed (digest.allow_demo = false)"))
                 continue
             pairs += [(rc, digest) for rc in members]
         sent = await send_each([(rc.channel, d) for rc, d in pairs])
@@ -288,8 +335,11 @@ def setup_digest(application: Any, settings: Settings, queue: JobQueue, **kwargs
         kwargs["chart_lock"] = getattr(deps, "chart_lock", None)
     service = DigestService(settings, queue, application.bot, **kwargs)
     scheduler = build_scheduler(service)
+    service.scheduler = scheduler
     application.bot_data[SERVICE_KEY] = service
     application.bot_data[SCHEDULER_KEY] = scheduler
+    if deps is not None:
+        deps.services["digest"] = service  # the core's digest commands reach it here
     return scheduler
 
 

@@ -1,4 +1,4 @@
-"""Digest subscriptions of Telegram chats, in Redis (plain redis-py).
+"""Digest subscriptions of chats on every front, in Redis (plain redis-py).
 
 One hash, ``P:digest:subs``, field = chat id, value = JSON::
 
@@ -23,14 +23,20 @@ from screening.data.codes import CodeError, normalise_code
 MAX_POOL = 10_000
 
 
+def _key(chat_id: int | str) -> int | str:
+    """Telegram chat ids stay numbers (as stored before other fronts existed); others are ``platform:chat``."""
+    return int(chat_id) if str(chat_id).lstrip("-").isdigit() else str(chat_id)
+
+
 @dataclass
 class Subscription:
-    chat_id: int
+    chat_id: int | str  # a Telegram chat id, or ``platform:chat`` for the other fronts
     time: str | None = None
     pool: list[str] | None = None
     enabled: bool = True
     created_at: float = 0.0
     updated_at: float = 0.0
+    chat_type: str = ""  # "private" or "group": how the chat's front addresses it (not Telegram's concern)
 
     def slot(self, default_time: str) -> str:
         return self.time or default_time
@@ -41,9 +47,11 @@ class Subscription:
     @classmethod
     def from_json(cls, raw: str) -> Subscription:
         data: dict[str, Any] = json.loads(raw)
-        return cls(chat_id=int(data["chat_id"]), time=data.get("time"), pool=data.get("pool"),
+        raw_id = data["chat_id"]
+        chat_id = int(raw_id) if isinstance(raw_id, int) or str(raw_id).lstrip("-").isdigit() else str(raw_id)
+        return cls(chat_id=chat_id, time=data.get("time"), pool=data.get("pool"),
                    enabled=bool(data.get("enabled", True)), created_at=float(data.get("created_at", 0.0)),
-                   updated_at=float(data.get("updated_at", 0.0)))
+                   updated_at=float(data.get("updated_at", 0.0)), chat_type=str(data.get("chat_type", "")))
 
 
 def normalise_pool(codes: list[str]) -> list[str]:
@@ -72,7 +80,7 @@ class Subscriptions:
         self.r = r
         self.key = f"{prefix}:digest:subs"
 
-    def get(self, chat_id: int) -> Subscription | None:
+    def get(self, chat_id: int | str) -> Subscription | None:
         raw = self.r.hget(self.key, str(chat_id))
         return Subscription.from_json(raw) if raw else None
 
@@ -81,38 +89,40 @@ class Subscriptions:
         self.r.hset(self.key, str(sub.chat_id), sub.to_json())
         return sub
 
-    def subscribe(self, chat_id: int, at: str | None = None) -> Subscription:
+    def subscribe(self, chat_id: int | str, at: str | None = None, chat_type: str = "") -> Subscription:
         """Subscribe (or re-enable) ``chat_id``, at ``at`` (HH:MM) or the default time; keeps its pool."""
         slot = parse_hhmm(at) if at else None
-        sub = self.get(chat_id) or Subscription(chat_id=int(chat_id), created_at=time.time())
+        sub = self.get(chat_id) or Subscription(chat_id=_key(chat_id), created_at=time.time())
         sub.time, sub.enabled = slot, True
+        if chat_type:
+            sub.chat_type = chat_type
         return self._put(sub)
 
-    def unsubscribe(self, chat_id: int) -> bool:
+    def unsubscribe(self, chat_id: int | str) -> bool:
         """Remove the chat; False if it was not subscribed."""
         return bool(self.r.hdel(self.key, str(chat_id)))
 
-    def set_enabled(self, chat_id: int, enabled: bool) -> Subscription | None:
+    def set_enabled(self, chat_id: int | str, enabled: bool) -> Subscription | None:
         sub = self.get(chat_id)
         if sub is None:
             return None
         sub.enabled = enabled
         return self._put(sub)
 
-    def set_pool(self, chat_id: int, codes: list[str] | None) -> Subscription:
+    def set_pool(self, chat_id: int | str, codes: list[str] | None) -> Subscription:
         """The chat's own pool (from /watch or its last upload); None or [] = the universe again.
 
         A chat that is not subscribed gets a disabled record holding the pool, so a later
         /subscribe uses it.
         """
         pool = normalise_pool(codes) if codes else None
-        sub = self.get(chat_id) or Subscription(chat_id=int(chat_id), enabled=False, created_at=time.time())
+        sub = self.get(chat_id) or Subscription(chat_id=_key(chat_id), enabled=False, created_at=time.time())
         sub.pool = pool
         return self._put(sub)
 
     def all(self, enabled_only: bool = True) -> list[Subscription]:
         subs = [Subscription.from_json(v) for v in self.r.hvals(self.key)]
-        return sorted((s for s in subs if s.enabled or not enabled_only), key=lambda s: s.chat_id)
+        return sorted((s for s in subs if s.enabled or not enabled_only), key=lambda s: str(s.chat_id))
 
     def at(self, slot: str, default_time: str) -> list[Subscription]:
         """Enabled subscriptions due at ``slot``."""

@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 from openpyxl import load_workbook
 
-from bot.app import build_application
+from bot.telegram.app import build_application
 from screening.config import RedisSettings, Settings, WorkerSettings
-from screening.data.load import EXAMPLES, ensure_default_universe
+from screening.data.load import EXAMPLES, ensure_demo_universe
 from screening.data.universe import Universe
 from screening.queue.client import JobQueue
 from tests.fake_bot_api import FakeBotAPI
@@ -55,8 +55,8 @@ class BotEnv:
 @pytest.fixture(scope="module")
 def bot_env(redis_server, tmp_path_factory) -> Iterator[BotEnv]:
     tmp = tmp_path_factory.mktemp("bot")
-    universe_path = tmp / "universe.csv"
-    universe = ensure_default_universe(universe_path, EXAMPLES)
+    universe_path = tmp / "universe.sqlite"
+    universe = ensure_demo_universe(universe_path, EXAMPLES)
     base = Settings()
     settings = base.model_copy(update={
         "redis": RedisSettings(url=redis_server.url, prefix=f"tb{uuid.uuid4().hex[:10]}", result_ttl_s=3600,
@@ -149,7 +149,7 @@ async def test_screen_codes_progress_and_result(harness: Harness, bot_env: BotEn
         fake.push_text(chat, "/screen 600519.SH 300750 999999 NOSUCHNAME")
         await fake.wait_for(lambda: len(fake.ok_calls("sendMessage", chat)) >= 2, 15, "ack + progress")
         ack, progress = fake.ok_calls("sendMessage", chat)[:2]
-        assert "999999" in ack.result["text"] and "no A-share exchange" in ack.result["text"]
+        assert "999999" in ack.result["text"] and "no A-share board starts with 999" in ack.result["text"]
         assert "NOSUCHNAME" in ack.result["text"] and "no stock named" in ack.result["text"]
         assert "排队中" in progress.result["text"] and "前面还有 1 个任务" in progress.result["text"]
         job_id = harness.queue.jobs_of(str(chat))[0]  # written to Redis before the bot replied
@@ -201,7 +201,7 @@ async def test_upload_gbk_csv_matches_cli(harness: Harness, bot_env: BotEnv) -> 
     fake, chat = harness.fake, 1002
     csv_path = bot_env.tmp / "自选股.csv"
     content = _gbk_pool_csv(csv_path)
-    cli_universe = bot_env.tmp / "cli-universe.csv"
+    cli_universe = bot_env.tmp / "cli-universe.sqlite"
     cli_universe.write_bytes(bot_env.universe_path.read_bytes())
     env = {**os.environ, "SCREENER_CONFIG": str(REPO / ".no-config-in-tests.toml"),
            "SCREENER_UNIVERSE__PATH": str(cli_universe), "PYTHONPATH": str(REPO)}
@@ -339,8 +339,9 @@ async def test_job_limit_and_cancel(harness: Harness, bot_env: BotEnv) -> None:
 
 async def test_restarted_bot_resumes_undelivered_parts(harness: Harness) -> None:
     """A tracking record left by a bot that died mid-delivery: only the parts not yet sent go out."""
-    from bot import jobs
-    from bot.deps import DEPS_KEY
+    from bot.core import jobs
+    from bot.core.service import DEPS_KEY
+    from bot.telegram.handlers import FRONT_KEY
     from screening.data.load import pool_from_codes
 
     fake, chat = harness.fake, 1007
@@ -349,7 +350,7 @@ async def test_restarted_bot_resumes_undelivered_parts(harness: Harness) -> None
     job_id = harness.queue.submit(pool.items, source="resume", owner={"user": chat, "chat": chat})
     deps.save_track(job_id, {"chat": chat, "user": chat, "source": "resume", "message": None,
                              "sent": ["summary"]})
-    assert await jobs.resume_followers(harness.app.bot, deps) >= 1
+    assert await jobs.resume_followers(deps, harness.app.bot_data[FRONT_KEY]) >= 1
     await _wait_delivered(fake, chat)
     await fake.wait_for(lambda: deps.load_track(job_id) is None, 10, "tracking record dropped")
     assert fake.texts(chat) == []  # the summary had been sent before the "crash": not again

@@ -9,9 +9,8 @@ import pytest
 from telegram import Bot
 from telegram.error import BadRequest
 
-from bot import render
-from bot.deps import BotDeps
-from bot.jobs import send_lines
+from bot.telegram import render
+from bot.telegram.front import TelegramFront
 from screening.models import ResultRow
 from screening.queue.status import JobStatus
 from tests.fake_bot_api import FakeBotAPI, parse_html, tg_len
@@ -94,9 +93,8 @@ async def test_300_stock_messages_accepted_by_fake_api(tmp_path) -> None:
     try:
         bot = Bot(fake.token, base_url=fake.base_url, base_file_url=fake.base_file_url)
         async with bot:
-            deps = BotDeps(settings=None, queue=None)  # type: ignore[arg-type]  # send_lines uses retries only
             rows = _rows(300)
-            sent = await send_lines(bot, deps, 77, render.list_lines(rows, "全部", "none"))
+            sent = await TelegramFront(bot).send_html(77, render.list_lines(rows, "全部", "none"))
         assert len(sent) == len(fake.ok_calls("sendMessage", 77)) > 5
         assert not [c for c in fake.calls if not c.ok]
         text = "\n".join(fake.texts(77))

@@ -16,9 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.__main__ import RedactFilter
 from screening.config import WEBHOOK_SECRET_ENV, RedisSettings, Settings, WorkerSettings, webhook_secret_problem
-from screening.data.load import EXAMPLES, ensure_default_universe
+from screening.data.load import EXAMPLES, ensure_demo_universe
 from screening.ops.local_redis import free_port
 from tests.fake_bot_api import FakeBotAPI
 from tests.fixtures_redis import REPO, worker_env
@@ -57,8 +56,8 @@ async def test_webhook_mode_screens_and_rejects_forged_posts(redis_server, tmp_p
     settings = Settings(
         redis=RedisSettings(url=redis_server.url, prefix=f"tw{uuid.uuid4().hex[:10]}", claim_idle_ms=5000),
         worker=WorkerSettings(batch_stocks=16, heartbeat_s=0.5, block_ms=200))
-    universe = tmp_path / "universe.csv"
-    ensure_default_universe(universe, EXAMPLES)
+    universe = tmp_path / "universe.sqlite"
+    ensure_demo_universe(universe, EXAMPLES)
     port, secret = free_port(), f"wh_{uuid.uuid4().hex}"
     hook = f"http://127.0.0.1:{port}/tg/hook"
     env = worker_env(settings, **{
@@ -126,9 +125,11 @@ def test_webhook_secret_rules(secret: str, ok: bool) -> None:
     assert (webhook_secret_problem(secret) is None) is ok
 
 
-def test_redact_filter_hides_every_secret() -> None:
+def test_redaction_hides_every_secret() -> None:
     import logging
 
-    record = logging.LogRecord("bot", logging.DEBUG, __file__, 1, "token %s secret %s", ("T0K", "S3C"), None)
-    RedactFilter("T0K", "S3C", None).filter(record)
-    assert record.getMessage() == "token *** secret ***"
+    from screening.ops.logsafe import RedactingFormatter
+
+    record = logging.LogRecord("bot", logging.DEBUG, __file__, 1, "token %s secret %s", ("T0KEN", "S3CRET"), None)
+    assert RedactingFormatter(logging.Formatter("%(message)s"), ["T0KEN", "S3CRET"]).format(record) == (
+        "token *** secret ***")

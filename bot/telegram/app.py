@@ -1,7 +1,7 @@
-"""All the wiring in one place: ``build_application(settings, queue)`` returns a ready PTB Application.
+"""The Telegram front's wiring in one place: ``build_application(settings, queue)`` returns a ready PTB Application.
 
 * HTTP: ``HTTPXRequest`` whose transport retries failed connections (the request never left,
-  so a retry cannot duplicate a message); sends also go through ``jobs.with_retry``.
+  so a retry cannot duplicate a message); sends also go through ``telegram_call``.
 * Flood control: ``AIORateLimiter(max_retries=...)`` waits out 429 RetryAfter and retries.
 * ``post_init`` loads the universe, registers the commands (setMyCommands) and resumes
   following jobs whose results were not delivered before a restart; ``post_stop`` stops them.
@@ -15,6 +15,7 @@ import logging
 from typing import Any
 
 import httpx
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from telegram import LinkPreviewOptions, Update
 from telegram.constants import ParseMode
 from telegram.ext import (
@@ -28,15 +29,17 @@ from telegram.ext import (
 )
 from telegram.request import HTTPXRequest
 
+from bot.core import jobs
+from bot.core.service import ChatCore
+from bot.digest_scheduler import SCHEDULER_KEY, setup_digest
+from bot.refresh_scheduler import RefreshService
+from bot.telegram import handlers
+from bot.telegram.front import TelegramFront
+from bot.telegram.handlers import CONTEXT_TYPES, DEPS_KEY, FRONT_KEY, ScreenerContext
 from screening import metrics as _metrics  # ops: Telegram send errors counted (screening/metrics.py)
 from screening.config import Settings
-from screening.data.load import default_universe
 from screening.data.universe import Universe
 from screening.queue.client import JobQueue
-
-from . import handlers, jobs
-from .deps import CONTEXT_TYPES, DEPS_KEY, BotDeps, ScreenerContext
-from .digest_scheduler import SCHEDULER_KEY, setup_digest
 
 log = logging.getLogger("bot")
 
@@ -69,31 +72,37 @@ def _request(pool_size: int, read_timeout: float, connect_retries: int) -> HTTPX
 
 def build_application(settings: Settings, queue: JobQueue, *, token: str | None = None,
                       universe: Universe | None = None, progress_interval_s: float = 2.0,
-                      poll_s: float = 1.0, max_retries: int = 5, connect_retries: int = 3) -> Application:
-    """The bot: handlers, auth, rate limiter, retries; nothing is started here."""
+                      poll_s: float = 1.0, max_retries: int = 5, connect_retries: int = 3,
+                      core: ChatCore | None = None) -> Application:
+    """The Telegram front: handlers, rate limiter, retries; nothing is started here.
+
+    ``core`` is the process's chat core when several fronts run together (python -m bot); without
+    one the application makes its own, with the digest and refresh schedules on its event loop.
+    """
     tg = settings.telegram
     token = token or (tg.token.get_secret_value() if tg.token else "")
     if not token:
         raise MissingToken("no bot token: set the environment variable SCREENER_TELEGRAM__TOKEN "
                            "(from @BotFather); it is never read from config.toml")
-    deps = BotDeps(settings=settings, queue=queue, universe=universe, progress_interval_s=progress_interval_s,
-                   poll_s=poll_s)
+    own = core is None
+    deps = core or ChatCore(settings=settings, queue=queue, universe=universe,
+                            progress_interval_s=progress_interval_s, poll_s=poll_s)
+    front_box: list[TelegramFront] = []
 
     async def post_init(app: Application) -> None:
-        if deps.universe is None:
-            deps.universe = await asyncio.to_thread(default_universe, settings)
+        universe = await asyncio.to_thread(deps.current_universe)
         await app.bot.set_my_commands(handlers.COMMANDS)
-        await jobs.resume_followers(app.bot, deps)
+        await jobs.resume_followers(deps, front_box[0])
         scheduler = app.bot_data.get(SCHEDULER_KEY)
-        if scheduler is not None:
+        if scheduler is not None and own and not scheduler.running:
             scheduler.start()  # on PTB's event loop: the AsyncIOScheduler runs its jobs there
         log.info("bot @%s ready: %d allowed chats, %d admins, universe of %d stocks",
-                 app.bot.username, len(tg.allowed_chats), len(tg.admin_users), len(deps.universe))
+                 app.bot.username, len(tg.allowed_chats), len(tg.admin_users), len(universe))
 
     async def post_stop(app: Application) -> None:
         await jobs.stop_followers(deps)
         scheduler = app.bot_data.get(SCHEDULER_KEY)
-        if scheduler is not None and scheduler.running:
+        if scheduler is not None and own and scheduler.running:
             scheduler.shutdown(wait=False)
 
     app = (
@@ -111,25 +120,35 @@ def build_application(settings: Settings, queue: JobQueue, *, token: str | None 
         .post_stop(post_stop)
         .build()
     )
-    app.bot_data[DEPS_KEY] = deps
-    if settings.digest.enabled:
-        setup_digest(app, settings, queue)  # the pre-market digest on trading days (bot/digest_scheduler.py)
+    front = TelegramFront(app.bot, attempts=deps.send_attempts, edit_interval_s=progress_interval_s)
+    front_box.append(front)
+    app.bot_data[DEPS_KEY], app.bot_data[FRONT_KEY] = deps, front
+    if own:
+        schedule(app, settings, deps)
+    else:
+        deps.services["digest"].register_front(front) if "digest" in deps.services else None
 
     private = filters.ChatType.PRIVATE
-    commands = {
-        "start": handlers.start_cb, "help": handlers.help_cb, "screen": handlers.screen_cb,
-        "status": handlers.status_cb, "cancel": handlers.cancel_cb, "subscribe": handlers.subscribe_cb,
-        "unsubscribe": handlers.unsubscribe_cb, "digest": handlers.digest_cb, "whoami": handlers.whoami_cb,
-        "watch": handlers.watch_cb,
-    }
-    for name, callback in commands.items():
-        app.add_handler(CommandHandler(name, callback))
+    for name in handlers.COMMAND_NAMES:
+        app.add_handler(CommandHandler(name, handlers.message_cb))
     # groups: commands only; files and plain text are handled in private chats
-    app.add_handler(MessageHandler(filters.Document.ALL & private, handlers.document_cb))
-    app.add_handler(MessageHandler(filters.TEXT & ~filters.COMMAND & private, handlers.text_cb))
+    app.add_handler(MessageHandler(filters.Document.ALL & private, handlers.message_cb))
+    app.add_handler(MessageHandler(filters.TEXT & ~filters.COMMAND & private, handlers.message_cb))
     app.add_handler(CallbackQueryHandler(handlers.button_cb))
     app.add_error_handler(error_handler)
     return app
+
+
+def schedule(app: Application, settings: Settings, core: ChatCore) -> None:
+    """The digest and the universe refresh on this application's loop (a single-front process)."""
+    if settings.digest.enabled:
+        setup_digest(app, settings, core.queue)  # the pre-market digest on trading days (bot/digest_scheduler.py)
+    if settings.universe.refresh_enabled and not settings.universe.demo:
+        # the universe refresh before the digest, on the same scheduler (bot/refresh_scheduler.py)
+        scheduler = app.bot_data.get(SCHEDULER_KEY)
+        if scheduler is None:
+            scheduler = app.bot_data[SCHEDULER_KEY] = AsyncIOScheduler(timezone=settings.digest.tz)
+        RefreshService(settings, core.queue.r).add_jobs(scheduler)
 
 
 async def error_handler(update: object, context: ScreenerContext) -> None:

@@ -1,0 +1,240 @@
+"""The screening commands, once for every front: /start /help /whoami /screen, a file, /status /cancel /data.
+
+Access control has run before any of these (bot/core/dispatch.py). Redis is reached through
+``asyncio.to_thread`` (the queue client is sync).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bot.core import jobs, replies
+from bot.core.access import is_admin
+from bot.core.front import Front
+from bot.core.inbound import ChatRef, Inbound
+from bot.core.say import reply
+from bot.core.service import ChatCore, scoped
+from bot.core.text import Line, code, line, t
+from screening.data.codes import split_codes
+from screening.data.load import load_file, pool_from_codes
+from screening.models import Pool, PoolRejected
+from screening.queue.status import JobStatus
+
+log = logging.getLogger("bot.core")
+_MB = 1024 * 1024
+UPLOAD_SUFFIXES = {".csv", ".txt", ".tsv", ".xlsx", ".xlsm", ".xls"}
+MAX_CODES_PER_COMMAND = 200
+COMMAND_HELP = {
+    "start": "开始 / what this bot does", "help": "用法和示例 / usage with examples",
+    "screen": "筛选股票: /screen 600519.SH 300750", "status": "任务进度: /status [任务号]",
+    "cancel": "取消任务: /cancel [任务号]", "subscribe": "订阅盘前摘要: /subscribe [HH:MM]",
+    "unsubscribe": "取消订阅盘前摘要", "digest": "最新的盘前摘要",
+    "watch": "设定摘要的自选股票池: /watch 600519 300750",
+    "data": "本地行情和财报数据: 来源、日期、股票数", "whoami": "显示 chat id 和 user id",
+}
+
+
+async def start(core: ChatCore, front: Front, msg: Inbound, args: list[str]) -> None:
+    await reply(front, msg, [line("你好! 发送 /screen 加股票代码, 或直接发送股票池文件 (CSV/XLSX)。"),
+                             line("/help 查看用法和示例。")])
+
+
+async def help_(core: ChatCore, front: Front, msg: Inbound, args: list[str]) -> None:
+    await reply(front, msg, replies.HELP)
+
+
+async def whoami(core: ChatCore, front: Front, msg: Inbound, args: list[str]) -> None:
+    """Open to everyone: it only shows callers their own ids, which is what allow-listing needs."""
+    lines = [line("chat id: ", code(msg.chat.chat_id), f" ({msg.chat.chat_type})"),
+             line("user id: ", code(msg.user_id))]
+    if is_admin(core.settings, msg.chat.platform, msg.user_id):
+        lines.append(line("你是管理员。"))
+    await reply(front, msg, lines)
+
+
+async def submit(core: ChatCore, front: Front, msg: Inbound, pool: Pool,
+                 ack: Callable[[Pool, str], list[Line]]) -> None:
+    """Per-user limits, then the job is written to Redis before the reply that acknowledges it."""
+    refusal = await asyncio.to_thread(jobs.check_limits, core, msg.chat.platform, msg.user_id, len(pool.items))
+    if refusal:
+        await reply(front, msg, refusal)
+        return
+    universe = await asyncio.to_thread(core.current_universe)
+    await jobs.submit_and_follow(core, front, chat=msg.chat, user_id=msg.user_id, pool=pool,
+                                 ack_lines=lambda job_id: ack(pool, job_id), reply_to=msg.message_id,
+                                 data_label=universe.info.label())
+
+
+async def screen(core: ChatCore, front: Front, msg: Inbound, args: list[str]) -> None:
+    tokens = split_codes(" ".join(args))
+    if not tokens:
+        await reply(front, msg, [line("用法: /screen 600519.SH 300750 或 /screen 贵州茅台"), line("/help 查看更多。")])
+        return
+    if len(tokens) > MAX_CODES_PER_COMMAND:
+        await reply(front, msg, f"一次最多 {MAX_CODES_PER_COMMAND} 个代码; 更多请发送 CSV/XLSX 文件。")
+        return
+    universe = await asyncio.to_thread(core.current_universe)
+    pool = await asyncio.to_thread(pool_from_codes, tokens, universe, "/screen")
+    await submit(core, front, msg, pool, replies.codes_ack_lines)
+
+
+async def upload(core: ChatCore, front: Front, msg: Inbound) -> None:
+    assert msg.file is not None
+    name = (Path(msg.file.name or "upload").name.replace("\x00", "") or "upload")[:80]
+    suffix = Path(name).suffix.lower()
+    if suffix not in UPLOAD_SUFFIXES:
+        await reply(front, msg, [line("无法识别的文件类型 ", code(suffix or name),
+                                      ": 请发送 CSV 或 XLSX 股票池文件。")])
+        return
+    limit_mb = core.settings.input.max_file_mb
+    if msg.file.size is not None and msg.file.size > limit_mb * _MB:
+        await reply(front, msg, [line("文件 ", t(name), f" 有 {msg.file.size / _MB:.1f} MB, 超过 {limit_mb:g} MB "
+                                      "的上限 (input.max_file_mb); 未下载。")])
+        return
+    universe = await asyncio.to_thread(core.current_universe)
+    with tempfile.TemporaryDirectory(prefix="screener-upload-") as tmp:
+        path = Path(tmp) / f"upload{suffix}"
+        await msg.file.download(path)
+        try:
+            pool = await asyncio.to_thread(load_file, path, core.settings, universe, source_name=name)
+        except PoolRejected as exc:
+            log.info("upload %r from user %s rejected: %s", name, msg.user_id, exc)
+            await reply(front, msg, [line("❌ 无法使用这个文件: ", t(str(exc), 600))])
+            return
+    if not pool.items:
+        await reply(front, msg, [line("文件 ", t(name), " 里没有数据行。")])
+        return
+    await submit(core, front, msg, pool, replies.understood_lines)
+
+
+async def resolve_job(core: ChatCore, msg: Inbound, arg: str | None, *, active_only: bool) -> tuple[str | None, Line]:
+    """(job id, ()) for a full id or a unique prefix among the user's jobs; (None, why) otherwise."""
+    user_key = scoped(msg.chat.platform, msg.user_id)
+
+    def lookup() -> tuple[str | None, Line]:
+        candidates = core.queue.jobs_of(user_key)
+        if not active_only:
+            candidates += [j for j in core.recent_jobs(user_key) if j not in candidates]
+        if not arg:
+            if len(candidates) == 1:
+                return candidates[0], ()
+            if not candidates:
+                return None, line("你没有运行中的任务。" if active_only else "你最近没有任务。")
+            ids: list[Any] = []
+            for n, j in enumerate(candidates[:10]):
+                ids += ([", "] if n else []) + [code(j[:12])]
+            return None, line("你有多个任务, 请指定任务号: ", *ids)
+        token = arg.strip().lower()
+        if len(token) == 32:
+            return token, ()
+        matches = [j for j in candidates if j.startswith(token)] if len(token) >= 4 else []
+        if len(matches) == 1:
+            return matches[0], ()
+        if len(matches) > 1:
+            return None, line("任务号 ", code(token), " 不唯一, 请多给几位。")
+        return None, line("找不到任务 ", code(token, 40), "。")
+
+    return await asyncio.to_thread(lookup)
+
+
+def may_see(core: ChatCore, msg_chat: ChatRef, user_id: str, owner: dict[str, Any]) -> bool:
+    platform = msg_chat.platform
+    mine = owner.get("user") == (int(user_id) if platform == "telegram" else scoped(platform, user_id))
+    if mine or is_admin(core.settings, platform, user_id):
+        return True
+    chat = int(msg_chat.chat_id) if platform == "telegram" else scoped(platform, msg_chat.chat_id)
+    return owner.get("chat") == chat
+
+
+async def status(core: ChatCore, front: Front, msg: Inbound, args: list[str]) -> None:
+    if not args:
+        def active() -> list[Any]:
+            ids = core.queue.jobs_of(scoped(msg.chat.platform, msg.user_id))
+            return core.queue.statuses(ids) if ids else []
+
+        await reply(front, msg, replies.status_lines(await asyncio.to_thread(active)))
+        return
+    job_id, why = await resolve_job(core, msg, args[0], active_only=False)
+    if job_id is None:
+        await reply(front, msg, why)
+        return
+    st = await visible_status(core, front, msg, job_id)
+    if st is None:
+        return
+    await front.send(msg.chat, replies.progress_lines(st, st.source), buttons=jobs.buttons_for(st))
+
+
+async def visible_status(core: ChatCore, front: Front, msg: Inbound, job_id: str) -> JobStatus | None:
+    """The job's status when it exists and this user may see it; otherwise the refusal is replied and None."""
+    try:
+        st = await asyncio.to_thread(core.queue.status, job_id)
+    except KeyError:
+        await reply(front, msg, [line("找不到任务 ", code(job_id[:12]), " (可能已过期)。")])
+        return None
+    if not may_see(core, msg.chat, msg.user_id, st.owner):
+        await reply(front, msg, "这不是你的任务。")
+        return None
+    return st
+
+
+async def cancel_job(core: ChatCore, platform: str, user_id: str, job_id: str) -> Line:
+    try:
+        st = await asyncio.to_thread(core.queue.status, job_id)
+    except KeyError:
+        return line("找不到任务 ", code(job_id[:12]), "。")
+    owner = int(user_id) if platform == "telegram" else scoped(platform, user_id)
+    if st.owner.get("user") != owner and not is_admin(core.settings, platform, user_id):
+        return line("只有任务的提交者或管理员可以取消它。")
+    if await asyncio.to_thread(core.queue.cancel, job_id):
+        log.info("job %s cancelled by %s user %s", job_id, platform, user_id)
+        return line("任务 ", code(job_id[:12]), " 已取消; 已完成的结果照常发送。")
+    return line("任务 ", code(job_id[:12]), " 已经结束 (", t(st.state), "), 无需取消。")
+
+
+async def cancel(core: ChatCore, front: Front, msg: Inbound, args: list[str]) -> None:
+    job_id, why = await resolve_job(core, msg, args[0] if args else None, active_only=True)
+    if job_id is None:
+        await reply(front, msg, why)
+        return
+    await reply(front, msg, await cancel_job(core, msg.chat.platform, msg.user_id, job_id))
+
+
+async def data(core: ChatCore, front: Front, msg: Inbound, args: list[str]) -> None:
+    """/data: where the figures come from and how old they are (the same facts as `universe status`)."""
+    info = (await asyncio.to_thread(core.current_universe)).info
+    lines = [line("本地数据: ", t(info.label()))]
+    if info.refreshed_at:
+        lines.append(line("刷新于 ", t(info.refreshed_at)))
+    lines += [line("• ", t(n, 200)) for n in info.notes[:8]]
+    if not info.demo and info.provider:
+        lines.append(line("每个结果行都标明各项数据的来源和日期; 超期的数据会被标记「数据过期」。"))
+    await reply(front, msg, lines)
+
+
+async def _listing(core: ChatCore, front: Front, msg: Inbound, args: list[str], which: str) -> None:
+    """/high [job] and /failed [job]: the lists Telegram shows behind buttons, for fronts without buttons."""
+    job_id, why = await resolve_job(core, msg, args[0] if args else None, active_only=False)
+    if job_id is None:
+        await reply(front, msg, why)
+        return
+    st = await visible_status(core, front, msg, job_id)
+    if st is None:
+        return
+    rows = await asyncio.to_thread(core.queue.results, job_id)
+    if which == "high":
+        await reply(front, msg, replies.list_lines(replies.high_risk(rows), "高风险列表", "没有高风险股票。"))
+    else:
+        await reply(front, msg, replies.list_lines(replies.failed_rows(rows), "失败明细", "没有失败的股票。"))
+
+
+async def high(core: ChatCore, front: Front, msg: Inbound, args: list[str]) -> None:
+    await _listing(core, front, msg, args, "high")
+
+
+async def failed(core: ChatCore, front: Front, msg: Inbound, args: list[str]) -> None:
+    await _listing(core, front, msg, args, "failed")

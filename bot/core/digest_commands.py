@@ -1,0 +1,97 @@
+"""The digest's commands, once for every front: /subscribe [HH:MM], /unsubscribe, /watch CODE..., /digest.
+
+They talk to the bot process's DigestService (bot/digest_scheduler.py), which keeps the subscriptions
+in Redis per chat (``platform:chat`` outside Telegram) and pushes on SSE trading days through the
+chat's own front.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from bot.core.front import Front
+from bot.core.inbound import Inbound
+from bot.core.say import reply
+from bot.core.service import ChatCore
+from bot.core.text import line, t
+from screening.data.codes import split_codes
+from screening.data.load import pool_from_codes
+
+log = logging.getLogger("bot.core")
+DIGEST_OFF = "盘前摘要未启用 (config [digest] enabled = false)。"
+
+
+async def _service(core: ChatCore, front: Front, msg: Inbound) -> Any:
+    """The DigestService the bot set up; None (and the user told) when the digest is disabled."""
+    service = core.services.get("digest")
+    if service is None:
+        await reply(front, msg, DIGEST_OFF)
+    return service
+
+
+async def subscribe(core: ChatCore, front: Front, msg: Inbound, args: list[str]) -> None:
+    """/subscribe [HH:MM]: this chat gets the digest on trading days (default time from config)."""
+    service = await _service(core, front, msg)
+    if service is None:
+        return
+    at = args[0] if args else None
+    try:
+        sub = await asyncio.to_thread(service.subs.subscribe, service.sub_key(msg.chat), at, msg.chat.chat_type)
+    except ValueError as exc:
+        await reply(front, msg, [line("时间格式不对: ", t(str(exc)), "; 例如 /subscribe 08:30")])
+        return
+    service.resync()
+    pool = f"自选 {len(sub.pool)} 只 (/watch 修改)" if sub.pool else "全部本地股票池 (/watch 代码... 设定自选)"
+    await reply(front, msg, [line(f"已订阅盘前摘要: 每个交易日 {sub.slot(service.ds.time)} (北京时间) 推送。"),
+                             line("范围: ", t(pool), "。/unsubscribe 取消。")])
+
+
+async def unsubscribe(core: ChatCore, front: Front, msg: Inbound, args: list[str]) -> None:
+    service = await _service(core, front, msg)
+    if service is None:
+        return
+    removed = await asyncio.to_thread(service.subs.unsubscribe, service.sub_key(msg.chat))
+    service.resync()
+    await reply(front, msg, "已取消订阅。" if removed else "本聊天没有订阅盘前摘要。")
+
+
+async def watch(core: ChatCore, front: Front, msg: Inbound, args: list[str]) -> None:
+    """/watch CODE...: this chat's own digest pool; /watch alone shows it, /watch clear resets it."""
+    service = await _service(core, front, msg)
+    if service is None:
+        return
+    key = service.sub_key(msg.chat)
+    tokens = split_codes(" ".join(args))
+    if not tokens:
+        sub = await asyncio.to_thread(service.subs.get, key)
+        shown = ", ".join(sub.pool) if sub and sub.pool else "(未设定: 摘要覆盖全部本地股票池)"
+        await reply(front, msg, [line("自选股票池: ", t(shown))])
+        return
+    if tokens == ["clear"]:
+        await asyncio.to_thread(service.subs.set_pool, key, None)
+        await reply(front, msg, "已清除自选股票池, 摘要将覆盖全部本地股票池。")
+        return
+    universe = await asyncio.to_thread(core.current_universe)
+    pool = await asyncio.to_thread(pool_from_codes, tokens, universe, "watch")
+    good = [i.stock.code for i in pool.items if i.stock is not None]
+    bad = [f"{i.raw_code}: {i.error.message}" for i in pool.items if i.error is not None]
+    if good:
+        await asyncio.to_thread(service.subs.set_pool, key, good)
+    lines = [line(f"自选股票池已设为 {len(good)} 只: ", t(", ".join(good)))] if good else []
+    lines += [line("无法识别: ", t(b)) for b in bad]
+    await reply(front, msg, lines or [line("没有可用的代码。")])
+
+
+async def digest(core: ChatCore, front: Front, msg: Inbound, args: list[str]) -> None:
+    """/digest: today's digest for this chat now. Takes no daily guard: the scheduled push still comes."""
+    service = await _service(core, front, msg)
+    if service is None:
+        return
+    await reply(front, msg, "正在生成盘前摘要 (全市场需要几分钟)…")
+    sub = await asyncio.to_thread(service.subs.get, service.sub_key(msg.chat))
+    recipient = service.recipient_for(msg.chat, sub.pool if sub else None)
+    made = await service.digest_for(service.now().date(), recipient.group)
+    outcome = await recipient.channel.send(made)
+    log.info("digest for %s chat %s on demand: %s", msg.chat.platform, msg.chat.chat_id, outcome)

@@ -1,0 +1,257 @@
+"""A job's life on the chat side, for every front: submit, follow with one progress message, deliver.
+
+Order matters for "never lost": the job is written to Redis (``JobQueue.submit``) and a tracking
+record is stored before the bot answers anything, and the tracking record is only dropped once the
+summary, the XLSX and the chart are all sent. Each delivered part is marked in the record, so a bot
+restarted mid-delivery resumes with the parts not yet sent instead of sending the summary twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from redis.exceptions import RedisError
+
+from bot.core import replies
+from bot.core.access import access_for
+from bot.core.front import Button, Front, Sent
+from bot.core.inbound import ChatRef
+from bot.core.service import ChatCore, scoped
+from bot.core.text import STYLES, Line, Run, code, line, t
+from screening.models import Pool, ResultRow
+from screening.output.chart import draw_chart
+from screening.output.xlsx import write_workbook
+from screening.queue.status import JobStatus
+
+log = logging.getLogger("bot.jobs")
+FAST_LANE_MAX = 300  # bigger pools go to the bulk lane so /screen of a few codes never waits behind them
+
+
+def running_buttons(job_id: str) -> list[Button]:
+    return [Button("🔄 刷新", f"ref:{job_id}"), Button("✖️ 取消", f"can:{job_id}")]
+
+
+def final_buttons(job_id: str) -> list[Button]:
+    return [Button("🔴 高风险列表", f"hi:{job_id}"), Button("⚠️ 失败明细", f"fail:{job_id}"),
+            Button("🔄 刷新", f"ref:{job_id}")]
+
+
+def buttons_for(st: JobStatus) -> list[Button]:
+    return final_buttons(st.job_id) if st.finished else running_buttons(st.job_id)
+
+
+# ----------------------------------------------------------------------------- limits
+
+
+def check_limits(core: ChatCore, platform: str, user_id: str, n_items: int) -> list[Line] | None:
+    """A refusal when this job would exceed the user's limits, else None (sync: run in a thread)."""
+    acc = access_for(core.settings, platform)
+    if n_items > acc.max_rows_per_user:
+        return [line(f"这个任务有 {n_items} 只股票, 超过每个用户 {acc.max_rows_per_user} 只的上限 "
+                     f"({platform}.max_rows_per_user)。请拆分后再发。")]
+    active = core.queue.jobs_of(scoped(platform, user_id))
+    if len(active) >= acc.max_jobs_per_user:
+        ids: list[Any] = []
+        for n, j in enumerate(active):
+            ids += ([", "] if n else []) + [code(j[:12])]
+        return [line(f"你已有 {len(active)} 个任务在运行 (上限 {acc.max_jobs_per_user}): ", *ids,
+                     "。请等待完成或用 /cancel 取消。")]
+    if active:
+        pending = sum(st.total - st.done for st in core.queue.statuses(active))
+        if pending + n_items > acc.max_rows_per_user:
+            return [line(f"你的运行中任务还有 {pending} 只未完成, 再加 {n_items} 只会超过上限 "
+                         f"{acc.max_rows_per_user} 只。请稍后再试。")]
+    return None
+
+
+# ----------------------------------------------------------------------------- submit
+
+
+async def submit_and_follow(core: ChatCore, front: Front, *, chat: ChatRef, user_id: str, pool: Pool,
+                            ack_lines: Callable[[str], list[Line]], reply_to: str | None,
+                            data_label: str = "") -> str:
+    """Enqueue ``pool`` (Redis first), then acknowledge, open the progress message, follow the job."""
+    lane = "fast" if len(pool.items) <= FAST_LANE_MAX else "bulk"
+    user_key = scoped(chat.platform, user_id)
+    owner = {"user": int(user_id) if chat.platform == "telegram" else user_key,
+             "chat": int(chat.chat_id) if chat.platform == "telegram" else scoped(chat.platform, chat.chat_id)}
+    job_id = await asyncio.to_thread(core.queue.submit, pool.items, lane=lane, source=pool.source, owner=owner)
+    record: dict[str, Any] = {"platform": chat.platform, "chat": _chat_field(chat), "chat_type": chat.chat_type,
+                              "user": owner["user"], "source": pool.source, "message": None, "sent": [],
+                              "created": time.time(), "data": data_label}
+
+    def remember() -> JobStatus:
+        core.save_track(job_id, record)
+        core.remember_job(user_key, job_id)
+        return core.queue.status(job_id)
+
+    st = await asyncio.to_thread(remember)
+    log.info("job %s: %d items from user %s in %s chat %s (%s lane)", job_id, len(pool.items), user_id,
+             chat.platform, chat.chat_id, lane)
+    await front.send(chat, ack_lines(job_id), reply_to=reply_to)
+    lines = replies.progress_lines(st, pool.source)
+    sent = await front.open_card(chat, lines, buttons_for(st), title="筛选进度")
+    record["message"], record["shown"] = sent.handle, dump_lines(lines)
+    await asyncio.to_thread(core.save_track, job_id, record)
+    start_follower(core, front, job_id)
+    return job_id
+
+
+def dump_lines(lines: list[Line]) -> list[list[list[str]]]:
+    """Lines as JSON (the progress message's text survives a restart in the tracking record)."""
+    return [[[r.text, r.style] for r in ln] for ln in lines]
+
+
+def load_lines(data: list[list[list[str]]]) -> list[Line]:
+    return [tuple(Run(text, style if style in STYLES else "") for text, style in ln)  # type: ignore[arg-type]
+            for ln in data]
+
+
+def _chat_field(chat: ChatRef) -> int | str:
+    return int(chat.chat_id) if chat.platform == "telegram" else chat.chat_id
+
+
+def chat_of(record: dict[str, Any]) -> ChatRef:
+    return ChatRef(record.get("platform", "telegram"), str(record["chat"]), record.get("chat_type", "private"))
+
+
+def start_follower(core: ChatCore, front: Front, job_id: str) -> None:
+    if job_id in core.followers and not core.followers[job_id].done():
+        return
+    task = asyncio.create_task(follow_job(core, front, job_id), name=f"follow-{job_id[:12]}")
+    core.followers[job_id] = task
+    task.add_done_callback(lambda done: core.followers.pop(job_id, None) if core.followers.get(job_id) is done
+                           else None)
+
+
+async def resume_followers(core: ChatCore, front: Front) -> int:
+    """After a restart: follow every job of this front's platform whose results were not fully delivered."""
+    tracks = await asyncio.to_thread(core.all_tracks, front.platform)
+    for job_id in tracks:
+        start_follower(core, front, job_id)
+    if tracks:
+        log.info("resumed following %d %s job(s)", len(tracks), front.platform)
+    return len(tracks)
+
+
+async def stop_followers(core: ChatCore) -> None:
+    tasks = list(core.followers.values())
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+# ----------------------------------------------------------------------------- follow
+
+
+class Progress:
+    """One progress message, edited in place, throttled (Telegram rate-limits edits too); unchanged = no edit."""
+
+    def __init__(self, front: Front, sent: Sent, min_interval_s: float) -> None:
+        self.front, self.sent = front, sent
+        self.min_interval_s = max(min_interval_s, front.edit_interval_s)
+        self._last = 0.0
+
+    async def show(self, lines: list[Line], buttons: list[Button], *, force: bool = False) -> bool:
+        if lines == self.sent.lines and not force:
+            return False
+        if not force and time.monotonic() - self._last < self.min_interval_s:
+            return False
+        self._last = time.monotonic()
+        await self.front.edit_card(self.sent, lines, buttons, title="筛选进度")
+        self.sent.lines = lines
+        return True
+
+
+async def follow_job(core: ChatCore, front: Front, job_id: str) -> None:
+    try:
+        await _follow(core, front, job_id)
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        log.exception("following job %s failed", job_id)
+
+
+async def _status(core: ChatCore, front: Front, job_id: str, chat: ChatRef) -> JobStatus | None:
+    """The job's status; None once it expired (the user is told, the record dropped). Waits out Redis outages."""
+    while True:
+        try:
+            return await asyncio.to_thread(core.queue.status, job_id)
+        except KeyError:
+            log.warning("job %s expired before its results were delivered", job_id)
+            await asyncio.to_thread(core.drop_track, job_id)
+            await front.send(chat, [line("任务 ", code(job_id[:12]), " 已过期, 结果不可用。")])
+            return None
+        except RedisError as exc:
+            log.warning("job %s: Redis unavailable (%s); retrying", job_id, exc)
+            await asyncio.sleep(max(1.0, core.poll_s))
+
+
+async def _follow(core: ChatCore, front: Front, job_id: str) -> None:
+    record = await asyncio.to_thread(core.load_track, job_id)
+    if record is None:
+        return
+    chat, source = chat_of(record), record.get("source", "")
+    progress = None
+    if record.get("message") is not None:
+        shown = load_lines(record.get("shown", []))
+        progress = Progress(front, Sent(chat, record["message"], shown), core.progress_interval_s)
+    while True:
+        st = await _status(core, front, job_id, chat)
+        if st is None:
+            return
+        if progress is not None and not st.finished:
+            try:
+                await progress.show(replies.progress_lines(st, source), buttons_for(st))
+            except Exception as exc:  # progress is best effort; results are not
+                log.warning("job %s: progress edit failed: %s", job_id, exc)
+        if st.finished:
+            break
+        await asyncio.sleep(core.poll_s)
+    if progress is not None:
+        await progress.show(replies.progress_lines(st, source), final_buttons(job_id), force=True)
+    await deliver(core, front, job_id, record, st)
+
+
+async def _mark_sent(core: ChatCore, job_id: str, record: dict[str, Any], part: str) -> None:
+    record["sent"].append(part)
+    await asyncio.to_thread(core.save_track, job_id, record)
+
+
+async def deliver(core: ChatCore, front: Front, job_id: str, record: dict[str, Any], st: JobStatus) -> None:
+    """Summary message(s), the XLSX and the chart PNG; each part at most once."""
+    chat = chat_of(record)
+    source = record.get("source", "") or "stocks"
+    rows, items = await asyncio.gather(asyncio.to_thread(core.queue.results, job_id),
+                                       asyncio.to_thread(core.queue.items, job_id))
+    seconds = (st.finished_at - st.created_at) if st.finished_at else None
+    if "summary" not in record["sent"]:
+        await front.send(chat, replies.summary_lines(rows, job_id=job_id, source=source, seconds=seconds,
+                                                     data=record.get("data", "")), title="筛选结果")
+        await _mark_sent(core, job_id, record, "summary")
+    stem = f"screen-{job_id[:8]}"
+    with tempfile.TemporaryDirectory(prefix="screener-bot-") as tmp:
+        if "xlsx" not in record["sent"]:
+            meta = {"source": source, "data": record.get("data", ""), "job": job_id, "state": st.state,
+                    "generated_at": time.strftime("%Y-%m-%d %H:%M:%S")}
+            path = await asyncio.to_thread(write_workbook, rows, Path(tmp) / f"{stem}.xlsx",
+                                           Pool(source=source, items=items), meta)
+            await front.send_file(chat, path, path.name, line("完整结果 · ", t(source, 60), f" · {len(rows)} 只"))
+            await _mark_sent(core, job_id, record, "xlsx")
+        if "chart" not in record["sent"] and rows:
+            path = await asyncio.to_thread(_chart, core, rows, Path(tmp) / f"{stem}.png", source)
+            await front.send_file(chat, path, path.name, replies.counts_line(rows), kind="image")
+            await _mark_sent(core, job_id, record, "chart")
+    await asyncio.to_thread(core.drop_track, job_id)
+    log.info("job %s delivered to %s chat %s (%d rows, %s)", job_id, chat.platform, chat.chat_id, len(rows), st.state)
+
+
+def _chart(core: ChatCore, rows: list[ResultRow], path: Path, title: str) -> Path:
+    with core.chart_lock:  # matplotlib is not thread-safe: one chart at a time in this process
+        return draw_chart(rows, path, title=title)
