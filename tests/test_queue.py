@@ -15,10 +15,9 @@ import pytest
 from screening.config import Settings
 from screening.engines.rules_engine import RulesEngine
 from screening.models import FailCode, InputProblem, PoolItem, failed_row
-from screening.queue.client import JobQueue
-from screening.queue.status import JobStatus
-from screening.queue.client import submit_and_wait
+from screening.queue.client import JobQueue, submit_and_wait
 from screening.queue.run import load_engine_factory, run_worker
+from screening.queue.status import JobStatus
 from tests.fixtures_redis import make_items
 
 

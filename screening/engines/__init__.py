@@ -6,8 +6,12 @@ from screening.config import EngineSettings
 from screening.engines.base import Engine, EngineOutput, EngineRequest
 
 
-def make_engine(settings: EngineSettings, kind: str | None = None) -> Engine:
-    """Build the configured engine (``kind`` overrides ``settings.kind``)."""
+def make_engine(settings: EngineSettings, kind: str | None = None, *, continuous: bool = False) -> Engine:
+    """Build the configured engine (``kind`` overrides ``settings.kind``).
+
+    ``continuous`` (the worker): vLLM as a long-lived AsyncLLM fed request by request with priorities;
+    otherwise (the CLI, verify-model) the batch-shaped ``LLM``.
+    """
     kind = kind or settings.kind
     if kind == "rules":
         from screening.engines.rules_engine import RulesEngine
@@ -15,6 +19,10 @@ def make_engine(settings: EngineSettings, kind: str | None = None) -> Engine:
         return RulesEngine()
     from screening.engines.embedded_model import resolve_model
 
+    if kind == "vllm" and continuous:
+        from screening.engines.async_vllm import AsyncVllmEngine
+
+        return AsyncVllmEngine(settings, resolve_model(settings.model))
     if kind == "vllm":
         from screening.engines.vllm_engine import VllmEngine
 

@@ -8,42 +8,11 @@ fans the batch out to concurrent HTTP requests behind the same call.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from array import array
-from dataclasses import dataclass, field
+from concurrent.futures import Future
 from typing import Any
 
-from screening.models import StockInput
-
-
-@dataclass
-class EngineRequest:
-    key: str  # unique within one generate() call, e.g. "<job>:<index>"
-    messages: list[dict]
-    prompt_tokens: int
-    stock: StockInput
-    report_cut: bool = False
-    # the exact prompt token ids, when the pipeline made them (4 bytes a token, not a Python int's 28):
-    # the in-process engine then hands vLLM ids instead of rendering and tokenizing the chat again
-    prompt_ids: array | None = None
-
-
-@dataclass
-class EngineOutput:
-    key: str
-    text: str
-    finish_reason: str | None
-    error: str | None = None  # the engine failed for this request (not a bad answer)
-    prompt_tokens: int = 0
-    output_tokens: int = 0
-
-
-@dataclass
-class EngineStats:
-    requests: int = 0
-    prompt_tokens: int = 0
-    output_tokens: int = 0
-    calls: int = 0
-    extra: dict = field(default_factory=dict)
+from screening.engines.submit import BatchSubmitter
+from screening.engines.types import EngineOutput, EngineRequest, EngineStats
 
 
 class Engine(ABC):
@@ -51,10 +20,36 @@ class Engine(ABC):
 
     name: str = "base"
     model_id: str = ""
-    uses_prompts: bool = True
+    uses_prompts: bool = True  # False: the engine needs no prompt text (rules), so none is built
+    is_model: bool = True  # False: its answers are the rules' own, so a row reports no model verdict
+
+    max_batch: int = 512  # the most requests one batch call takes when fed continuously
+    continuous: bool = False  # True: requests are scheduled one by one (AsyncLLM, a server); False: calls
 
     def __init__(self) -> None:
         self.stats = EngineStats()
+        self._submitter: BatchSubmitter | None = None
+
+    def submit(self, request: EngineRequest, priority: int = 1, alone: bool = False) -> Future[EngineOutput]:
+        """One request, answered by the future as soon as its call is done (the worker's path).
+
+        Lower ``priority`` runs first. ``alone`` gives the request a call of its own (isolating a
+        suspect). Batch-shaped engines are fed by a BatchSubmitter thread; AsyncLLM overrides this.
+        """
+        if self._submitter is None:
+            self._submitter = BatchSubmitter(self.generate, self.max_batch)
+        return self._submitter.submit(request, priority, alone)
+
+    def admission_limit(self, wanted: int) -> int:
+        """How many requests the worker should have submitted at once. A batch-shaped engine runs one call
+        at a time, so only that call's requests are started (and counted as attempts); more would make
+        every queued stock a crash suspect when the process dies."""
+        return min(wanted, self.max_batch)
+
+    def abort(self, keys: set[str]) -> None:
+        """Forget submitted requests of these keys (a cancelled job); what is already running may finish."""
+        if self._submitter is not None:
+            self._submitter.abort(keys)
 
     def encode(self, text: str) -> list[int]:
         """Token ids of ``text`` in the engine's own tokenizer (no special tokens)."""
@@ -75,14 +70,23 @@ class Engine(ABC):
     def generate(self, requests: list[EngineRequest]) -> list[EngineOutput]:
         """One output per request, same order; a per-request failure goes into ``error``."""
 
+    def cache_block_size(self) -> int | None:
+        """Tokens per KV-cache block of an in-process engine (prefixes are reused in whole blocks); None: unknown."""
+        return None
+
     def reset_cache(self) -> None:  # noqa: B027 - optional hook
         """Forget cached prompt prefixes, so a benchmark phase does not ride on the previous one's."""
 
-    def close(self) -> None:  # noqa: B027 - optional hook
-        """Release the engine's memory; engines without resources need not override."""
+    def close(self) -> None:
+        """Release the engine's memory and its submission thread; engines with resources extend this."""
+        if self._submitter is not None:
+            self._submitter.close()
 
 
 USER_SLOT = "\x00user-message\x00"  # a marker that no template or prompt contains
+# Qwen3/3.5 templates open a <think> block after the generation prompt unless told not to: the answer is one
+# guided JSON object, not reasoning (templates without the variable ignore it)
+CHAT_TEMPLATE_KWARGS = {"enable_thinking": False}
 
 
 class ChatTokenizerMixin:
@@ -136,8 +140,8 @@ class ChatTokenizerMixin:
         if system not in frames:
             frames[system] = None
             text = self.tokenizer.apply_chat_template(
-                [messages[0], {"role": "user", "content": USER_SLOT}], tokenize=False, add_generation_prompt=True
-            )
+                [messages[0], {"role": "user", "content": USER_SLOT}], tokenize=False, add_generation_prompt=True,
+                **CHAT_TEMPLATE_KWARGS)
             if isinstance(text, str) and text.count(USER_SLOT) == 1:
                 before, after = text.split(USER_SLOT)
                 frame = (self.encode(before), self.encode(after))
@@ -146,7 +150,8 @@ class ChatTokenizerMixin:
         return frames[system]
 
     def _exact_ids(self, messages: list[dict]) -> list[int]:
-        ids = self.tokenizer.apply_chat_template(messages, tokenize=True, add_generation_prompt=True)
+        ids = self.tokenizer.apply_chat_template(messages, tokenize=True, add_generation_prompt=True,
+                                                 **CHAT_TEMPLATE_KWARGS)
         if not isinstance(ids, list):  # transformers 5 returns a BatchEncoding (a Mapping, not a dict)
             ids = ids["input_ids"]
         return list(ids)

@@ -17,6 +17,7 @@ class RulesEngine(Engine):
     name = "rules"
     model_id = "rules"
     uses_prompts = False
+    is_model = False
 
     def generate(self, requests: list[EngineRequest]) -> list[EngineOutput]:
         out = []
@@ -27,8 +28,6 @@ class RulesEngine(Engine):
                 out.append(EngineOutput(req.key, "", None, error=f"missing {exc}"))
                 continue
             answer = {
-                "code": req.stock.code,
-                "name": req.stock.name or "",
                 "risk_level": verdict.risk,
                 "reason": verdict.reason[:REASON_MAX_CHARS],
                 "score": verdict.score,

@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 import logging
 import time
+from pathlib import Path
+from typing import Any
 
 from screening.config import EngineSettings
-from screening.engines.base import ChatTokenizerMixin, Engine, EngineOutput, EngineRequest
+from screening.engines.base import CHAT_TEMPLATE_KWARGS, ChatTokenizerMixin, Engine, EngineOutput, EngineRequest
 from screening.screen.prompt import ANSWER_SCHEMA
 
 log = logging.getLogger(__name__)
@@ -58,7 +60,65 @@ def llm_kwargs(settings: EngineSettings, model_path: str) -> dict:
         kwargs["async_scheduling"] = True
     if settings.language_model_only:
         kwargs["language_model_only"] = True
+    kwargs.update(lora_kwargs(settings))
     return kwargs
+
+
+LORA_RANKS = (1, 8, 16, 32, 64, 128, 256, 320, 512)  # the ranks vLLM's LoRAConfig accepts (MaxLoRARanks)
+BUNDLED_ADAPTER = Path(__file__).resolve().parents[1] / "finetune" / "adapter"
+
+
+def adapter_path(settings: EngineSettings) -> Path | None:
+    """The configured LoRA adapter folder, or None; a configured one that is not an adapter is an error."""
+    if not settings.lora_adapter:
+        return None
+    if settings.lora_adapter == "bundled":
+        if settings.model:
+            raise ValueError(f"engine.lora_adapter = 'bundled' is trained for the bundled SmolLM2-135M, but "
+                             f"engine.model is {settings.model!r}: train one for it (python -m screening finetune "
+                             "train) or set engine.lora_adapter = ''")
+        path = BUNDLED_ADAPTER
+    else:
+        path = Path(settings.lora_adapter).expanduser()
+    if not (path / "adapter_config.json").is_file():
+        raise FileNotFoundError(f"engine.lora_adapter {str(path)!r} has no adapter_config.json: it must be a peft "
+                                "LoRA adapter folder (python -m screening finetune train writes one)")
+    return path
+
+
+def lora_kwargs(settings: EngineSettings) -> dict:
+    """vLLM's LoRA switches for the configured adapter (none without one: no LoRA overhead)."""
+    path = adapter_path(settings)
+    if path is None:
+        return {}
+    rank = int(json.loads((path / "adapter_config.json").read_text(encoding="utf-8"))["r"])
+    wanted = settings.max_lora_rank or rank
+    fit = next((r for r in LORA_RANKS if r >= wanted), None)
+    if fit is None or rank > fit:
+        raise ValueError(f"LoRA adapter {path} has rank {rank}; engine.max_lora_rank {settings.max_lora_rank} "
+                         f"must be at least that and one of {LORA_RANKS}")
+    return {"enable_lora": True, "max_lora_rank": fit, "max_loras": 1}
+
+
+def lora_request(settings: EngineSettings) -> Any:
+    """The ``LoRARequest`` every generate call carries, or None without an adapter."""
+    path = adapter_path(settings)
+    if path is None:
+        return None
+    from vllm.lora.request import LoRARequest
+
+    return LoRARequest("screener", 1, str(path))
+
+
+def engine_model_id(settings: EngineSettings, model_path: str) -> str:
+    """The model as the result cache and metrics name it: with an adapter, the adapter's weights too, so a
+    row made by the base model (or by an older adapter) is never served as the adapter's."""
+    path = adapter_path(settings)
+    if path is None:
+        return model_path
+    from screening.engines.embedded_model import sha256
+
+    return f"{model_path}+lora:{path.name}@{sha256(path / 'adapter_model.safetensors')[:12]}"
 
 
 def serve_flags(kwargs: dict) -> list[str]:
@@ -80,6 +140,12 @@ def serve_flags(kwargs: dict) -> list[str]:
     return flags
 
 
+def block_size_of(vllm_config: Any) -> int | None:
+    """The KV block size vLLM settled on (hybrid models get it raised to fit their Mamba state)."""
+    size = getattr(getattr(vllm_config, "cache_config", None), "block_size", None)
+    return int(size) if isinstance(size, int) and size > 0 else None
+
+
 class VllmEngine(ChatTokenizerMixin, Engine):
     name = "vllm"
 
@@ -88,7 +154,10 @@ class VllmEngine(ChatTokenizerMixin, Engine):
         from vllm import LLM
 
         self.settings = settings
-        self.model_id = model_path
+        self.model_path = model_path
+        self.model_id = engine_model_id(settings, model_path)
+        # every call carries it; evaluation sets it to None to ask the same engine for the base model
+        self.lora_request = lora_request(settings)
         kwargs = llm_kwargs(settings, model_path)
         started = time.perf_counter()
         self.llm = LLM(**kwargs)
@@ -104,9 +173,11 @@ class VllmEngine(ChatTokenizerMixin, Engine):
             # the pipeline's exact ids (it made them to plan the calls): vLLM would otherwise render
             # and tokenize every chat again, one by one in this process
             prompts = [{"prompt_token_ids": r.prompt_ids.tolist()} for r in requests]  # type: ignore[union-attr]
-            results = self.llm.generate(prompts, params or self.params, use_tqdm=False)
+            results = self.llm.generate(prompts, params or self.params, use_tqdm=False,
+                                        lora_request=self.lora_request)
         else:
-            results = self.llm.chat([r.messages for r in requests], params or self.params, use_tqdm=False)
+            results = self.llm.chat([r.messages for r in requests], params or self.params, use_tqdm=False,
+                                    chat_template_kwargs=CHAT_TEMPLATE_KWARGS, lora_request=self.lora_request)
         out = []
         for req, res in zip(requests, results, strict=True):
             comp = res.outputs[0]
@@ -125,8 +196,12 @@ class VllmEngine(ChatTokenizerMixin, Engine):
         self.stats.output_tokens += sum(o.output_tokens for o in out)
         return out
 
+    def cache_block_size(self) -> int | None:
+        return block_size_of(self.llm.llm_engine.vllm_config)
+
     def reset_cache(self) -> None:
         self.llm.reset_prefix_cache()
 
     def close(self) -> None:
         del self.llm
+        super().close()

@@ -7,6 +7,7 @@ measured or demonstrated is what runs under docker compose.
 from __future__ import annotations
 
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -44,7 +45,14 @@ class LocalRedis:
             return "?"
 
     def start(self) -> LocalRedis:
+        """Start (or restart, on the same port and files: the AOF is reloaded)."""
         return self.__enter__()
+
+    def halt(self, sig: int = signal.SIGKILL) -> None:
+        """Stop the server with ``sig`` and keep its files, as a crash or an operator's stop would."""
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            self.proc.wait(30)
 
     def stop(self) -> None:
         self.__exit__()

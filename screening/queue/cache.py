@@ -24,16 +24,17 @@ def trading_date(now: datetime | None = None) -> str:
     return (now or datetime.now(SHANGHAI)).astimezone(SHANGHAI).strftime("%Y%m%d")
 
 
-def input_hash(stock: StockInput, model_id: str) -> str:
+def input_hash(stock: StockInput, model_id: str, prompt_id: str = PROMPT_VERSION) -> str:
     payload = json.dumps(
-        {"stock": vars(stock), "prompt": PROMPT_VERSION, "model": model_id},  # flat: == to_dict()
+        {"stock": vars(stock), "prompt": prompt_id, "model": model_id},  # flat: == to_dict()
         sort_keys=True, ensure_ascii=False, default=str,
     )
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
-def cache_key(prefix: str, stock: StockInput, model_id: str, date: str | None = None) -> str:
-    return f"{prefix}:cache:{date or trading_date()}:{stock.code}:{input_hash(stock, model_id)}"
+def cache_key(prefix: str, stock: StockInput, model_id: str, date: str | None = None,
+              prompt_id: str = PROMPT_VERSION) -> str:
+    return f"{prefix}:cache:{date or trading_date()}:{stock.code}:{input_hash(stock, model_id, prompt_id)}"
 
 
 def encode_row(row: ResultRow) -> str:

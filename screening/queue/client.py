@@ -22,6 +22,7 @@ Key layout (``P`` = ``settings.prefix``)::
     P:job:{id}:items         hash index -> PoolItem json
     P:job:{id}:rows          hash index -> ResultRow json
     P:job:{id}:attempts      hash index -> generation attempts started (the worker's)
+    P:job:{id}:alone         hash index -> of those, starts with nothing else in flight
     P:job:{id}:events        pub/sub channel, a JobStatus json per progress change
     P:active:{lane}          zset of unfinished jobs by created_at (queue position)
     P:owner:{user}           set of the owner's unfinished jobs (per-user limits)
@@ -67,6 +68,7 @@ class JobKeys:
     rows: str
     attempts: str
     events: str
+    alone: str  # hash index -> starts with nothing else in flight (what can fail a stock for good)
 
 
 def owner_key_of(owner: dict[str, Any] | None) -> str | None:
@@ -117,7 +119,7 @@ class JobQueue:
 
     def job_keys(self, job_id: str) -> JobKeys:
         base = f"{self.prefix}:job:{job_id}"
-        return JobKeys(base, f"{base}:items", f"{base}:rows", f"{base}:attempts", f"{base}:events")
+        return JobKeys(base, f"{base}:items", f"{base}:rows", f"{base}:attempts", f"{base}:events", f"{base}:alone")
 
     def active_key(self, lane: str) -> str:
         return f"{self.prefix}:active:{lane}"
@@ -284,7 +286,7 @@ class JobQueue:
             args.extend(row_fields(row))
         return self._write_rows(
             keys=[keys.meta, keys.rows, keys.items, keys.attempts, self.active_key(lane),
-                  self.owner_set(owner_key)],
+                  self.owner_set(owner_key), keys.alone],
             args=args, client=client if client is not None else self.r,
         )
 

@@ -60,6 +60,7 @@ class ActiveJob:
     pending: dict[int, Prepared] = field(default_factory=dict)  # index -> request, index order
     cache_keys: dict[int, str] = field(default_factory=dict)  # computed once per stock
     attempts: dict[int, int] = field(default_factory=dict)  # generation starts, mirrored from Redis
+    alone: dict[int, int] = field(default_factory=dict)  # of those, starts with nothing else in flight
 
 
 @dataclass
@@ -190,18 +191,20 @@ class JobIntake:
             pipe.hgetall(keys.items)
             pipe.hkeys(keys.rows)
             pipe.hgetall(keys.attempts)
+            pipe.hgetall(keys.alone)
         res = pipe.execute()
         finished_entries: list[str] = []
         new_jobs: list[ActiveJob] = []
         rows: dict[str, list[ResultRow]] = {}
         for n, (eid, jid) in enumerate(fresh):
-            meta, items, done_keys, attempts = res[4 * n: 4 * n + 4]
+            meta, items, done_keys, attempts, alone = res[5 * n: 5 * n + 5]
             if not meta or meta.get("state") not in ACTIVE_STATES:
                 finished_entries.append(eid)  # expired, done or cancelled: nothing to do
                 continue
             job = ActiveJob(jid, meta.get("lane", lane), eid, meta.get("owner_key") or None,
                             float(meta.get("created_at", 0)))
             job.attempts = {int(k): int(v) for k, v in attempts.items()}
+            job.alone = {int(k): int(v) for k, v in alone.items()}
             done = {int(k) for k in done_keys}
             job_rows = rows.setdefault(jid, [])
             todo = [(int(key), PoolItem.from_dict(json.loads(items[key])))
@@ -281,7 +284,7 @@ class JobIntake:
 
     def _cache_key(self, item: PoolItem) -> str:
         assert item.stock is not None
-        return cache_key(self.rs.prefix, item.stock, self.engine.model_id)
+        return cache_key(self.rs.prefix, item.stock, self.engine.model_id, prompt_id=self.screener.prompt_id)
 
     def _ack(self, lane: str, entry_ids: list[str]) -> None:
         stream = self.q.stream(lane)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import signal
 import sys
 import threading
@@ -15,6 +16,8 @@ from typing import Any
 from screening import metrics as _metrics  # ops: Prometheus counters and /healthz (screening/metrics.py)
 from screening.config import Settings, load_settings
 from screening.engines.base import Engine
+from screening.ops import logsafe
+from screening.ops.reaper import start_reaper
 from screening.queue.client import LANES, JobQueue
 from screening.queue.worker import Worker
 
@@ -57,6 +60,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
     # ops: JSON logs, /metrics and /healthz when [metrics] asks for them (screening/metrics.py)
     ms = _metrics.metrics_settings(settings)
     _metrics.use_json_logs(ms.json_logs)
+    logsafe.install([os.environ.get(settings.engine.api_key_env, "")], one_line_exit=False)
+    start_reaper()  # before the engine exists: its processes die with this one, however it dies
     _metrics.WORKER_HEALTH.stale_after_s = max(30.0, settings.redis.claim_idle_ms / 1000)
     server = _metrics.start_metrics_server(ms.worker_port, ms.listen, _metrics.WORKER_HEALTH.check)
     load_started = time.perf_counter()
@@ -65,7 +70,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     else:
         from screening.engines import make_engine
 
-        engine = make_engine(settings.engine, args.engine)
+        engine = make_engine(settings.engine, args.engine, continuous=True)
     _metrics.ENGINE_LOAD_S.set(getattr(engine, "load_seconds", None) or time.perf_counter() - load_started)
     _metrics.ENGINE_INFO.labels(engine.name, engine.model_id or "").set(1)
     if server is not None:
@@ -73,7 +78,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     stop = threading.Event()
 
     def _on_signal(signum: int, _frame: Any) -> None:
-        log.info("signal %d: finishing the batch in flight, then exiting", signum)
+        log.info("signal %d: finishing the requests in flight, then exiting", signum)
         stop.set()
 
     signal.signal(signal.SIGTERM, _on_signal)

@@ -5,7 +5,7 @@ it has all of them" can never be half done, whoever calls it (a worker, a cancel
 """
 
 # Write rows idempotently and finish the job when it has all of them, atomically.
-# KEYS: meta, rows, items, attempts, active zset, owner set (may be a dummy key)
+# KEYS: meta, rows, items, attempts, active zset, owner set (may be a dummy key), alone
 # ARGV: job_id, mode ("write"|"cancel"), now, ttl, then triples index, row json, failed ("1"/"0")
 # Returns {state_code, added..}: state_code 0 = still running, 1 = finished by this call,
 # 2 = was already finished (nothing written), -1 = job unknown (expired).
@@ -34,6 +34,7 @@ if ARGV[2] == 'cancel' or done >= total then
   redis.call('HSET', KEYS[1], 'state', final, 'finished_at', ARGV[3])
   local ttl = tonumber(ARGV[4])
   for k = 1, 4 do redis.call('EXPIRE', KEYS[k], ttl) end
+  redis.call('EXPIRE', KEYS[7], ttl)
   redis.call('ZREM', KEYS[5], ARGV[1])
   redis.call('SREM', KEYS[6], ARGV[1])
   code = 1

