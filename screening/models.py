@@ -57,6 +57,11 @@ class StockInput:
     change_pct: float | None = None
     pb: float | None = None
     market_cap: float | None = None
+    pe_dynamic: float | None = None  # 市盈率-动态 of quote exports: shown, never used as PE-TTM
+    # where each given figure came from: "file", "universe:<provider>@<date>" or "demo"
+    sources: dict[str, str] = field(default_factory=dict)
+    data_date: str | None = None  # the date of the universe data this stock was filled from
+    notes: list[str] = field(default_factory=list)  # data-layer flags for the row (stale, cached formula ...)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -65,6 +70,16 @@ class StockInput:
     def from_dict(cls, data: dict[str, Any]) -> StockInput:
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in names})
+
+    def data(self) -> dict[str, Any]:
+        """The figures alone (no provenance), as the universe stores them."""
+        return {f: getattr(self, f) for f in DATA_FIELDS}
+
+
+# the figures of a stock; the provenance fields (sources, data_date, notes) are about them, not of them
+DATA_FIELDS: tuple[str, ...] = ("code", "name", "industry", "pe_ttm", "roe", "eps", "report_text", "st",
+                                "net_profit_y1", "net_profit_y2", "report_date", "price", "change_pct", "pb",
+                                "market_cap", "pe_dynamic")
 
 
 @dataclass
@@ -76,12 +91,14 @@ class PoolItem:
     stock: StockInput | None = None
     error: InputProblem | None = None
     row: int | None = None  # source row, for messages
+    name: str | None = None  # the name the file gave a row that failed: the user finds the row by it
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "index": self.index,
             "raw_code": self.raw_code,
             "row": self.row,
+            "name": self.name,
             "stock": self.stock.to_dict() if self.stock else None,
             "error": asdict(self.error) if self.error else None,
         }
@@ -92,6 +109,7 @@ class PoolItem:
             index=data["index"],
             raw_code=data["raw_code"],
             row=data.get("row"),
+            name=data.get("name"),
             stock=StockInput.from_dict(data["stock"]) if data.get("stock") else None,
             error=InputProblem(**data["error"]) if data.get("error") else None,
         )
@@ -156,6 +174,8 @@ class ResultRow:
     row: int | None = None
     engine: str | None = None
     fail_code: str | None = None  # a FailCode value on failed rows
+    sources: dict[str, str] = field(default_factory=dict)  # figure -> "file" | "universe:<provider>@<date>" | "demo"
+    data_date: str | None = None  # the date of the universe data the row was filled from
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -192,6 +212,8 @@ class ResultRow:
             "pe_ttm": self.pe_ttm,
             "roe": self.roe,
             "row": self.row,
+            "sources": dict(self.sources),
+            "data_date": self.data_date,
         }
 
 
@@ -207,7 +229,7 @@ def failed_row(item: PoolItem, error: str, code: FailCode, engine: str | None = 
     return ResultRow(
         index=item.index,
         code=stock.code if stock else item.raw_code,
-        name=stock.name if stock else None,
+        name=stock.name if stock else item.name,
         industry=stock.industry if stock else None,
         status="failed",
         error=error,
@@ -216,4 +238,7 @@ def failed_row(item: PoolItem, error: str, code: FailCode, engine: str | None = 
         row=item.row,
         engine=engine,
         fail_code=code.value,
+        flags=list(stock.notes) if stock else [],
+        sources=dict(stock.sources) if stock else {},
+        data_date=stock.data_date if stock else None,
     )

@@ -20,7 +20,7 @@ KEYS = {"code", "name", "industry", "risk_level", "score", "reason", "flags", "s
 def env(tmp_path):
     return {
         **os.environ,
-        "SCREENER_UNIVERSE__PATH": str(tmp_path / "universe.csv"),
+        "SCREENER_UNIVERSE__PATH": str(tmp_path / "universe.sqlite"),
         "SCREENER_CONFIG": str(tmp_path / "absent.toml"),
     }
 
@@ -48,14 +48,35 @@ def test_json_one_object_per_input_stock(env):
         assert r["error"] is None and isinstance(r["flags"], list)
 
 
-def test_codes_resolve_against_universe_and_bad_ones_fail_alone(env):
-    p = screen(env, "600519.SH", "300750", "sh600036", "abc", "000001.SH", "--engine", "rules", "--format", "json")
+def test_codes_resolve_against_universe_and_bad_ones_fail_alone(env, tmp_path):
+    env = {**env, "XDG_CACHE_HOME": str(tmp_path / "cache")}  # the demo universe lives in the cache
+    p = screen(env, "600519.SH", "300750", "sh600036", "abc", "000001.SH", "--engine", "rules", "--format", "json",
+               "--demo")
     assert p.returncode == 0, p.stderr
     rows = json.loads(p.stdout)
     assert [r["code"] for r in rows[:3]] == ["600519.SH", "300750.SZ", "600036.SH"]
     assert rows[0]["name"] == "贵州茅台" and rows[0]["status"] == "ok"
+    assert "演示数据" in rows[0]["flags"] and set(rows[0]["sources"].values()) == {"demo"}
+    assert "演示数据" in p.stderr  # every output says so
     assert rows[3]["status"] == "failed" and rows[3]["risk_level"] is None and "abc" in rows[3]["error"]
     assert rows[4]["status"] == "failed" and "SZ" in rows[4]["error"]
+
+
+def test_a_fresh_install_never_invents_a_company(env):
+    """Issue 14: without market data, a real code is a failed row that says what to do."""
+    p = screen(env, "000001", "600000", "--engine", "rules", "--format", "json")
+    assert p.returncode == 0, p.stderr
+    rows = json.loads(p.stdout)
+    assert [r["status"] for r in rows] == ["failed", "failed"] and [r["name"] for r in rows] == [None, None]
+    assert all("unknown to the local data" in r["error"] and "universe refresh" in r["error"] for r in rows)
+    assert rows[0]["code"] == "000001"  # the code as the user gave it
+
+
+def test_a_missing_file_is_unusable_input(env, tmp_path):
+    """Issue 15.4: an argument that looks like a file and does not exist is exit 2, not a failed stock."""
+    for arg in ("nosuch.csv", str(tmp_path / "dir" / "pool.xlsx"), "sub/pool"):
+        p = screen(env, arg, "--engine", "rules", "--format", "json")
+        assert p.returncode == 2 and "no such file" in p.stderr and p.stdout == "", (arg, p.stderr)
 
 
 def test_unusable_input_exits_2_with_message(env, tmp_path):
@@ -96,11 +117,11 @@ def test_xlsx_report_sheets_and_escaping(env, tmp_path):
     assert (out / "screen.png").stat().st_size > 1000
 
 
-def test_csv_and_table(env):
+def test_csv_and_table(env, tmp_path):
     p = screen(env, str(SAMPLE), "--engine", "rules", "--format", "csv")
     assert p.returncode == 0 and p.stdout.splitlines()[0].startswith("code,name,industry,risk_level")
-    p = screen(env, "600519", "--engine", "rules")
-    assert p.returncode == 0 and "贵州茅台" in p.stdout
+    p = screen({**env, "XDG_CACHE_HOME": str(tmp_path / "cache")}, "600519", "--engine", "rules", "--demo")
+    assert p.returncode == 0 and "贵州茅台" in p.stdout and "演示数据" in p.stdout  # the table's title says so
 
 
 def test_bad_config_value_is_named_at_start(env):
@@ -116,3 +137,16 @@ def test_table_shows_markup_like_names_verbatim(env, tmp_path):
     p = screen({**env, "COLUMNS": "200"}, str(f), "--engine", "rules")
     assert p.returncode == 0, p.stderr
     assert "[/]茅台[bold]" in p.stdout
+
+
+@pytest.mark.vllm
+@pytest.mark.slow
+def test_vllm_engine_json_stdout_is_only_the_array(env, tmp_path):
+    """The default engine logs a lot while it starts: all of it goes to stderr, stdout parses as one JSON array."""
+    cpu = {"SCREENER_ENGINE__KV_CACHE_GIB": "1", "SCREENER_ENGINE__ENFORCE_EAGER": "true"}  # as config.toml
+    p = screen({**env, **cpu}, "600519", "300750", "--format", "json", "--demo")
+    assert p.returncode == 0, p.stderr[-2000:]
+    rows = json.loads(p.stdout)  # nothing before or after the array
+    assert [r["code"] for r in rows] == ["600519.SH", "300750.SZ"]
+    assert all(r["status"] == "ok" and r["model_risk"] is not None for r in rows), rows  # the model answered
+    assert "vLLM" in p.stderr or "vllm" in p.stderr  # the engine's logs are there, on stderr

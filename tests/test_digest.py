@@ -17,7 +17,8 @@ from pathlib import Path
 from openpyxl import load_workbook
 
 from screening.config import DigestSettings, Settings, UniverseSettings
-from screening.data.universe import Universe, read_stock_csv
+from screening.data.stock_csv import read_stock_csv
+from screening.data.universe import Universe
 from screening.digest.build import make_digest
 from screening.digest.cli import add_digest_args, cmd_digest
 from screening.digest.render import render_json, render_markdown, render_telegram
@@ -38,7 +39,8 @@ def write_universe(path: Path, day: int, as_of: str) -> None:
         by["600036.SH"] = replace(by["600036.SH"], roe=16.0)  # 中 -> 低
         by["002415.SZ"] = replace(by["002415.SZ"], name="*ST海康", st=True)  # newly ST, 低 -> 高
         stocks = list(by.values())
-    path.unlink(missing_ok=True)
+    for old in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        old.unlink(missing_ok=True)
     u = Universe(path)
     u.update(stocks, as_of=as_of)
     u.save()
@@ -62,7 +64,7 @@ def check_changes(d1, d2) -> None:
 
 
 def test_two_runs_through_the_worker_show_the_changes(queue_settings: Settings, spawn_worker, tmp_path) -> None:
-    uni = tmp_path / "universe.csv"
+    uni = tmp_path / "universe.sqlite"
     settings = queue_settings.model_copy(update={"universe": UniverseSettings(path=str(uni))})
     spawn_worker("tests.engine_factories:slow_rules", env={"SCREENER_TEST_SLEEP_S": "0"})
     q = JobQueue(settings.redis.url, settings.redis)
@@ -83,7 +85,7 @@ def test_two_runs_through_the_worker_show_the_changes(queue_settings: Settings, 
 
 
 def test_cli_renders_without_sending(queue_settings: Settings, tmp_path, monkeypatch, capsys) -> None:
-    uni = tmp_path / "universe.csv"
+    uni = tmp_path / "universe.sqlite"
     monkeypatch.setenv("SCREENER_UNIVERSE__PATH", str(uni))
     monkeypatch.setenv("SCREENER_REDIS__URL", queue_settings.redis.url)
     monkeypatch.setenv("SCREENER_REDIS__PREFIX", queue_settings.redis.prefix)

@@ -74,7 +74,7 @@ class RecordingBot:
 
 @pytest.fixture
 def env(queue_settings: Settings, tmp_path: Path):
-    uni = tmp_path / "universe.csv"
+    uni = tmp_path / "universe.sqlite"
     write_universe(uni, 1, "2026-09-25")
     settings = queue_settings.model_copy(update={"universe": UniverseSettings(path=str(uni))})
     q = JobQueue(settings.redis.url, settings.redis)
@@ -328,3 +328,33 @@ def test_bot_digest_now_command_and_setup_with_a_real_application(env, monkeypat
         asyncio.run_coroutine_threadsafe(fake.stop(), loop).result(10)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(5)
+
+
+async def test_a_demo_digest_is_never_pushed_unless_the_operator_allows_it(env) -> None:
+    """Demo figures must not reach a team's chat as if they were the market: held back, the guard released."""
+    from screening.data.stock_csv import read_stock_csv
+    from screening.data.universe import Record, Universe, UniverseInfo
+
+    settings, q, tmp = env
+    stocks = [s for s, _ in read_stock_csv(Path(__file__).resolve().parent.parent / "examples" / "sample_pool.csv")]
+    Universe.load(Path(settings.universe.path)).replace(
+        [Record(s, dict.fromkeys((f for f, v in s.data().items() if v is not None and f != "code"), "demo"))
+         for s in stocks], UniverseInfo(provider="demo", demo=True))
+    im = await IMServers().start()
+    try:
+        day = dt.date(2026, 9, 28)
+        clock, bot = Clock(dt.datetime(2026, 9, 28, tzinfo=SH)), RecordingBot()
+        kw = {"targets": [PushTarget(name="team", kind="wecom", url_env="W")], "env": {"W": im.wecom_url}}
+        held = service(settings, q, clock, bot, tmp, **kw)
+        outcomes = await held.deliver(day, held.recipients())
+        assert outcomes and all(o.sent == 0 and "demo data: not pushed" in (o.error or "") for o in outcomes)
+        assert bot.sent == [] and im.received["wecom"] == []
+        allowed = service(settings, q, clock, bot, tmp, allow_demo=True, **kw)
+        await run_days(allowed, clock, [day])  # the guards were released: the allowed run sends today
+        assert bot.digests() == Counter({(101, "2026-09-28"): 1, (202, "2026-09-28"): 1})
+        firsts = [t for m, _, t in bot.sent if m == "send_message" and TITLE.search(t.split("\n", 1)[0])]
+        assert firsts and all("演示数据" in t for t in firsts)
+        assert im.received["wecom"] and all("演示数据" in m["markdown"]["content"] for m in im.received["wecom"]
+                                            if TITLE.search(m["markdown"]["content"]))
+    finally:
+        await im.stop()

@@ -155,3 +155,21 @@ def test_push_targets_checked_without_sending() -> None:
     assert "off" not in by
     text = " ".join(f.message + f.fix for f in findings)
     assert "TOKEN123" not in text and "SECRETKEY" not in text
+
+
+def test_fronts_check_names_missing_credentials_and_empty_allow_lists() -> None:
+    from screening.config import DingTalkSettings, FeishuSettings, Settings, WeComSettings
+    from screening.ops.doctor_fronts import check_fronts
+
+    s = Settings().model_copy(update={
+        "dingtalk": DingTalkSettings(enabled=True, allowed_chats=["cid1"]),
+        "feishu": FeishuSettings(enabled=True, mode="http", admin_users=["ou_1"]),
+        "wecom": WeComSettings(enabled=True)})
+    env = {"SCREENER_DINGTALK__CLIENT_ID": "id", "SCREENER_DINGTALK__CLIENT_SECRET": "s",
+           "SCREENER_FEISHU__APP_ID": "cli_1", "SCREENER_FEISHU__APP_SECRET": "s",
+           **{f"SCREENER_WECOM__{k}": "v" for k in ("CORP_ID", "AGENT_ID", "SECRET", "TOKEN", "ENCODING_AES_KEY")}}
+    by = {f.check: f for f in check_fronts(s, env)}
+    assert by["dingtalk"].level == "ok" and "long connection" in by["dingtalk"].message
+    assert by["feishu"].level == "fail" and "SCREENER_FEISHU__VERIFICATION_TOKEN" in by["feishu"].message
+    assert by["wecom"].level == "warn" and "everyone is refused" in by["wecom"].message
+    assert check_fronts(Settings(), env) == []  # fronts that are off are not checked

@@ -217,7 +217,7 @@ async def test_telegram_error_counter() -> None:
     from telegram import Bot
     from telegram.error import InvalidToken
 
-    from bot.app import _request
+    from bot.telegram.app import _request
     from tests.fake_bot_api import FakeBotAPI
 
     fake = await FakeBotAPI().start()

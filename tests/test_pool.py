@@ -5,16 +5,17 @@ from __future__ import annotations
 import os
 import time
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import openpyxl
-import pandas as pd
 import pytest
 
 from screening.config import InputSettings
+from screening.data import pool_xlsx
 from screening.data.pool import map_header, read_pool
 from screening.data.xlsx_guard import check_xlsx
-from screening.models import Pool, PoolRejected
+from screening.models import Pool, PoolRejected, StockInput
 
 THS_HEADER = "代码,名称,最新价,涨跌幅,市盈率-动态,市净率,总市值"
 THS_ROWS = [
@@ -39,7 +40,7 @@ def csv_text(header: str, rows: list[str]) -> str:
     return "\n".join([header, *rows]) + "\n"
 
 
-def by_code(pool: Pool) -> dict[str, object]:
+def by_code(pool: Pool) -> dict[str, StockInput]:
     return {i.stock.code: i.stock for i in pool.ok_items if i.stock}
 
 
@@ -56,7 +57,7 @@ def test_tonghuashun_export_in_each_encoding(tmp_path: Path, settings: InputSett
         "名称": "name",
         "最新价": "price",
         "涨跌幅": "change_pct",
-        "市盈率-动态": "pe_ttm",
+        "市盈率-动态": "pe_dynamic",  # annualised latest quarter: shown, never used as PE-TTM
         "市净率": "pb",
         "总市值": "market_cap",
     }
@@ -69,8 +70,8 @@ def test_tonghuashun_export_in_each_encoding(tmp_path: Path, settings: InputSett
         1466.5,
         2.10,
     )
-    assert moutai.pe_ttm == 25.3 and moutai.market_cap == pytest.approx(1.84e12)
-    assert pingan.code == "000001.SZ" and pingan.pe_ttm is None  # "--" is missing, never 0
+    assert moutai.pe_dynamic == 25.3 and moutai.pe_ttm is None and moutai.market_cap == pytest.approx(1.84e12)
+    assert pingan.code == "000001.SZ" and pingan.pe_dynamic is None  # "--" is missing, never 0
     assert pingan.roe is None and pingan.report_text is None  # absent columns stay None
     assert [i.row for i in pool.items] == [2, 3, 4]
     assert [i.index for i in pool.items] == [0, 1, 2]
@@ -85,7 +86,7 @@ def test_eastmoney_style_headers_with_units(tmp_path: Path, settings: InputSetti
         ],
     )
     pool = read_pool(write(tmp_path, "东方财富.csv", text, "gbk"), settings)
-    assert pool.mapped["股票代码"] == "code" and pool.mapped["市盈率(动)"] == "pe_ttm"
+    assert pool.mapped["股票代码"] == "code" and pool.mapped["市盈率(动)"] == "pe_dynamic"
     assert "序号" in pool.columns and "序号" not in pool.mapped  # unknown column listed, ignored
     stock = by_code(pool)["600519.SH"]
     assert stock.name == "贵州茅台" and stock.industry == "白酒" and stock.market_cap == 1.84e12
@@ -178,14 +179,14 @@ def test_st_flag_and_numbers(tmp_path: Path, settings: InputSettings) -> None:
 
 
 def test_duplicate_columns_first_wins_with_warning(tmp_path: Path, settings: InputSettings) -> None:
-    text = csv_text("代码,股票代码,名称,市盈率-动态,PE-TTM", ["600519,000001,贵州茅台,25.3,99"])
+    text = csv_text("代码,股票代码,名称,市盈率(TTM),PE-TTM", ["600519,000001,贵州茅台,25.3,99"])
     pool = read_pool(write(tmp_path, "dup.csv", text), settings)
     stock = pool.items[0].stock
     assert stock is not None and stock.code == "600519.SH" and stock.pe_ttm == 25.3
-    assert pool.mapped == {"代码": "code", "名称": "name", "市盈率-动态": "pe_ttm"}
+    assert pool.mapped == {"代码": "code", "名称": "name", "市盈率(TTM)": "pe_ttm"}
     messages = [str(w) for w in pool.warnings]
     assert any("'代码'" in m and "'股票代码'" in m for m in messages)
-    assert any("'市盈率-动态'" in m and "'PE-TTM'" in m for m in messages)
+    assert any("'市盈率(TTM)'" in m and "'PE-TTM'" in m for m in messages)
 
 
 def test_same_header_twice(tmp_path: Path, settings: InputSettings) -> None:
@@ -352,9 +353,15 @@ def test_file_size_limit_checked_first(tmp_path: Path) -> None:
     assert "0.01 MB" in str(exc.value) and "input.max_file_mb" in str(exc.value)
 
 
+# every code on a real board, in order: 14 three-digit prefixes x 1,000, then the BSE's 43/83/87/88 x 10,000
+BIG_CODES = [f"{p}{n:03d}" for p in ("600", "601", "603", "605", "688", "689", "000", "001", "002", "003", "300",
+                                       "301", "302", "920") for n in range(1000)] + [
+    f"{p}{n:04d}" for p in ("43", "83", "87", "88") for n in range(10_000)]
+
+
 def _big_csv(tmp_path: Path, n: int) -> Path:
     lines = [THS_HEADER] + [
-        f"{600000 + i},股票{i},{10 + i % 50}.5,{i % 7 - 3}.1%,{i % 60},1.{i % 9},{i}亿" for i in range(n)
+        f"{BIG_CODES[i]},股票{i},{10 + i % 50}.5,{i % 7 - 3}.1%,{i % 60},1.{i % 9},{i + 1}亿" for i in range(n)
     ]
     return write(tmp_path, "all.csv", "\n".join(lines) + "\n", "gbk")
 
@@ -373,14 +380,14 @@ def test_50000_rows_parse_when_limit_raised(tmp_path: Path) -> None:
     elapsed = time.perf_counter() - start
     assert len(pool.items) == 50_000 and not pool.failed_items
     assert pool.items[-1].row == 50_001 and pool.items[-1].stock
-    assert pool.items[-1].stock.code == "649999.SH"
+    assert pool.items[-1].stock.code == f"{BIG_CODES[49_999]}.BJ"
     assert elapsed < 10, f"50k rows took {elapsed:.1f}s"
 
 
 # ---------------------------------------------------------------- xlsx
 
 
-def _workbook(path: Path, rows: list[list[object]]) -> Path:
+def _workbook(path: Path, rows: Sequence[Sequence[object]]) -> Path:
     wb = openpyxl.Workbook()
     ws = wb.active
     for row in rows:
@@ -415,16 +422,19 @@ def test_xlsx_formulas_are_not_evaluated(tmp_path: Path, settings: InputSettings
             ["代码", "名称", "ROE"],
             ["600519", "=1+1", "=10*2"],
             ["000001", '=HYPERLINK("http://evil.example","点我")', 12],
+            ["300750", "宁德时代", 20],
         ],
     )
     pool = read_pool(path, settings)
-    a, b = pool.items[0].stock, pool.items[1].stock
-    # data_only: no cached value was saved, so the cell is empty; never "2", never 20, never the formula run
-    assert a is not None and a.name is None and a.roe is None
-    assert b is not None and b.name is None and b.roe == 12
+    # openpyxl saves no cached results: each formula row fails naming the formula; never "2", never 20
+    first, second = pool.items[0].error, pool.items[1].error
+    assert first is not None and (first.row, first.column, first.value) == (2, "名称", "=1+1")
+    assert "=10*2" in first.message  # the other bad cell of the row is named too
+    assert second is not None and second.row == 3 and second.value and second.value.startswith("=HYPERLINK")
+    assert pool.items[2].stock is not None and pool.items[2].stock.roe == 20
 
 
-def test_xlsx_zip_bomb_refused_before_pandas(
+def test_xlsx_zip_bomb_refused_before_parsing(
     tmp_path: Path, settings: InputSettings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "bomb.xlsx"
@@ -437,9 +447,9 @@ def test_xlsx_zip_bomb_refused_before_pandas(
     assert path.stat().st_size < 2 * 1024 * 1024
 
     def boom(*_a: object, **_k: object) -> None:
-        raise AssertionError("pandas must not open a zip bomb")
+        raise AssertionError("openpyxl must not open a zip bomb")
 
-    monkeypatch.setattr(pd, "read_excel", boom)
+    monkeypatch.setattr(pool_xlsx, "load_workbook", boom)
     with pytest.raises(PoolRejected) as exc:
         read_pool(path, settings, source_name="pool.xlsx")
     msg = str(exc.value)
@@ -497,3 +507,16 @@ def test_html_disguised_as_xls_rejected(tmp_path: Path, settings: InputSettings)
     path = write(tmp_path, "东方财富.xls", "<html><table><tr><td>代码</td></tr></table></html>")
     with pytest.raises(PoolRejected, match=r"save it as \.xlsx or CSV"):
         read_pool(path, settings)
+
+
+def test_failed_row_keeps_the_name_the_file_gave(tmp_path: Path, settings: InputSettings) -> None:
+    """A row that fails is found again by its name: the failed result shows what the file called it."""
+    from screening.models import FailCode, failed_row
+
+    path = write(tmp_path, "pool.csv", csv_text("代码,名称,ROE(%)", ["600519,贵州茅台,30", "12345,坏代码\x07公司,5"]))
+    pool = read_pool(path, settings)
+    bad = [item for item in pool.items if item.error is not None]
+    assert len(bad) == 1 and bad[0].name == "坏代码公司"
+    row = failed_row(bad[0], str(bad[0].error), FailCode.INPUT)
+    assert row.name == "坏代码公司" and row.status == "failed"
+    assert type(bad[0]).from_dict(bad[0].to_dict()).name == "坏代码公司"  # survives the queue

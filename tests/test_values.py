@@ -1,4 +1,4 @@
-"""values.parse_number / parse_bool_flag and export_safety.escape_formula."""
+"""values.parse_number / parse_number_unit / parse_bool_flag / strip_controls and export_safety.escape_formula."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from screening.data.values import is_missing, parse_bool_flag, parse_number
+from screening.data.values import is_missing, parse_bool_flag, parse_number, parse_number_unit, strip_controls
 from screening.output.export_safety import escape_formula, escape_row
 
 
@@ -54,6 +54,50 @@ def test_parse_number_rejects_non_numbers_with_the_value(raw: object) -> None:
     with pytest.raises(ValueError) as exc:
         parse_number(raw)
     assert repr(raw) in str(exc.value)
+
+
+@pytest.mark.parametrize(
+    ("raw", "value", "unit"),
+    [
+        ("12.5亿", 12.5e8, "亿"),
+        ("12.5亿元", 12.5e8, "亿"),
+        ("3万", 3e4, "万"),
+        ("1.8万亿", 1.8e12, "万亿"),
+        ("32.78%", 32.78, "%"),
+        ("３２.７８％", 32.78, "%"),
+        ("68.6元", 68.6, "元"),
+        ("25.3", 25.3, None),
+        (25.3, 25.3, None),
+        ("--", None, None),
+    ],
+)
+def test_parse_number_unit_says_which_unit_the_cell_wrote(raw: object, value: float | None, unit: str | None) -> None:
+    got, got_unit = parse_number_unit(raw)
+    assert got_unit == unit
+    assert got == value if value is None else math.isclose(got or 0.0, value, rel_tol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("raw", "keep_layout", "expected"),
+    [
+        ("贵州\x07茅台", False, "贵州茅台"),
+        ("\x1b[31m红\x1b[0m", False, "[31m红[0m"),
+        ("平安\u202e银行", False, "平安银行"),  # a bidi override that reverses what a reader sees
+        ("零\u200b宽", False, "零宽"),
+        ("\ufeff代码", False, "代码"),
+        ("贵州\n茅台", False, "贵州 茅台"),  # a name is one line
+        ("第一段\n\t第二段\x0c", True, "第一段\n\t第二段"),  # report text keeps its layout
+        ("\x00\x08\x7f\x9f", False, ""),
+    ],
+)
+def test_strip_controls(raw: str, keep_layout: bool, expected: str) -> None:
+    assert strip_controls(raw, keep_layout) == (expected, True)
+
+
+def test_strip_controls_leaves_clean_text_alone() -> None:
+    text = "贵州茅台 *ST<b>测试</b> ＴＣＬ科技 \u3000 €"
+    assert strip_controls(text) == (text, False)
+    assert strip_controls("a\nb\tc", keep_layout=True) == ("a\nb\tc", False)
 
 
 @pytest.mark.parametrize(

@@ -12,12 +12,15 @@ import datetime as dt
 import logging
 import time
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 from screening.config import DigestSettings, Settings, cache_dir
-from screening.data.load import default_universe, load_pool, pool_from_codes
+from screening.data.freshness import quote_age
+from screening.data.load import load_pool, open_universe, pool_from_codes
 from screening.data.trading_calendar import is_trading_day
+from screening.data.universe import UniverseInfo
 from screening.digest.files import write_files
 from screening.digest.history import History, compare, snapshot
 from screening.digest.model import Digest, scope_of
@@ -32,7 +35,8 @@ log = logging.getLogger(__name__)
 def build_digest(day: dt.date, rows: list[ResultRow], items: Sequence[PoolItem], *, ds: DigestSettings,
                  source: str, scope: str, history: History | None, now: dt.datetime | None = None,
                  as_of: tuple[str | None, str | None] = (None, None), out_dir: Path | None = None,
-                 engine: str = "", seconds: float = 0.0, save_history: bool = True) -> Digest:
+                 engine: str = "", seconds: float = 0.0, save_history: bool = True,
+                 info: UniverseInfo | None = None, chart_lock: AbstractContextManager[Any] | None = None) -> Digest:
     """A Digest from screened rows; compares with (and then stores) the history when given."""
     now = now or dt.datetime.now(ds.tz)
     st = {i.stock.code: is_st(i.stock.name, i.stock.st) for i in items if i.stock is not None}
@@ -42,6 +46,7 @@ def build_digest(day: dt.date, rows: list[ResultRow], items: Sequence[PoolItem],
         warnings.append(cal_warning)
     if not trading:
         warnings.append(f"注意: {day} 不是上交所交易日 / not an SSE trading day")
+    warnings += data_warnings(info, day, ds)
     prev_date: dt.date | None = None
     prev: dict[str, list[Any]] = {}
     if history is not None:
@@ -58,6 +63,7 @@ def build_digest(day: dt.date, rows: list[ResultRow], items: Sequence[PoolItem],
         top=report.top_picks(rows, ds.top_n), changes=changes, new_st=new_st,
         failed=[r for r in rows if r.status != "ok"], previous_date=prev_date, data_as_of=as_of[0],
         data_as_of_oldest=as_of[1], warnings=warnings, engine=engine, seconds=seconds,
+        data_label=info.label() if info else "", demo=bool(info and info.demo),
     )
     if history is not None and save_history:
         try:
@@ -65,8 +71,26 @@ def build_digest(day: dt.date, rows: list[ResultRow], items: Sequence[PoolItem],
         except Exception as exc:
             log.warning("could not store the digest snapshot for %s: %s", day, exc)
     if out_dir is not None:
-        write_files(digest, out_dir)
+        write_files(digest, out_dir, chart_lock)
     return digest
+
+
+
+def data_warnings(info: UniverseInfo | None, day: dt.date, ds: DigestSettings) -> list[str]:
+    """Footer lines about the data itself: demo data, an empty universe, quotes days behind."""
+    if info is None:
+        return []
+    if info.demo:
+        return ["演示数据: 合成市场, 不是真实行情 / demo data, not market data"]
+    if not info.provider:
+        return ["本地数据为空: 运行 `python -m screening universe refresh` / the universe is empty"]
+    if info.trade_date:
+        age = quote_age(dt.date.fromisoformat(info.trade_date[:10]), day, ds.holiday_set())
+        if age > 1:
+            return [f"数据已 {age} 个交易日未更新 (行情 {info.trade_date}); 今日刷新未成功 / data is {age} "
+                    "trading days old"]
+    return []
+
 
 # ------------------------------------------------------------------------------ screening
 
@@ -75,23 +99,23 @@ AsOf = tuple[str | None, str | None]
 
 
 def collect_items(settings: Settings, ds: DigestSettings, *, codes: Sequence[str] | None = None,
-                  pool_file: str | Path | None = None) -> tuple[list[PoolItem], str, str, AsOf]:
-    """(items, source label, scope, (newest as-of, oldest as-of)) of the universe, a code list or a file."""
-    universe = default_universe(settings)
+                  pool_file: str | Path | None = None) -> tuple[list[PoolItem], str, str, AsOf, UniverseInfo]:
+    """(items, source label, scope, (newest, oldest as-of), universe info) of the universe, codes or a file."""
+    universe = open_universe(settings)
     pool_file = pool_file or ds.pool_file or None
     if codes:
         pool = pool_from_codes(list(codes), universe, source="自选")
         items, source = pool.items, f"自选 {len(pool.items)} 只"
         scope = scope_of([i.stock.code if i.stock else i.raw_code for i in items])
     elif pool_file:
-        pool = load_pool([str(pool_file)], settings, update_universe=False)
+        pool = load_pool([str(pool_file)], settings, universe=universe)
         items, source = pool.items, Path(pool_file).name
         scope = scope_of([i.stock.code if i.stock else i.raw_code for i in items])
     else:
         items = [PoolItem(index=i, raw_code=s.code, stock=s) for i, s in enumerate(universe)]
         source, scope = f"全市场 {len(items)} 只", "universe"
     stamps = sorted({a for i in items if i.stock is not None and (a := universe.as_of(i.stock.code))})
-    return items, source, scope, (stamps[-1] if stamps else None, stamps[0] if stamps else None)
+    return items, source, scope, (stamps[-1] if stamps else None, stamps[0] if stamps else None), universe.info
 
 
 def screen(settings: Settings, ds: DigestSettings, items: list[PoolItem], *, engine: str | None = None,
@@ -125,11 +149,15 @@ def make_digest(settings: Settings, day: dt.date, *, ds: DigestSettings | None =
                 codes: Sequence[str] | None = None, pool_file: str | Path | None = None,
                 engine: str | None = None, queue: Any = None, redis_client: Any = None,
                 use_history: bool = True, out_dir: Path | None = None, write: bool = True,
-                now: dt.datetime | None = None) -> Digest:
-    """Screen and build the digest for ``day`` (blocking; the bot runs it in a thread)."""
+                now: dt.datetime | None = None, chart_lock: AbstractContextManager[Any] | None = None) -> Digest:
+    """Screen and build the digest for ``day`` (blocking; the bot runs it in a thread).
+
+    ``chart_lock`` is held only while the chart is drawn (matplotlib is not thread-safe), never
+    during the queue wait.
+    """
     ds = ds or settings.digest
     t0 = time.perf_counter()
-    items, source, scope, as_of = collect_items(settings, ds, codes=codes, pool_file=pool_file)
+    items, source, scope, as_of, info = collect_items(settings, ds, codes=codes, pool_file=pool_file)
     rows, engine_name, job_id = screen(settings, ds, items, engine=engine, queue=queue, source=f"digest {day}")
     history = None
     if use_history:
@@ -140,6 +168,6 @@ def make_digest(settings: Settings, day: dt.date, *, ds: DigestSettings | None =
     target_dir = out_dir or (Path(ds.out_dir) if ds.out_dir else cache_dir() / "digests")
     digest = build_digest(day, rows, items, ds=ds, source=source, scope=scope, history=history, now=now,
                           as_of=as_of, out_dir=target_dir if write else None, engine=engine_name,
-                          seconds=time.perf_counter() - t0)
+                          seconds=time.perf_counter() - t0, info=info, chart_lock=chart_lock)
     digest.job_id = job_id
     return digest

@@ -52,10 +52,13 @@ class Digest:
     engine: str = ""
     seconds: float = 0.0
     job_id: str | None = None  # the queue job that screened it (None when screened in process)
+    data_label: str = ""  # where the figures came from and as of when (UniverseInfo.label)
+    demo: bool = False  # screened on the demo universe: the title says so, subscribers never get it by default
 
     @property
     def title(self) -> str:
-        return f"A股盘前摘要 · {self.date.isoformat()} 周{WEEKDAYS[self.date.weekday()]}"
+        head = "【演示数据】" if self.demo else ""
+        return f"{head}A股盘前摘要 · {self.date.isoformat()} 周{WEEKDAYS[self.date.weekday()]}"
 
 
 

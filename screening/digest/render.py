@@ -72,6 +72,8 @@ def _sections(d: Digest, ds: DigestSettings, esc: Callable[..., str], head: Call
             lines.append(f"…另有 {len(d.failed) - ds.max_failed_lines} 只失败, 见 XLSX")
     lines.append("")
     lines.append("完整结果见 XLSX。仅为规则筛选结果, 不构成投资建议。")
+    if d.data_label:
+        lines.append(esc(d.data_label))
     lines += [f"⚠️ {esc(w)}" for w in d.warnings]
     return lines
 
@@ -126,6 +128,7 @@ def render_json(d: Digest) -> dict[str, Any]:
                           "old_score": c.old_score, "new_score": c.new_score} for c in d.changes],
         "new_st": [row(r) for r in d.new_st], "failed": [row(r) for r in d.failed],
         "warnings": list(d.warnings), "engine": d.engine, "seconds": round(d.seconds, 2),
-        "job_id": d.job_id, "xlsx": str(d.xlsx_path) if d.xlsx_path else None,
+        "job_id": d.job_id, "data": d.data_label, "demo": d.demo,
+        "xlsx": str(d.xlsx_path) if d.xlsx_path else None,
         "chart": str(d.chart_path) if d.chart_path else None,
     }

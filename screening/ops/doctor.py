@@ -19,24 +19,15 @@ import os
 import socket
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import urlsplit
 
-from screening.config import WEBHOOK_SECRET_ENV, Settings, load_settings, webhook_problem
+from screening.config import WEBHOOK_SECRET_ENV, ConfigKeyError, Settings, load_settings, webhook_problem
+from screening.ops.doctor_fronts import check_fronts
+from screening.ops.findings import Finding
 
 TOKEN_ENV = "SCREENER_TELEGRAM__TOKEN"
-Level = Literal["ok", "info", "warn", "fail"]
-
-
-@dataclass
-class Finding:
-    level: Level
-    check: str
-    message: str
-    fix: str = ""
-
 
 def _env_name(key: str) -> str:
     """engine.model -> SCREENER_ENGINE__MODEL"""
@@ -68,6 +59,8 @@ def check_config(path: str | None) -> tuple[Settings | None, list[Finding]]:
                                f"fix [{key.rsplit('.', 1)[0]}] in {shown}, or the environment variable "
                                f"{_env_name(key)}"))
         return None, out
+    except ConfigKeyError as exc:
+        return None, [Finding("fail", "config", line, f"move or remove the key in {shown}") for line in exc.problems]
     except Exception as exc:  # a TOML syntax error names the line itself
         return None, [Finding("fail", "config", f"{shown}: {type(exc).__name__}: {exc}",
                               "fix the TOML syntax at the line named above")]
@@ -327,8 +320,40 @@ def check_push(settings: Settings, env: dict[str, str] | None = None, timeout: f
 
 
 # ---------------------------------------------------------------------------------- running
+def check_universe(settings: Settings) -> list[Finding]:
+    """The local market data: its source, dates, stock count and age; demo data and emptiness said plainly."""
+    import datetime as dt
+
+    from screening.data.freshness import quote_age
+    from screening.data.load import open_universe
+    from screening.data.stock_csv import UniverseError
+
+    try:
+        universe = open_universe(settings)
+    except UniverseError as exc:
+        return [Finding("fail", "universe", str(exc),
+                        "move the file away, then `python -m screening universe refresh`")]
+    info = universe.info
+    refresh = "`python -m screening universe refresh` (AKShare; Tushare with TUSHARE_TOKEN)"
+    if info.demo:
+        return [Finding("warn", "universe", f"demo mode: {info.label()}",
+                        "set universe.demo = false and run " + refresh)]
+    if not len(universe):
+        return [Finding("warn", "universe", f"empty: no market data at {universe.path}; typed codes fail "
+                        "(a file with every figure still screens)", "run " + refresh)]
+    findings = [Finding("ok", "universe", f"{info.label()}, refreshed {info.refreshed_at} ({universe.path})")]
+    if info.trade_date:
+        age = quote_age(dt.date.fromisoformat(info.trade_date[:10]), dt.date.today(), settings.digest.holiday_set())
+        if age > settings.universe.max_quote_age_days:
+            findings.append(Finding("warn", "universe", f"quotes are {age} trading days old ({info.trade_date})",
+                                    "run " + refresh))
+    return findings
+
+
 CHECKS: dict[str, Callable[[Settings], list[Finding]]] = {
-    "redis": check_redis, "engine": check_engine, "gpu": check_gpu, "telegram": check_telegram, "push": check_push,
+    "universe": check_universe, "redis": check_redis, "engine": check_engine, "gpu": check_gpu,
+    "telegram": check_telegram, "push": check_push,
+    "fronts": lambda settings: check_fronts(settings, os.environ),
 }
 
 

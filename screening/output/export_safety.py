@@ -31,3 +31,12 @@ def escape_formula(value: Any) -> Any:
 def escape_row(values: Iterable[Any]) -> list[Any]:
     """``escape_formula`` over one output row."""
     return [escape_formula(v) for v in values]
+
+
+# what an XLSX cell cannot hold (XML 1.0 forbids these control characters; openpyxl raises on them)
+_ILLEGAL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def strip_illegal(value: Any) -> Any:
+    """``value`` without the control characters a spreadsheet cannot store; any string survives export."""
+    return _ILLEGAL.sub("", value) if isinstance(value, str) else value

@@ -90,3 +90,59 @@ def split_with_parts(lines: list[str], limit: int, measure: Callable[[str], int]
     if len(chunks) <= 1:
         return split_lines(lines, limit, measure)
     return [c if i == 0 else f"{label(i + 1, len(chunks))}\n{c}" for i, c in enumerate(chunks)]
+
+
+SHORT_FIELD = {"name": "名称", "industry": "行业", "pe_ttm": "PE-TTM", "roe": "ROE", "eps": "EPS",
+               "report_text": "报告", "st": "ST", "net_profit_y1": "净利润", "net_profit_y2": "上年净利润",
+               "report_date": "报告期", "price": "价格", "change_pct": "涨跌幅", "pb": "PB", "market_cap": "市值",
+               "pe_dynamic": "PE动"}
+
+
+def sources_brief(sources: dict[str, str]) -> str:
+    """Where a row's figures came from, grouped: ``akshare@2026-12-03 PE-TTM ROE; 文件 名称`` (short for chat)."""
+    groups: dict[str, list[str]] = {}
+    for name, label in sources.items():
+        if name in SHORT_FIELD:
+            where = label.removeprefix("universe:") if label.startswith("universe:") else (
+                "文件" if label == "file" else "演示" if label == "demo" else label)
+            groups.setdefault(where, []).append(SHORT_FIELD[name])
+    return "; ".join(f"{where} {' '.join(names)}" for where, names in groups.items())
+
+
+# a vendor whose limit is on the exact request body (DingTalk nests msgParam as a JSON string inside JSON,
+# so escaping makes the body grow by an amount that depends on the text) checks ``fits`` on what is sent
+def split_to_fit(text: str, fits: Callable[[str], bool]) -> list[str]:
+    """Greedy by lines; a single line too long on its own is cut by characters."""
+    if fits(text):
+        return [text]
+    parts: list[str] = []
+    current = ""
+    for line in text.split("\n"):
+        candidate = line if not current else f"{current}\n{line}"
+        if fits(candidate):
+            current = candidate
+            continue
+        if current:
+            parts.append(current)
+        current = ""
+        while line and not fits(line):
+            cut = _longest_prefix(line, fits)
+            parts.append(line[:cut])
+            line = line[cut:]
+        current = line
+    if current:
+        parts.append(current)
+    return parts
+
+
+def _longest_prefix(line: str, fits: Callable[[str], bool]) -> int:
+    lo, hi = 1, len(line)
+    if not fits(line[:1]):
+        raise ValueError("not even one character fits the message size limit")
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(line[:mid]):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo

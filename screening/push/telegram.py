@@ -1,16 +1,17 @@
 """Telegram: the digest as HTML messages (split before 4,096 characters), then the XLSX and the chart.
 
 Uses the python-telegram-bot ``Bot`` it is given (the bot's own, with its rate limiter, or a
-plain ``Bot`` for ``python -m bot digest --now``). ``RetryAfter`` is waited out and retried;
-network errors are retried with backoff, except ``TimedOut``: the request may have arrived, and
-a retry could post the message twice. A failed message stops the rest (order matters).
+plain ``Bot`` for ``python -m bot digest --now``), through ``telegram_call``: the one retry policy
+the bot's own replies use too. A failed message stops the rest (order matters).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from screening.digest.render import render_telegram
 from screening.push.base import Channel, SendOutcome, log_outcome
@@ -18,6 +19,43 @@ from screening.push.base import Channel, SendOutcome, log_outcome
 if TYPE_CHECKING:
     from screening.config import DigestSettings
     from screening.digest.model import Digest
+
+T = TypeVar("T")
+log = logging.getLogger("screening.push")
+
+
+async def telegram_call(call: Callable[[], Awaitable[T]], *, attempts: int = 4, backoff_s: float = 0.5,
+                        what: str = "send") -> T:
+    """The one retry policy for Bot API calls (the bot's replies and the digest push).
+
+    RetryAfter is waited out; other network errors are retried with backoff, except those that
+    are permanent or ambiguous: BadRequest and Forbidden (the request is wrong or the bot is
+    blocked: a retry fails the same way; in python-telegram-bot both are NetworkError subclasses),
+    TimedOut (Telegram may have delivered it: a retry could post twice) and InvalidToken.
+    """
+    from telegram.error import BadRequest, Forbidden, InvalidToken, NetworkError, RetryAfter, TimedOut
+
+    delay = backoff_s
+    for attempt in range(1, max(1, attempts) + 1):
+        try:
+            return await call()
+        except (BadRequest, Forbidden, TimedOut, InvalidToken):
+            raise
+        except RetryAfter as exc:
+            if attempt >= attempts:
+                raise
+            after = exc.retry_after
+            wait = after.total_seconds() if hasattr(after, "total_seconds") else float(after)
+            log.warning("%s: flood control, waiting %.1f s", what, wait)
+            await asyncio.sleep(wait + 0.1)
+        except NetworkError as exc:
+            if attempt >= attempts:
+                raise
+            log.warning("%s: network error (%s), retry %d in %.1f s", what, exc, attempt, delay)
+            await asyncio.sleep(delay)
+            delay = min(30.0, delay * 2)
+    raise AssertionError("unreachable")
+
 
 class TelegramChannel(Channel):
     kind = "telegram"
@@ -29,26 +67,11 @@ class TelegramChannel(Channel):
         self.send_files, self.attempts, self.backoff_s = send_files, max(1, attempts), backoff_s
 
     async def _call(self, method: Any, counter: list[int], **kwargs: Any) -> Any:
-        from telegram.error import NetworkError, RetryAfter, TimedOut
-
-        delay = self.backoff_s
-        for attempt in range(1, self.attempts + 1):
+        def call() -> Awaitable[Any]:
             counter[0] += 1
-            try:
-                return await method(**kwargs)
-            except RetryAfter as exc:
-                if attempt == self.attempts:
-                    raise
-                ra = exc.retry_after
-                await asyncio.sleep(ra.total_seconds() if hasattr(ra, "total_seconds") else float(ra))
-            except TimedOut:
-                raise
-            except NetworkError:
-                if attempt == self.attempts:
-                    raise
-                await asyncio.sleep(delay)
-                delay = min(30.0, delay * 2)
-        raise RuntimeError("unreachable")  # pragma: no cover
+            return method(**kwargs)
+
+        return await telegram_call(call, attempts=self.attempts, backoff_s=self.backoff_s, what="digest send")
 
     async def send(self, digest: Digest) -> SendOutcome:
         t0 = time.perf_counter()

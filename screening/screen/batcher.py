@@ -1,4 +1,12 @@
-"""The length-bucketing batcher: which requests go into one engine call.
+"""The length-bucketing batcher: which requests go into one engine call, where there are calls.
+
+What it does now (issue 17): the worker no longer makes calls. On a continuous engine (AsyncLLM, a
+``vllm serve``) it submits every stock on its own as soon as it is prepared, bulk stocks in order of
+(job age, prompt length) behind every fast one, at most ``worker.max_in_flight`` at a time; this
+module is not involved. The length order is kept because the H200 runs with it were never worse
+(pipeline 0.945-1.31x the raw engine fed the same prompts all at once in random order, 2026-12-03,
+bench/RESULTS.md). The batcher still plans the calls of the batch-shaped paths: ``screen`` in
+process (``Screener.run`` with ``LLM``), and a worker given a batch-shaped engine. For those:
 
 vLLM batches continuously inside one ``LLM.chat`` call, so the batcher's job is coarser:
 keep each call under a prompt-token budget (bounded memory and latency per call, so the

@@ -7,6 +7,7 @@ own, so there is one place where an answer becomes a row.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from array import array
 from collections.abc import Callable, Iterable, Sequence
@@ -16,22 +17,19 @@ from pydantic import ValidationError
 
 from screening.config import BatcherSettings, EngineSettings
 from screening.engines.base import Engine, EngineOutput, EngineRequest
-from screening.models import RISK_ORDER, FailCode, PoolItem, ResultRow, StockInput, failed_row
+from screening.models import FailCode, PoolItem, ResultRow, StockInput, failed_row
 from screening.screen.batcher import BatchPlan, plan_batches
-from screening.screen.prompt import chat_messages, cut_to_tokens, parse_answer, sanitize_report
-from screening.screen.rules import (
-    FLAG_CUT_OFF,
-    FLAG_IDENTITY,
-    FLAG_MODEL_LOWER,
-    FLAG_MODEL_RAISED,
-    FLAG_RETRIED,
-    FLAG_SCORE_FIXED,
-    FLAG_UNPARSABLE,
-    SCORE_TOLERANCE,
-    MissingData,
-    RuleVerdict,
-    assess,
+from screening.screen.merge import merge
+from screening.screen.prefix import engine_fit
+from screening.screen.prompt import (
+    PROMPT_VERSION,
+    chat_messages,
+    cut_to_tokens,
+    parse_answer,
+    sanitize_report,
+    system_prompt,
 )
+from screening.screen.rules import FLAG_CUT_OFF, FLAG_RETRIED, FLAG_UNPARSABLE, MissingData, RuleVerdict, assess
 
 log = logging.getLogger(__name__)
 FLAG_REPORT_CUT = "报告原文过长已截断"
@@ -51,6 +49,15 @@ class Prepared:
         return self.request.prompt_tokens
 
 
+def missing_message(stock: StockInput, what: str) -> str:
+    """Why a stock cannot be judged, and what would fix it (a quote export's 市盈率-动态 is not PE-TTM)."""
+    hint = ""
+    if what == "PE-TTM" and stock.pe_dynamic is not None:
+        hint = f"; 文件只有市盈率-动态 {stock.pe_dynamic:g}, 它不是PE-TTM"
+    return (f"缺少数据: {what} (文件和本地基本面库中均没有{hint}; 运行 `python -m screening universe refresh` "
+            "或在文件中提供该列)")
+
+
 def batch_plan(settings: BatcherSettings) -> BatchPlan:
     return BatchPlan(settings.token_budget, settings.max_batch, settings.bucket_width, settings.enabled)
 
@@ -62,6 +69,15 @@ class Screener:
         self.engine = engine
         self.settings = engine_settings
         self.plan = batch_plan(batcher)
+        self.system = system_prompt(engine_settings.risk_signals)
+        # what a cached row must have been made with: the prompt version and this exact system prompt
+        self.prompt_id = f"{PROMPT_VERSION}:{hashlib.sha256(self.system.encode()).hexdigest()[:12]}"
+        self.prefix = engine_fit(engine, self.system)
+        if self.prefix is not None:
+            (log.warning if self.prefix.wasted else log.info)(
+                "%s%s", self.prefix.describe(),
+                ": shorter than one block, never reused (engine.risk_signals = true makes it longer)"
+                if self.prefix.wasted else "")
 
     # -- step 1 ------------------------------------------------------------
     def prepare(self, item: PoolItem, key: str | None = None) -> Prepared | ResultRow:
@@ -86,7 +102,7 @@ class Screener:
             try:
                 verdict = assess(stock)
             except MissingData as exc:
-                out[pos] = failed_row(item, f"缺少数据: {exc} (文件和本地基本面库中均没有)", FailCode.MISSING_DATA,
+                out[pos] = failed_row(item, missing_message(stock, str(exc)), FailCode.MISSING_DATA,
                                       self.engine.name)
                 continue
             key = key or str(item.index)
@@ -100,7 +116,8 @@ class Screener:
             for (_, _, stock, _, verdict), report, ids in zip(todo, reports, self.engine.encode_many(reports),
                                                               strict=True):
                 text, cut = cut_to_tokens(report, ids, self.settings.max_report_tokens, self.engine.decode)
-                conversations.append(chat_messages(stock, text, (verdict.risk, verdict.score, verdict.reason)))
+                floor = (verdict.risk, verdict.score, verdict.reason)
+                conversations.append(chat_messages(stock, text, floor, self.system))
                 cuts.append(cut)
             budget = self.settings.max_model_len - self.settings.max_output_tokens
             all_ids = self.engine.prompt_ids_many(conversations)
@@ -127,19 +144,12 @@ class Screener:
             if not final:
                 return None
             return failed_row(item, f"engine error: {out.error}", FailCode.ENGINE_ERROR, self.engine.name)
-        row = ResultRow(
-            index=item.index,
-            code=stock.code,
-            name=stock.name,
-            industry=stock.industry,
-            status="ok",
-            rule_risk=verdict.risk,
-            rule_score=verdict.score,
-            pe_ttm=stock.pe_ttm,
-            roe=stock.roe,
-            row=item.row,
-            engine=self.engine.name,
-        )
+        row = ResultRow(index=item.index, code=stock.code, name=stock.name, industry=stock.industry, status="ok",
+                        rule_risk=verdict.risk, rule_score=verdict.score, pe_ttm=stock.pe_ttm, roe=stock.roe,
+                        row=item.row, engine=self.engine.name, sources=dict(stock.sources), data_date=stock.data_date,
+                        risk_level=verdict.risk, score=verdict.score, reason=verdict.reason, flags=flags)
+        if not self.engine.is_model:  # no model: the rule verdict, and no model verdict that never existed
+            return row
         try:
             answer = parse_answer(out.text)
         except (ValueError, ValidationError) as exc:
@@ -149,32 +159,15 @@ class Screener:
                 flags.append(FLAG_CUT_OFF)
             flags.append(FLAG_UNPARSABLE)
             log.info("unparsable answer for %s: %s", stock.code, str(exc)[:200])
-            row.risk_level, row.score, row.reason, row.flags = verdict.risk, verdict.score, verdict.reason, flags
             return row
         if prep.attempts > 1:
             flags.append(FLAG_RETRIED)
         if out.finish_reason == "length":
             flags.append(FLAG_CUT_OFF)
-        if answer.code != stock.code or (stock.name and answer.name != stock.name):
-            flags.append(FLAG_IDENTITY)
+        merged = merge(verdict, answer)
         row.model_risk, row.model_score = answer.risk_level, answer.score
-        if RISK_ORDER[answer.risk_level] > RISK_ORDER[verdict.risk]:
-            row.risk_level = answer.risk_level
-            row.reason = answer.reason
-            flags.append(f"{FLAG_MODEL_RAISED}: {verdict.risk}→{answer.risk_level}")
-        elif RISK_ORDER[answer.risk_level] < RISK_ORDER[verdict.risk]:
-            row.risk_level = verdict.risk
-            row.reason = verdict.reason
-            flags.append(f"{FLAG_MODEL_LOWER}: 模型{answer.risk_level} 规则{verdict.risk}")
-        else:
-            row.risk_level = verdict.risk
-            row.reason = answer.reason
-        if abs(answer.score - verdict.score) > SCORE_TOLERANCE:
-            row.score = verdict.score
-            flags.append(f"{FLAG_SCORE_FIXED}: 模型{answer.score}→{verdict.score}")
-        else:
-            row.score = answer.score
-        row.flags = flags
+        row.risk_level, row.score, row.reason = merged.risk, merged.score, merged.reason
+        row.flags = flags + merged.flags
         return row
 
     # -- the direct path ---------------------------------------------------

@@ -25,7 +25,6 @@ FLAG_SCORE_FIXED = "评分已按公式校正"
 FLAG_UNPARSABLE = "模型输出无法解析(仅规则结果)"
 FLAG_CUT_OFF = "模型输出被截断"
 FLAG_DATA_DOUBT = "数据存疑"
-FLAG_IDENTITY = "模型返回的代码/名称与输入不符(已用输入)"
 FLAG_LOSS_PE = "PE-TTM≤0(亏损)"
 FLAG_ST = "ST"
 FLAG_RETRIED = "模型重试后解析成功"
@@ -79,9 +78,14 @@ def rule_score(stock: StockInput) -> int:
         raise MissingData("ROE")
     if stock.pe_ttm is None:
         raise MissingData("PE-TTM")
-    pe_term = stock.pe_ttm / 100 * 20 if stock.pe_ttm > 0 else 20.0
-    raw = 100 - pe_term - (15 - stock.roe) * 5
+    raw = formula_value(stock.pe_ttm, stock.roe)
     return int(min(100, max(0, math.floor(raw + 0.5))))
+
+
+def formula_value(pe_ttm: float, roe: float) -> float:
+    """The score formula before rounding and clamping: ranks stocks that both score 100 by merit."""
+    pe_term = pe_ttm / 100 * 20 if pe_ttm > 0 else 20.0
+    return 100 - pe_term - (15 - roe) * 5
 
 
 @dataclass
@@ -96,7 +100,7 @@ def assess(stock: StockInput) -> RuleVerdict:
     """The complete rule verdict; raises MissingData for a stock the rules cannot judge."""
     risk, reason = rule_risk(stock)
     score = rule_score(stock)
-    flags: list[str] = []
+    flags: list[str] = list(stock.notes)  # the data layer's flags first: demo, stale, cached formula ...
     if is_st(stock.name, stock.st):
         flags.append(FLAG_ST)
     if stock.pe_ttm is not None and stock.pe_ttm <= 0:

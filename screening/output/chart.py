@@ -1,0 +1,118 @@
+"""The chart PNG: where each stock landed on the rules' own plane, and how many landed in each tier.
+
+Left, the pool on a PE-TTM x ROE plane coloured by final risk, with the rule lines drawn (ROE 5
+and 15, PE 50, PE <= 0), so a user sees why each stock got its tier; a pool of a few stocks is
+labelled by name. Points beyond the axis range sit on its edge (marked) rather than vanish.
+Right, the counts by risk, every bar labelled, zeros included. All labels are Chinese; every
+user string is drawn as plain text (``text.parse_math`` off: a ``$`` in a name is a dollar sign).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from screening.models import ResultRow
+from screening.output.report import summary
+
+CJK_FONT_FILES = (
+    "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
+    "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+)
+RISK_COLOR = {"高": "#d9534f", "中": "#f0ad4e", "低": "#5cb85c"}
+PE_RANGE = (-60.0, 150.0)
+ROE_RANGE = (-40.0, 50.0)
+NAME_LABELS_UP_TO = 15
+
+
+def _setup() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib import font_manager
+
+    # a CJK font if the machine has one (scripts/setup.sh and the bot image install WenQuanYi),
+    # registered by path: matplotlib's font cache does not see fonts installed after it was built
+    for font_file in CJK_FONT_FILES:
+        if Path(font_file).exists() and not any(f.fname == font_file for f in font_manager.fontManager.ttflist):
+            font_manager.fontManager.addfont(font_file)
+    cjk = [f.name for f in font_manager.fontManager.ttflist
+           if any(k in f.name for k in ("Noto Sans CJK", "WenQuanYi", "SimHei", "Source Han"))]
+    plt.rcParams["font.sans-serif"] = [cjk[0], "DejaVu Sans"] if cjk else ["DejaVu Sans"]
+    plt.rcParams["axes.unicode_minus"] = False
+    plt.rcParams["text.parse_math"] = False
+    return plt
+
+
+def _clip(value: float, lo: float, hi: float) -> tuple[float, bool]:
+    return (min(hi, max(lo, value)), not lo <= value <= hi)
+
+
+def _plane(ax: Any, rows: Sequence[ResultRow]) -> None:
+    ok = [r for r in rows if r.status == "ok" and r.pe_ttm is not None and r.roe is not None]
+    ax.axvspan(PE_RANGE[0], 0, color="#eeeeee", zorder=0)
+    ax.axhline(5, color="#d9534f", lw=1, ls="--")
+    ax.axhline(15, color="#5cb85c", lw=1, ls="--")
+    ax.axvline(50, color="#f0ad4e", lw=1, ls="--")
+    ax.axvline(0, color="#777777", lw=1)
+    ax.text(PE_RANGE[0] + 3, ROE_RANGE[1] - 4, "PE≤0 (亏损)", fontsize=8, color="#555555")
+    ax.text(PE_RANGE[1] - 3, 5.5, "ROE 5%", fontsize=8, ha="right", color="#d9534f")
+    ax.text(PE_RANGE[1] - 3, 15.5, "ROE 15%", fontsize=8, ha="right", color="#5cb85c")
+    ax.text(51, ROE_RANGE[0] + 2, "PE 50", fontsize=8, color="#b07a1c")
+    for risk, color in RISK_COLOR.items():
+        pts = [r for r in ok if r.risk_level == risk]
+        if not pts:
+            continue
+        xs, ys, edge = [], [], []
+        for r in pts:
+            assert r.pe_ttm is not None and r.roe is not None
+            x, cx = _clip(r.pe_ttm, *PE_RANGE)
+            y, cy = _clip(r.roe, *ROE_RANGE)
+            xs.append(x)
+            ys.append(y)
+            edge.append(cx or cy)
+        ax.scatter(xs, ys, s=[40 if e else 22 for e in edge], c=color, marker="o", alpha=0.75,
+                   edgecolors=["black" if e else "none" for e in edge], label=f"{risk} ({len(pts)})", zorder=3)
+        if len(ok) <= NAME_LABELS_UP_TO:
+            for r, x, y in zip(pts, xs, ys, strict=True):
+                ax.annotate(r.name or r.code, (x, y), textcoords="offset points", xytext=(4, 4), fontsize=8)
+    ax.set_xlim(*PE_RANGE)
+    ax.set_ylim(*ROE_RANGE)
+    ax.set_xlabel("PE-TTM (倍)")
+    ax.set_ylabel("ROE (%)")
+    ax.set_title("规则平面: 每只股票落在哪里 (黑边: 超出坐标范围)")
+    if ok:
+        ax.legend(loc="lower right", fontsize=8, title="最终风险")
+    else:
+        ax.text(0.5, 0.5, "没有可画的成功行", transform=ax.transAxes, ha="center")
+
+
+def _counts(ax: Any, rows: Sequence[ResultRow]) -> None:
+    s = summary(rows)
+    labels = ["高风险", "中风险", "低风险", "失败"]
+    counts = [s["高"], s["中"], s["低"], s["failed"]]
+    colors = [RISK_COLOR["高"], RISK_COLOR["中"], RISK_COLOR["低"], "#999999"]
+    bars = ax.bar(labels, counts, color=colors)
+    top = max(counts) if any(counts) else 1
+    for bar, c in zip(bars, counts, strict=True):
+        ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height() + top * 0.02, str(c), ha="center")
+    ax.set_ylim(0, top * 1.15)
+    ax.set_title("风险分布")
+
+
+def draw_chart(rows: Sequence[ResultRow], path: Path, title: str = "") -> Path:
+    """The PNG at ``path``; ``title`` (the pool and data source) drawn as plain text under the headline."""
+    plt = _setup()
+    s = summary(rows)
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 5), gridspec_kw={"width_ratios": [2.2, 1]})
+    _plane(a1, rows)
+    _counts(a2, rows)
+    head = f"筛选结果 · {s['total']} 只: 高 {s['高']} / 中 {s['中']} / 低 {s['低']} / 失败 {s['failed']}"
+    fig.suptitle(head + (f"\n{title[:120]}" if title else ""), fontsize=11)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

@@ -1,0 +1,166 @@
+"""``python -m screening screen``: a pool file or typed codes in, one row per stock out.
+
+stdout carries only the format asked for (a JSON array, CSV, the table); every log line, warning
+and the summary go to stderr, on every engine. Exit codes: 0 when the job ran (failed rows
+included), 2 for unusable input or an unreachable queue (one line on stderr saying what to do).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from redis.exceptions import RedisError
+
+from screening.config import Settings, load_settings
+from screening.data.load import load_pool as load_inputs
+from screening.data.load import open_universe
+from screening.data.universe import UniverseInfo
+from screening.models import Pool, PoolRejected, ResultRow
+from screening.output import report
+from screening.output.chart import draw_chart
+from screening.output.xlsx import write_workbook
+from screening.queue.status import JobStatus
+
+DEMO_BANNER = "演示数据 (demo data): 合成市场与 examples/ 的示例数字, 不是真实行情, 不能据此交易"
+
+
+def add_screen_args(s: argparse.ArgumentParser) -> None:
+    s.add_argument("inputs", nargs="+", metavar="POOL_FILE|CODE")
+    s.add_argument("--engine", choices=["vllm", "openai", "rules"])
+    s.add_argument("--format", choices=["table", "json", "csv", "xlsx"], default="table")
+    s.add_argument("--out", help="directory for the report files")
+    s.add_argument("--config", help="config.toml (default: ./config.toml or $SCREENER_CONFIG)")
+    s.add_argument("--demo", action="store_true",
+                   help="screen against the synthetic demo market (every output says 演示数据)")
+    s.add_argument("--via-queue", action="store_true", help="submit through Redis and wait for the worker")
+    s.add_argument("--lane", choices=["fast", "bulk"], default="fast")
+    s.add_argument("--timeout", type=float, default=None, help="seconds to wait for the worker")
+
+
+def settings_for(args: argparse.Namespace) -> Settings:
+    """Settings from config and environment, with ``--demo`` switched on when given."""
+    settings = load_settings(getattr(args, "config", None))
+    if getattr(args, "demo", False):
+        settings.universe.demo = True
+    return settings
+
+
+def _progress_bar(total: int, enabled: bool) -> tuple[Any, Callable[[int], None], Callable[[], None]]:
+    if not enabled or total < 20:
+        return None, (lambda n: None), (lambda: None)
+    from rich.console import Console
+    from rich.progress import Progress
+
+    bar = Progress(transient=True, console=Console(stderr=True))
+    task = bar.add_task("screening", total=total)
+    bar.start()
+    return bar, (lambda n: bar.advance(task, n)), bar.stop
+
+
+def _via_queue(settings: Settings, pool: Pool, args: argparse.Namespace, show_bar: bool) -> list[ResultRow]:
+    from screening.queue.client import submit_and_wait
+
+    bar, _, stop = _progress_bar(len(pool.items), show_bar)
+
+    def progress(status: JobStatus) -> None:
+        if bar is not None:
+            bar.update(bar.task_ids[0], completed=status.done)
+
+    try:
+        return submit_and_wait(settings, pool.items, lane=args.lane, source=pool.source, progress=progress,
+                               timeout=args.timeout)
+    finally:
+        stop()
+
+
+def _in_process(settings: Settings, pool: Pool, kind: str, show_bar: bool) -> list[ResultRow]:
+    from screening.engines import make_engine
+    from screening.screen.pipeline import Screener
+
+    engine = make_engine(settings.engine, kind)
+    _, advance, stop = _progress_bar(len(pool.items), show_bar)
+    try:
+        return Screener(engine, settings.engine, settings.batcher).run(pool.items, advance)
+    finally:
+        stop()
+        engine.close()
+
+
+def run_screen(args: argparse.Namespace) -> int:
+    settings = settings_for(args)
+    try:
+        universe = open_universe(settings)
+        pool = load_inputs(args.inputs, settings, universe=universe)
+    except PoolRejected as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if not pool.items:
+        print("error: nothing to screen", file=sys.stderr)
+        return 2
+    if universe.info.demo:
+        print(f"warning: {DEMO_BANNER}", file=sys.stderr)
+    for w in pool.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    started = time.perf_counter()
+    show_bar = args.format == "table" and sys.stderr.isatty()
+    try:
+        if args.via_queue:
+            rows = _via_queue(settings, pool, args, show_bar)
+        else:
+            rows = _in_process(settings, pool, args.engine or settings.engine.kind, show_bar)
+    except RedisError as exc:
+        print(f"error: Redis at {settings.redis.url} is not reachable ({type(exc).__name__}: {exc}); start "
+              "redis-server (see README) or fix redis.url / SCREENER_REDIS__URL", file=sys.stderr)
+        return 2
+    except KeyError as exc:  # the job's keys vanished while we waited (expired, or deleted by hand)
+        print(f"error: {exc.args[0] if exc.args else exc}: the job is gone from Redis; submit it again",
+              file=sys.stderr)
+        return 2
+    except TimeoutError as exc:
+        print(f"error: {exc}; is a worker running (`python -m screening worker`)?", file=sys.stderr)
+        return 2
+    emit(rows, pool, args, time.perf_counter() - started, universe.info)
+    return 0
+
+
+def engines_of(rows: list[ResultRow]) -> str:
+    """The engines that made these rows, as the rows say (a rules worker's rows are rules rows)."""
+    counts = Counter(r.engine or "none" for r in rows)
+    return ", ".join(name for name, _ in counts.most_common())
+
+
+def emit(rows: list[ResultRow], pool: Pool, args: argparse.Namespace, elapsed: float, info: UniverseInfo) -> None:
+    out_dir = Path(args.out) if args.out else None
+    engine = engines_of(rows)
+    title = f"{pool.source} · {info.label()}"
+    meta = {"source": pool.source, "data": info.label(), "engine": engine, "seconds": round(elapsed, 2),
+            "generated_at": time.strftime("%Y-%m-%d %H:%M:%S")}
+    if args.format == "json":
+        sys.stdout.write(report.to_json(rows) + "\n")
+    elif args.format == "csv":
+        text = report.to_csv(rows)
+        if out_dir:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            (out_dir / "screen.csv").write_text(text, encoding="utf-8-sig")
+        else:
+            sys.stdout.write(text)
+    elif args.format == "xlsx":
+        target = (out_dir or Path(".")) / "screen.xlsx"
+        write_workbook(rows, target, pool, meta, demo=info.demo)
+        print(f"wrote {target}", file=sys.stderr)
+    else:
+        report.render_table(rows, title=title)
+    if out_dir and args.format in ("table", "xlsx"):
+        write_workbook(rows, out_dir / "screen.xlsx", pool, meta, demo=info.demo)
+        draw_chart(rows, out_dir / "screen.png", title=title)
+        (out_dir / "screen.json").write_text(report.to_json(rows), encoding="utf-8")
+        print(f"report written to {out_dir}/ (screen.xlsx, screen.png, screen.json)", file=sys.stderr)
+    s = report.summary(rows)
+    print(f"{s['total']} stocks in {elapsed:.1f} s with engine {engine}: {s['ok']} ok, {s['failed']} failed; "
+          f"{info.label()}", file=sys.stderr)

@@ -1,0 +1,117 @@
+"""Plausible ranges and units per column (issue 15.3) and values that overflow after unit scaling
+(issue 16.1): the cell fails with the reason, the other rows go on, nothing non-finite gets through."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from screening.config import InputSettings
+from screening.data.pool import NUMERIC_FIELDS, read_pool
+from screening.data.value_bounds import BOUNDS
+from screening.models import Pool
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def settings() -> InputSettings:
+    return InputSettings()
+
+
+def pool_of(tmp_path: Path, settings: InputSettings, header: str, *rows: str) -> Pool:
+    path = tmp_path / "p.csv"
+    path.write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")
+    return read_pool(path, settings)
+
+
+def test_every_numeric_field_has_a_range_with_a_reason() -> None:
+    assert set(BOUNDS) == set(NUMERIC_FIELDS)
+    assert all(b.low < b.high and b.why for b in BOUNDS.values())
+
+
+def test_money_unit_in_a_roe_column_fails_with_a_hint(tmp_path: Path, settings: InputSettings) -> None:
+    pool = pool_of(tmp_path, settings, "代码,名称,ROE,市盈率(TTM)", "600519,贵州茅台,12.5亿,25", "000001,平安银行,10,5")
+    err = pool.items[0].error
+    assert err is not None and (err.row, err.column, err.value) == (2, "ROE", "12.5亿")
+    assert "percentage" in err.message and "亿" in err.message
+    assert pool.items[1].stock is not None and pool.items[1].stock.roe == 10
+
+
+@pytest.mark.parametrize(
+    ("header", "cell", "says"),
+    [
+        ("ROE", "1500", "plausible range"),  # ROE in percent: ±1000% at most
+        ("ROE", "-1e308", "plausible range"),  # finite, but (15-ROE)*5 would overflow the score
+        ("涨跌幅", "-120", "plausible range"),  # a price cannot fall more than 100%
+        ("市盈率(TTM)", "3.5亿", "the 亿 in the cell multiplies it"),
+        ("市盈率(TTM)", "25%", "not a percentage"),
+        ("每股收益", "2.5万", "plausible range"),  # a company total, not per share
+        ("最新价", "-3", "plausible range"),
+        ("总市值", "12%", "not a percentage"),
+        ("总市值", "18400", "if the column is in 万 or 亿, write the unit in the header"),
+        ("净利润", "1e14", "plausible range"),
+        ("市净率", "2e6", "plausible range"),
+    ],
+)
+def test_values_outside_their_columns_range_fail(tmp_path: Path, settings: InputSettings, header: str, cell: str,
+                                                 says: str) -> None:
+    pool = pool_of(tmp_path, settings, f"代码,{header}", f"600519,{cell}", "000001,")
+    err = pool.items[0].error
+    assert err is not None and err.column == header and err.value == cell and says in err.message, err
+    assert pool.items[1].stock is not None  # the other row goes on
+
+
+@pytest.mark.parametrize(
+    ("header", "cell", "field", "value"),
+    [
+        ("ROE", "-35.2", "roe", -35.2), ("ROE(%)", "32.78%", "roe", 32.78), ("涨跌幅", "20.01%", "change_pct", 20.01),
+        ("市盈率(TTM)", "-12.5", "pe_ttm", -12.5), ("市盈率(TTM)", "12000", "pe_ttm", 12000.0),
+        ("每股收益", "68.64元", "eps", 68.64), ("最新价", "0", "price", 0.0),
+        ("总市值(亿)", "18400", "market_cap", 1.84e12),
+        ("总市值", "2.1万亿", "market_cap", 2.1e12), ("净利润", "-3.2亿", "net_profit_y1", -3.2e8),
+        ("市净率", "-1.5", "pb", -1.5),
+    ],
+)
+def test_real_extremes_pass(tmp_path: Path, settings: InputSettings, header: str, cell: str, field: str,
+                            value: float) -> None:
+    stock = pool_of(tmp_path, settings, f"代码,{header}", f"600519,{cell}").items[0].stock
+    assert stock is not None and getattr(stock, field) == pytest.approx(value)
+
+
+@pytest.mark.parametrize(
+    ("header", "cell"), [("ROE(亿)", "1e301"), ("总市值(亿)", "1e301"), ("净利润(万亿)", "-1e300")])
+def test_overflow_after_unit_scaling_is_a_failed_cell(tmp_path: Path, settings: InputSettings, header: str,
+                                                      cell: str) -> None:
+    pool = pool_of(tmp_path, settings, f"代码,{header}", f"600519,{cell}", "000001,")
+    err = pool.items[0].error
+    assert err is not None and err.column == header and err.value == cell and "overflows" in err.message
+    for item in pool.ok_items:
+        assert item.stock is not None
+        assert all(math.isfinite(getattr(item.stock, f)) for f in NUMERIC_FIELDS if getattr(item.stock, f) is not None)
+
+
+def test_percent_column_with_a_money_header_unit(tmp_path: Path, settings: InputSettings) -> None:
+    err = pool_of(tmp_path, settings, "代码,ROE(亿)", "600519,12").items[0].error
+    assert err is not None and "header 'ROE(亿)'" in err.message and "percentage" in err.message
+
+
+def test_overflowing_file_does_not_take_the_job_down(tmp_path: Path) -> None:
+    """The CLI run of issue 16.1: exit 0, the bad rows failed with the reason, the good row scored."""
+    path = tmp_path / "inf.csv"
+    path.write_text("代码,名称,ROE(亿),市盈率(TTM)\n600519,贵州茅台,1e301,25\n000001,平安银行,-1e308,5\n"
+                    "300750,宁德时代,,20\n", encoding="utf-8")
+    env = {**os.environ, "SCREENER_UNIVERSE__PATH": str(tmp_path / "u.sqlite"),
+           "SCREENER_CONFIG": str(tmp_path / "absent.toml"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    p = subprocess.run([sys.executable, "-m", "screening", "screen", str(path), "--engine", "rules", "--format",
+                        "json", "--demo"], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    assert p.returncode == 0, p.stderr
+    rows = json.loads(p.stdout)
+    assert [r["status"] for r in rows] == ["failed", "failed", "ok"]
+    assert all("overflows" in r["error"] and "ROE(亿)" in r["error"] for r in rows[:2])
