@@ -9,8 +9,9 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
+import tomllib
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, Field, SecretStr, field_validator
@@ -33,9 +34,16 @@ def cache_dir() -> Path:
 class EngineSettings(BaseModel):
     kind: Literal["vllm", "openai", "rules"] = "vllm"
     model: str = Field("", description="HF folder or hub id; empty = the bundled SmolLM2-135M")
+    # a peft LoRA adapter folder applied to every request (`python -m screening finetune train` makes one);
+    # "bundled": the one shipped for the bundled SmolLM2-135M (screening/finetune/adapter); empty: none
+    lora_adapter: str = ""
+    max_lora_rank: int | None = None  # vLLM's LoRA rank ceiling; None: the adapter's rank, rounded up to one vLLM has
     max_model_len: int = 4096
     max_report_tokens: int = 1500
     max_output_tokens: int = 160
+    # the system prompt names the announcement risk signals and shows one worked answer (1,088 tokens with
+    # Qwen3.5's tokenizer: two whole cache blocks); off for the bundled 135M model on a 2,048-4,096 context
+    risk_signals: bool = True
     gpu_memory_utilization: float = 0.9
     kv_cache_gib: float | None = None  # explicit KV-cache size; needed on CPU, where the share is of RAM
     enforce_eager: bool = False
@@ -57,6 +65,7 @@ class EngineSettings(BaseModel):
     api_key_env: str = "SCREENER_OPENAI_API_KEY"
     served_model: str = ""
     concurrency: int = 64
+    server_priority: bool = False  # the server runs --scheduling-policy priority: send the lane as priority
     request_timeout_s: float = 120.0
     retries: int = 3
 
@@ -75,8 +84,6 @@ class InputSettings(BaseModel):
     max_xlsx_entries: int = 2_000
 
 
-class UniverseSettings(BaseModel):
-    path: str = ""  # empty: <cache>/universe.csv, seeded from examples/
 
 
 class RedisSettings(BaseModel):
@@ -89,7 +96,10 @@ class RedisSettings(BaseModel):
 
 
 class WorkerSettings(BaseModel):
+    # stocks taken from the queue ahead of the engine, and the largest group of crash suspects re-run together
     batch_stocks: int = 512
+    max_in_flight: int = 1024  # bulk requests submitted to the engine at once (the fast lane comes on top)
+    flush_s: float = 0.05  # finished rows are written to Redis at least this often
     heartbeat_s: float = 5.0
     block_ms: int = 1000
 
@@ -104,8 +114,48 @@ class TelegramSettings(BaseModel):
     max_rows_per_user: int = 10_000
     mode: Literal["polling", "webhook"] = "polling"
     webhook_url: str = ""
-    webhook_listen: str = "0.0.0.0"
+    # loopback: the documented deployment puts a TLS proxy in front; inside docker set 0.0.0.0
+    webhook_listen: str = "127.0.0.1"
     webhook_port: int = 8443
+
+
+class ChatFrontSettings(BaseModel):
+    """What every enterprise-IM front shares: on/off, the allow-list and the per-user limits.
+
+    Ids are the vendor's own strings (DingTalk conversationId / staffId, Feishu chat_id / open_id, WeCom
+    UserID). Credentials are never here: each front reads them from SCREENER_<FRONT>__* variables.
+    """
+
+    enabled: bool = False
+    allowed_chats: list[str] = Field(default_factory=list)  # empty = nobody but admins
+    admin_users: list[str] = Field(default_factory=list)
+    max_jobs_per_user: int = 2
+    max_rows_per_user: int = 10_000
+
+
+class DingTalkSettings(ChatFrontSettings):
+    """``[dingtalk]``: an enterprise internal robot over Stream mode (no public URL needed)."""
+
+    stale_after_s: float = 300.0  # a message older than this (createAt) is refused as a replay
+
+
+class FeishuSettings(ChatFrontSettings):
+    """``[feishu]``: long connection (no public URL) or the HTTP event callback behind your TLS proxy."""
+
+    mode: Literal["ws", "http"] = "ws"
+    domain: str = "https://open.feishu.cn"  # Lark: https://open.larksuite.com
+    listen: str = "127.0.0.1"
+    port: int = 8444
+    path: str = "/feishu/events"
+
+
+class WeComSettings(ChatFrontSettings):
+    """``[wecom]``: a self-built app's callback URL (behind your TLS proxy) and its send API."""
+
+    api_base: str = "https://qyapi.weixin.qq.com"
+    listen: str = "127.0.0.1"
+    port: int = 8445
+    path: str = "/wecom/callback"
 
 
 WEBHOOK_SECRET_ENV = "SCREENER_TELEGRAM__WEBHOOK_SECRET"
@@ -148,6 +198,35 @@ def parse_hhmm(value: str) -> str:
     return f"{h:02d}:{m:02d}"
 
 
+class UniverseSettings(BaseModel):
+    """The ``[universe]`` section: the local market data and how it is refreshed."""
+
+    path: str = ""  # empty: <cache>/universe.sqlite, filled by `python -m screening universe refresh`
+    # screen against the synthetic demo market (its own file); every output then says 演示数据
+    demo: bool = False
+    provider: Literal["auto", "akshare", "tushare"] = "auto"  # auto: AKShare, then Tushare when a token is set
+    tushare_token_env: str = "TUSHARE_TOKEN"  # the environment variable holding the Tushare Pro token
+    announcement_days: int = Field(30, ge=0, le=90)  # days of announcement titles in each report text
+    min_coverage: float = Field(0.9, gt=0, le=1)  # a refresh with fewer stocks than this share of the last is refused
+    max_quote_age_days: int = Field(3, ge=0)  # trading days before a stored quote is flagged stale
+    refresh_enabled: bool = True  # the bot refreshes on trading days before the digest
+    refresh_time: str = "08:00"  # Asia/Shanghai
+    evening_refresh_time: str | None = None  # e.g. "20:30", after the day's reports are out
+    refresh_attempts: int = Field(4, ge=1)
+    breaker_failures: int = Field(3, ge=1)  # consecutive failures that open a provider's circuit breaker
+    breaker_cooldown_s: float = Field(1800.0, ge=0)
+
+    @field_validator("refresh_time")
+    @classmethod
+    def _refresh_time(cls, v: str) -> str:
+        return parse_hhmm(v)
+
+    @field_validator("evening_refresh_time")
+    @classmethod
+    def _evening(cls, v: str | None) -> str | None:
+        return parse_hhmm(v) if v else None
+
+
 class PushTarget(BaseModel):
     """One enterprise-IM webhook. The URL carries an access token: prefer ``url_env``."""
 
@@ -182,6 +261,8 @@ class DigestSettings(BaseModel):
     max_change_lines: int = 30
     max_st_lines: int = 30
     max_failed_lines: int = 20
+    # a universe of demo data is never pushed to subscribers unless the operator says so here
+    allow_demo: bool = False
     guard_ttl_hours: float = 36.0  # the once-per-(day, chat) key lives this long
     history_days: int = 40  # per-day snapshots kept this long
     out_dir: str = ""  # XLSX/PNG files; empty = <cache>/digests
@@ -225,6 +306,9 @@ class Settings(BaseSettings):
     redis: RedisSettings = RedisSettings()
     worker: WorkerSettings = WorkerSettings()
     telegram: TelegramSettings = TelegramSettings()
+    dingtalk: DingTalkSettings = DingTalkSettings()
+    feishu: FeishuSettings = FeishuSettings()
+    wecom: WeComSettings = WeComSettings()
     digest: DigestSettings = DigestSettings()
     metrics: MetricsSettings = MetricsSettings()
 
@@ -240,15 +324,59 @@ class Settings(BaseSettings):
         return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls))
 
     def universe_path(self) -> Path:
-        return Path(self.universe.path) if self.universe.path else cache_dir() / "universe.csv"
+        return Path(self.universe.path) if self.universe.path else cache_dir() / "universe.sqlite"
+
+
+class ConfigKeyError(ValueError):
+    """config.toml has keys no section knows (often a key under the wrong section): they would be ignored."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+def misplaced_keys(data: dict[str, Any]) -> list[str]:
+    """One line per key config.toml has that its section does not, naming the section it belongs to.
+
+    Unknown keys used to be ignored silently: ``webhook_url`` under ``[metrics]`` never reached the bot.
+    """
+    sections = {name: f.annotation for name, f in Settings.model_fields.items()}
+    owners: dict[str, list[str]] = {}
+    for name, model in sections.items():
+        for key in getattr(model, "model_fields", {}):
+            owners.setdefault(key, []).append(name)
+    problems: list[str] = []
+    for section, body in data.items():
+        model = sections.get(section)
+        if model is None:
+            problems.append(f"[{section}] is not a section of this program's config "
+                            f"(sections: {', '.join(sections)})")
+            continue
+        if not isinstance(body, dict):
+            continue
+        known = getattr(model, "model_fields", {})
+        for key in body:
+            if key in known:
+                continue
+            home = [o for o in owners.get(key, []) if o != section]
+            where = f"; it belongs in [{home[0]}]" if home else ""
+            problems.append(f"config key [{section}] {key} is not a [{section}] setting{where}")
+    return problems
 
 
 def load_settings(path: str | Path | None = None) -> Settings:
-    """Load settings from ``path`` (or $SCREENER_CONFIG / ./config.toml); a missing file means defaults."""
+    """Load settings from ``path`` (or $SCREENER_CONFIG / ./config.toml); a missing file means defaults.
+
+    A key in the wrong section (or a typo) raises ConfigKeyError naming it, instead of being ignored.
+    """
     p = Path(path) if path else DEFAULT_CONFIG
     toml_file = p if p.exists() else None
     if path and toml_file is None:
         raise FileNotFoundError(f"config file not found: {p}")
+    if toml_file is not None:
+        problems = misplaced_keys(tomllib.loads(toml_file.read_text(encoding="utf-8")))
+        if problems:
+            raise ConfigKeyError(problems)
     cls = type("Settings", (Settings,), {"model_config": {**Settings.model_config, "toml_file": toml_file}})
     return cls()
 
@@ -262,6 +390,8 @@ def config_problems(exc: Exception, path: str | Path | None = None) -> list[str]
     from pydantic import ValidationError
 
     shown = str(path or DEFAULT_CONFIG)
+    if isinstance(exc, ConfigKeyError):
+        return [f"{line} (fix {shown})" for line in exc.problems]
     if not isinstance(exc, ValidationError):
         return [f"{shown}: {type(exc).__name__}: {exc}"]
     lines = []

