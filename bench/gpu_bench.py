@@ -406,7 +406,10 @@ def child_settings(a: argparse.Namespace, cfg: dict):
 
     base = load_settings(a.base_config) if a.base_config else Settings()
     model_dir = build_model_dir(cfg["model"], Path(a.model_dir), Path(a.tokenizer_dir))
-    es = EngineSettings(**{**base.engine.model_dump(), "kind": "vllm", **cfg["engine"], "model": str(model_dir)})
+    # no LoRA unless the configuration names one: a base config's adapter (config.toml's "bundled") is
+    # trained for another model than the shape benchmarked here
+    es = EngineSettings(**{**base.engine.model_dump(), "kind": "vllm", "lora_adapter": "", **cfg["engine"],
+                           "model": str(model_dir)})
     batcher = BatcherSettings(**{**base.batcher.model_dump(), **cfg["batcher"]})
     worker = WorkerSettings(**{**base.worker.model_dump(), **cfg["worker"]})
     return base, model_dir, es, batcher, worker

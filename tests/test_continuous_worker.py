@@ -106,11 +106,14 @@ def test_two_workers_share_one_group_and_survive_being_killed_in_turn(queue_sett
     _wait_rows(q, second, 0, 240)
     assert not (q.status(first).finished and q.status(second).finished)  # the kill lands mid-run
     a.kill(signal.SIGKILL)  # one worker dies mid-job; the other keeps going and takes its entry over
-    a2 = spawn_worker(None, name="wa2", args=["--engine", "vllm"], env=ENGINE_ENV)
-    _wait_log(a2, "loaded", 300)
+    a2 = spawn_worker(None, name="wa2", args=["--engine", "vllm"], env=ENGINE_ENV)  # loads meanwhile
+    # b goes on answering alone; it is killed a few rows later, not after a2's load (a minute and more
+    # on two busy cores), by when b alone could have finished both jobs and the second kill hit nothing
+    _wait_rows(q, second, q.status(second).done + 1, 240)
     assert not (q.status(first).finished and q.status(second).finished)
     b.kill(signal.SIGKILL)  # then the other
     spawn_worker(None, name="wb2", args=["--engine", "vllm"], env=ENGINE_ENV)
+    _wait_log(a2, "loaded", 300)
     for job, n in jobs.items():
         st = q.wait(job, timeout=900)
         assert st.state == "done" and st.failed == 0, (job, st)

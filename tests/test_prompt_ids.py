@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from screening.data.synthetic import generate_market
 from screening.engines.base import ChatTokenizerMixin
 from screening.models import PoolItem
 from screening.screen.prompt import SYSTEM_PROMPT, chat_messages
-
-TOKENIZER = Path(__file__).resolve().parent.parent / "bench" / "gpu_models" / "tokenizer"
 
 
 class Tok(ChatTokenizerMixin):
@@ -20,9 +16,15 @@ class Tok(ChatTokenizerMixin):
 
 
 @pytest.fixture(scope="module")
-def hf_tokenizer():
+def tokenizer_dir(model_dir: str) -> str:
+    """The bundled model's folder: its tokenizer (SmolLM2's, with a chat template) is all these need."""
+    return model_dir
+
+
+@pytest.fixture(scope="module")
+def hf_tokenizer(tokenizer_dir: str):
     transformers = pytest.importorskip("transformers")
-    return transformers.AutoTokenizer.from_pretrained(str(TOKENIZER))
+    return transformers.AutoTokenizer.from_pretrained(tokenizer_dir)
 
 
 def full_ids(tok, messages):
@@ -40,8 +42,8 @@ def test_batch_ids_equal_the_full_render(hf_tokenizer):
     assert t._frames[SYSTEM_PROMPT] is not None  # the frame was split once and reused
 
 
-def test_template_that_rewrites_the_message_is_rendered_whole(hf_tokenizer):
-    tok = hf_tokenizer.__class__.from_pretrained(str(TOKENIZER))
+def test_template_that_rewrites_the_message_is_rendered_whole(hf_tokenizer, tokenizer_dir: str):
+    tok = hf_tokenizer.__class__.from_pretrained(tokenizer_dir)
     tok.chat_template = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] | upper }}"
                          "<|im_end|>\n{% endfor %}<|im_start|>assistant\n")
     t = Tok(tok)
@@ -50,13 +52,13 @@ def test_template_that_rewrites_the_message_is_rendered_whole(hf_tokenizer):
     assert t._frames["sys"] is None  # the split did not reproduce the render: never used
 
 
-def test_prepare_many_matches_one_by_one():
+def test_prepare_many_matches_one_by_one(tokenizer_dir: str):
     from screening.config import BatcherSettings, EngineSettings
     from screening.ops.bench.prepare import TokenizerOnly
     from screening.screen.pipeline import Screener
 
     pytest.importorskip("transformers")
-    screener = Screener(TokenizerOnly(str(TOKENIZER)), EngineSettings(max_report_tokens=200), BatcherSettings())
+    screener = Screener(TokenizerOnly(tokenizer_dir), EngineSettings(max_report_tokens=200), BatcherSettings())
     items = [PoolItem(i, s.code, s) for i, s in enumerate(generate_market(5400, seed=0)[:40])]
     items.append(PoolItem(40, "bad"))
     batch = screener.prepare_many([(i, None) for i in items])
@@ -70,12 +72,12 @@ def test_prepare_many_matches_one_by_one():
     assert batch[40].status == "failed" and batch[40].error == "unusable input"
 
 
-def test_prepare_bench_measures_the_same_ids_both_ways():
+def test_prepare_bench_measures_the_same_ids_both_ways(tokenizer_dir: str):
     from screening.config import Settings
     from screening.ops.bench.prepare import bench_prepare
 
     settings = Settings()
-    settings.engine.model = str(TOKENIZER)  # tokenizer files are all the prepare step needs
+    settings.engine.model = tokenizer_dir  # tokenizer files are all the prepare step needs
     timings, info = bench_prepare(settings, n=60)
     assert [t.stocks for t in timings] == [60, 60, 60] and all(t.seconds > 0 for t in timings)
     assert info["batch ids equal one-by-one ids"] is True and info["screenable"] == 60
