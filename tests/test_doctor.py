@@ -173,3 +173,30 @@ def test_fronts_check_names_missing_credentials_and_empty_allow_lists() -> None:
     assert by["feishu"].level == "fail" and "SCREENER_FEISHU__VERIFICATION_TOKEN" in by["feishu"].message
     assert by["wecom"].level == "warn" and "everyone is refused" in by["wecom"].message
     assert check_fronts(Settings(), env) == []  # fronts that are off are not checked
+
+
+def test_adapter_check_names_the_prompt_key_that_moved(tmp_path: Path) -> None:
+    """The shipped adapter on config.toml's prompt is fine; with risk_signals turned on it is out of its
+    training distribution and doctor names the key; a bundled adapter under another model fails."""
+    from screening.config import EngineSettings
+    from screening.ops.doctor_adapter import check_adapter
+
+    def findings(**engine: object) -> list:
+        return check_adapter(Settings(engine=EngineSettings(**engine)))  # type: ignore[arg-type]
+
+    prompt = {"max_model_len": 4096, "max_report_tokens": 1500, "max_output_tokens": 160}
+    assert findings(**prompt) == []  # no adapter configured: nothing to check
+    (ok,) = findings(lora_adapter="bundled", risk_signals=False, **prompt)
+    assert ok.level == "ok" and "trained on this prompt" in ok.message
+    (moved,) = findings(lora_adapter="bundled", risk_signals=True, **prompt)
+    assert moved.level == "warn" and "risk_signals = True (trained with False)" in moved.message
+    assert "finetune train" in moved.fix
+    (other,) = findings(lora_adapter="bundled", model="/models/qwen", risk_signals=False, **prompt)
+    assert other.level == "fail" and "bundled SmolLM2" in other.message
+    from screening.finetune import SHIPPED_ADAPTER
+
+    bare = tmp_path / "adapter"
+    bare.mkdir()
+    (bare / "adapter_config.json").write_text((SHIPPED_ADAPTER / "adapter_config.json").read_text())
+    (nocard,) = findings(lora_adapter=str(bare), risk_signals=False, **prompt)
+    assert nocard.level == "warn" and "--write-card" in nocard.fix

@@ -24,6 +24,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from screening.config import WEBHOOK_SECRET_ENV, ConfigKeyError, Settings, load_settings, webhook_problem
+from screening.ops.doctor_adapter import check_adapter
 from screening.ops.doctor_fronts import check_fronts
 from screening.ops.findings import Finding
 
@@ -351,7 +352,8 @@ def check_universe(settings: Settings) -> list[Finding]:
 
 
 CHECKS: dict[str, Callable[[Settings], list[Finding]]] = {
-    "universe": check_universe, "redis": check_redis, "engine": check_engine, "gpu": check_gpu,
+    "universe": check_universe, "redis": check_redis, "engine": check_engine, "adapter": check_adapter,
+    "gpu": check_gpu,
     "telegram": check_telegram, "push": check_push,
     "fronts": lambda settings: check_fronts(settings, os.environ),
 }
