@@ -26,6 +26,7 @@ from screening.data.providers import (
     CircuitOpen,
     IncompleteData,
     MarketSnapshot,
+    NullAnswer,
     ProviderError,
     ProviderUnavailable,
     RetryPolicy,
@@ -274,7 +275,8 @@ def test_empty_quotes_are_incomplete_data(small: FakeMarketRemote) -> None:
 
 def test_no_reports_at_all_is_incomplete_data(small: FakeMarketRemote) -> None:
     small.faults.empty.add("yjbb")
-    with pytest.raises(IncompleteData, match="stock_yjbb_em returned no reports for 2026-09-30, 2026-06-30"):
+    # 2026-09-30 is past its deadline (10-31): "no data" there is Eastmoney's null fault, named, not "no reports"
+    with pytest.raises(NullAnswer, match=r"stock_yjbb_em\(20260930\): Eastmoney answered \"no data\" \(result: null\)"):
         _provider().fetch(TRADE_DATE)
 
 

@@ -1,9 +1,14 @@
 """Refresh the universe from a real source: AKShare first, Tushare Pro as the fallback.
 
 A refresh is all or nothing. The provider's snapshot replaces the universe in one SQLite
-transaction, and only when it is complete: a provider that fails, or answers with far fewer stocks
-than the last good universe (``universe.min_coverage``, 90%), leaves the last good universe in
-place, and the outcome says why. AKShare and Tushare are different backends (Eastmoney's servers
+transaction, and only when it is complete: a provider that fails, answers with far fewer stocks
+than the last good universe (``universe.min_coverage``, 90%), or leaves an essential field (quote,
+PE-TTM, ROE, EPS, industry) empty for more than that share of the stocks that had it, leaves the
+last good universe in place, and the outcome names the field, its period and the call that came
+back empty. Counting stocks alone is not enough: a report period answered with nothing would give a
+full list of stocks without ROE, and every non-ST stock would then fail the rules.
+
+AKShare and Tushare are different backends (Eastmoney's servers
 vs Tushare's), so the second is a real fallback when the first is banned or down; the chain stops
 at the first complete snapshot.
 """
@@ -88,6 +93,7 @@ class Refresher:
         day = trade_date or dt.datetime.now(SHANGHAI).date()
         universe = Universe.load(self.settings.universe_path())
         previous = len(universe) if not universe.info.demo else 0
+        had = essential_fields(universe) if previous else {}
         failures: list[str] = []
         for name in provider_chain(self.settings, choice, env):
             try:
@@ -96,7 +102,8 @@ class Refresher:
                 log.warning("universe refresh: %s failed: %s", name, exc)
                 failures.append(f"{name}: {type(exc).__name__}: {exc}")
                 continue
-            problem = coverage_problem(snapshot, previous, us.min_coverage)
+            problem = coverage_problem(snapshot, previous, us.min_coverage) or field_problem(
+                snapshot, had, us.min_coverage)
             if problem:
                 log.warning("universe refresh: %s: %s", name, problem)
                 failures.append(f"{name}: {problem}")
@@ -118,6 +125,59 @@ def coverage_problem(snapshot: MarketSnapshot, previous: int, min_coverage: floa
     if previous and n < min_coverage * previous:
         return (f"returned {n} stocks, under {min_coverage:.0%} of the last good universe's {previous}: "
                 "refused as incomplete")
+    return None
+
+
+# the fields a universe is for: without them a stock cannot be screened (label, for the message)
+ESSENTIAL = {"price": "quote (最新价)", "pe_ttm": "PE-TTM", "roe": "ROE", "eps": "EPS", "industry": "industry"}
+
+
+@dataclass
+class FieldHad:
+    """Which stocks of the last good universe had one essential field, and as of which date most of them."""
+
+    codes: set[str]
+    date: str | None
+
+
+def essential_fields(universe: Universe) -> dict[str, FieldHad]:
+    """Per essential field: the codes that have it in ``universe`` and the date most of them are as of."""
+    out = {name: FieldHad(set(), None) for name in ESSENTIAL}
+    dates: dict[str, dict[str, int]] = {name: {} for name in ESSENTIAL}
+    for stock in universe:
+        rec = universe.record(stock.code)
+        for name in ESSENTIAL:
+            if getattr(stock, name) is not None:
+                out[name].codes.add(stock.code)
+                when = (rec.dates.get(name) if rec else None) or ""
+                dates[name][when] = dates[name].get(when, 0) + 1
+    for name, seen in dates.items():
+        if seen:
+            out[name].date = max(seen, key=lambda d: seen[d]) or None
+    return out
+
+
+def field_problem(snapshot: MarketSnapshot, had: dict[str, FieldHad], min_coverage: float) -> str | None:
+    """The first essential field the snapshot lacks for too many of the stocks that had it, named with its
+    period and the calls that came back empty; None when every field is covered."""
+    have: dict[str, set[str]] = {name: set() for name in ESSENTIAL}
+    for p in snapshot.stocks:
+        for name in ESSENTIAL:
+            if getattr(p.stock, name) is not None:
+                have[name].add(p.stock.code)
+    for name, before in had.items():
+        if not before.codes:
+            continue
+        kept = len(before.codes & have[name])
+        if kept >= min_coverage * len(before.codes):
+            continue
+        period = before.date or "?"
+        empty = [c.function for c in snapshot.calls if c.outcome != "ok"]
+        same = [c for c in empty if period.replace("-", "") in c]
+        calls = ", ".join(same or empty) or "none (the answers came without the field)"
+        return (f"{ESSENTIAL[name]} present for {kept:,} of the {len(before.codes):,} stocks that had it in the "
+                f"last good universe ({kept / len(before.codes):.0%}, under {min_coverage:.0%}); its period there: "
+                f"{period}; calls that came back empty: {calls}: refused as incomplete")
     return None
 
 

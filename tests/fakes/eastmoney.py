@@ -248,6 +248,8 @@ class FakeEastmoney:
             return _json(none)
         if fault := self._page_fault(endpoint, page):
             return fault
+        if self.faults.take_null(endpoint, period.isoformat()):
+            return _json(none)
         rows = [] if endpoint in self.faults.empty else records(period)
         if not rows:
             return _json(none)

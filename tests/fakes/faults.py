@@ -23,8 +23,20 @@ class Faults:
     rename: dict[str, dict[str, str]] = field(default_factory=dict)  # endpoint -> {field: new name}
     extra_field: dict[str, str] = field(default_factory=dict)  # endpoint -> a field added to every record
     omit_fields: dict[str, set[str]] = field(default_factory=dict)  # endpoint -> fields left out of every record
+    blank_fields: dict[str, set[str]] = field(default_factory=dict)  # endpoint -> fields answered null in every record
     rate_limited: set[str] = field(default_factory=set)  # tushare:<api>: "每分钟最多访问该接口" answers
     delay: dict[str, float] = field(default_factory=dict)  # endpoint -> seconds before answering (a stalled server)
+    # endpoint -> {period ISO date: how many more requests answer result: null} (akshare #6522: a period with
+    # data answered "no data"); a large count is "every time"
+    null_period: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def take_null(self, endpoint: str, period: str) -> bool:
+        """Whether this request for ``period`` is answered null (and count it)."""
+        left = self.null_period.get(endpoint, {}).get(period, 0)
+        if left <= 0:
+            return False
+        self.null_period[endpoint][period] = left - 1
+        return True
 
     def reset(self) -> None:
         self.__init__()  # type: ignore[misc]
@@ -33,7 +45,8 @@ class Faults:
         """Apply the field faults of ``endpoint`` to one record, keeping the key order of the rest."""
         omit = self.omit_fields.get(endpoint, set())
         rename = self.rename.get(endpoint, {})
-        out = {rename.get(k, k): v for k, v in record.items() if k not in omit}
+        blank = self.blank_fields.get(endpoint, set())
+        out = {rename.get(k, k): (None if k in blank else v) for k, v in record.items() if k not in omit}
         if endpoint in self.extra_field:
             out[self.extra_field[endpoint]] = None
         return out

@@ -28,6 +28,7 @@ import pandas as pd
 
 from screening.data.providers.base import (
     CallRecord,
+    NullAnswer,
     ProgressCallback,
     ProviderError,
     ProviderUnavailable,
@@ -98,13 +99,17 @@ class AkshareCalls:
     records: list[CallRecord] = field(default_factory=list)
     successes: int = 0
 
-    def run(self, function: str, label: str, **kwargs: Any) -> pd.DataFrame | None:
-        """The function's DataFrame, or None when the vendor answered "no data"."""
+    def run(self, function: str, label: str, *, expect_data: bool = False, **kwargs: Any) -> pd.DataFrame | None:
+        """The function's DataFrame, or None when the vendor answered "no data".
+
+        ``expect_data``: the call must have data (a report period whose reports are all out): a "no data"
+        answer is then Eastmoney's null fault (akshare #6522), retried and finally raised as NullAnswer.
+        """
         started = time.monotonic()
         pages: list[int | None] = [None]
         try:
             frame = call_resilient(
-                lambda: self._once(function, label, kwargs, pages),
+                lambda: self._once(function, label, kwargs, pages, expect_data),
                 breaker=self.breaker,
                 policy=self.policy,
                 sleep=self.sleep,
@@ -118,7 +123,9 @@ class AkshareCalls:
         self.successes += 1
         return frame
 
-    def _once(self, function: str, label: str, kwargs: dict[str, Any], pages: list[int | None]) -> pd.DataFrame | None:
+    def _once(
+        self, function: str, label: str, kwargs: dict[str, Any], pages: list[int | None], expect_data: bool = False
+    ) -> pd.DataFrame | None:
         import akshare
 
         fn = getattr(akshare, function)
@@ -153,6 +160,13 @@ class AkshareCalls:
         if outcome.error is not None:
             error = self._classify(function, label, outcome.error, tap.last, offset)
             if isinstance(error, _EmptyResult):
+                if expect_data:
+                    raise NullAnswer(
+                        f"{label}: Eastmoney answered \"no data\" (result: null) after {self.policy.attempts} "
+                        "tries for a period whose reports are all out: a known Eastmoney fault (akshare #6522), "
+                        "not an empty period, so it is not taken as one",
+                        function=label,
+                    )
                 return None
             raise error from outcome.error
         frame = outcome.value

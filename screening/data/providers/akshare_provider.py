@@ -47,7 +47,7 @@ from screening.data.providers.fundamentals import (
     ttm_net_profit,
     walk_latest_periods,
 )
-from screening.data.providers.periods import next_period, ymd
+from screening.data.providers.periods import disclosure_deadline, next_period, ymd
 from screening.data.providers.records import (
     current_forecast,
     finder,
@@ -99,9 +99,9 @@ class _Fetch:
     def sdk(self) -> str:
         return f"akshare {self.version}"
 
-    def run(self, function: str, label: str, **kw: object) -> pd.DataFrame | None:
+    def run(self, function: str, label: str, *, expect_data: bool = False, **kw: object) -> pd.DataFrame | None:
         try:
-            return self.calls.run(function, label, **kw)
+            return self.calls.run(function, label, expect_data=expect_data, **kw)
         finally:
             self.plan.step()
 
@@ -211,10 +211,12 @@ class AkshareProvider:
         """Every report period needed is essential: the walk to the latest, then TTM's and the fiscal years'."""
         tables: dict[dt.date, PeriodTable] = {}
 
-        def load(period: dt.date) -> PeriodTable:
+        def load(period: dt.date, supporting: bool = False) -> PeriodTable:
             if period not in tables:
                 label = f"stock_yjbb_em({ymd(period)})"
-                frame = f.run("stock_yjbb_em", label, date=ymd(period))
+                # a period past its legal deadline (or one a later report needs) has reports: null is a fault
+                must = supporting or disclosure_deadline(period) < trade_date
+                frame = f.run("stock_yjbb_em", label, expect_data=must, date=ymd(period))
                 tables[period] = {} if frame is None else self._period_table(frame, period, label, f.sdk)
             return tables[period]
 
@@ -227,7 +229,7 @@ class AkshareProvider:
         extra = sorted(supporting_periods(latest.values()) - set(tables), reverse=True)
         f.plan.add(len(walk.walked) + len(extra) - 4)  # the plan guessed four report periods
         for period in extra:
-            load(period)
+            load(period, supporting=True)
         return walk, latest, tables
 
     def _load_forecasts(self, f: _Fetch, newest: dt.date) -> dict[str, Forecast] | None:

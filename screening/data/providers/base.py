@@ -115,6 +115,19 @@ class IncompleteData(ProviderError):
     """The source answered, but without what a usable universe needs (no quotes, no report period, ...)."""
 
 
+class NullAnswer(IncompleteData):
+    """The vendor answered "no data" (Eastmoney's ``result: null``) for a call that must have data.
+
+    Eastmoney sometimes answers null for a report period whose reports are all out (akshare issue #6522):
+    taken for "no data", it would replace good figures with nothing. It is retried like an outage (without
+    counting against the circuit breaker: the server did answer) and then named, never taken as empty.
+    """
+
+    def __init__(self, message: str, *, function: str) -> None:
+        super().__init__(message)
+        self.function = function
+
+
 class Provider(Protocol):
     name: str
 

@@ -20,7 +20,7 @@ from typing import TypeVar
 
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_random_exponential
 
-from screening.data.providers.base import CircuitOpen, ProviderUnavailable
+from screening.data.providers.base import CircuitOpen, NullAnswer, ProviderUnavailable
 
 T = TypeVar("T")
 
@@ -134,6 +134,8 @@ class CircuitBreaker:
 
 
 def _retryable(exc: BaseException) -> bool:
+    if isinstance(exc, NullAnswer):
+        return True
     return isinstance(exc, ProviderUnavailable) and not isinstance(exc, CircuitOpen) and not exc.ban
 
 
