@@ -24,7 +24,7 @@ from screening.data.pool_rows import Column, parse_row, unwrap_code
 from screening.data.pool_table import RawRow
 from screening.data.pool_text import HEADER_SCAN_ROWS, read_text_rows
 from screening.data.pool_xlsx import read_xlsx_rows
-from screening.data.values import strip_controls
+from screening.data.values import parse_number_unit, strip_controls
 from screening.models import InputProblem, Pool, PoolRejected
 
 __all__ = ["HEADER_ALIASES", "NUMERIC_FIELDS", "map_header", "read_pool"]
@@ -195,7 +195,42 @@ def build_pool(rows: list[RawRow], source: str, settings: InputSettings) -> Pool
                 InputProblem(source, f"{len(extra)} cell(s) beyond the last header column ignored",
                              row=raw.row, value=extra[0])
             )
+    _flag_fractions(pool, data, used, source)
     return pool
+
+
+# Percent columns whose every value below 1 means fractions (0.3419 for 34.19%), not tiny percentages:
+# no A-share pool has only ROEs under 1%. 涨跌幅 is left out: a quiet day has every move under 1%.
+FRACTION_SUSPECT_FIELDS = ("roe",)
+
+
+def _flag_fractions(pool: Pool, data: list[RawRow], used: dict[str, Column], source: str) -> None:
+    """Flag (never rescale) a percent column written as fractions without a % sign or a % cell format."""
+    for field in FRACTION_SUSPECT_FIELDS:
+        col = used.get(field)
+        if col is None:
+            continue
+        read = [(item, raw) for item, raw in zip(pool.items, data, strict=True)
+                if item.stock is not None and getattr(item.stock, field) is not None]
+        values = [getattr(item.stock, field) for item, _ in read]
+        marked = any(col.idx in raw.formats or _cell_unit(raw, col.idx) == "%" for _, raw in read)
+        if marked or not any(values) or not all(abs(v) < 1 for v in values):
+            continue
+        note = f"百分比存疑: {col.name} 整列小于 1"
+        pool.warnings.append(InputProblem(
+            source, f"every {col.name} value is below 1 (e.g. {values[0]:g}): if these are fractions "
+            f"(0.3419 = 34.19%), write them as percentages (34.19) or give the cells a % format; "
+            f"each row is flagged {note!r}", column=col.name))
+        for item, _ in read:
+            assert item.stock is not None
+            item.stock.notes.append(note)
+
+
+def _cell_unit(raw: RawRow, idx: int) -> str | None:
+    try:
+        return parse_number_unit(raw.cells[idx] if idx < len(raw.cells) else "")[1]
+    except ValueError:
+        return None
 
 
 def _check_counts(data: list[RawRow], source: str, settings: InputSettings) -> None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from screening.data.codes import CodeError, normalise_code
+from screening.data.pool_formats import FORMAT_NOTES, apply_format
 from screening.data.pool_headers import NUMERIC_FIELDS
 from screening.data.pool_table import Formula, RawRow
 from screening.data.value_bounds import check_value
@@ -104,7 +105,7 @@ def _read_field(field: str, col: Column, raw: RawRow, values: dict[str, Any], pr
             return
         notes.append(f"公式单元格 {col.name}: 使用缓存值")
     if field in NUMERIC_FIELDS:
-        _read_number(field, col, text, values, problems)
+        _read_number(field, col, text, values, problems, raw.formats.get(col.idx), notes)
     elif field == "st":
         try:
             values[field] = parse_bool_flag(text)
@@ -117,7 +118,8 @@ def _read_field(field: str, col: Column, raw: RawRow, values: dict[str, Any], pr
         values[field] = _clean_date(clean) if field == "report_date" else clean.strip() or None
 
 
-def _read_number(field: str, col: Column, text: str, values: dict[str, Any], problems: list[Problem]) -> None:
+def _read_number(field: str, col: Column, text: str, values: dict[str, Any], problems: list[Problem],
+                 cell_format: str | None = None, notes: list[str] | None = None) -> None:
     try:
         number, unit = parse_number_unit(text)
     except ValueError:
@@ -126,6 +128,12 @@ def _read_number(field: str, col: Column, text: str, values: dict[str, Any], pro
     if number is None:
         values[field] = None
         return
+    if cell_format is not None and unit is None:  # the xlsx cell's format is its unit: 0.3419 under 0.00%
+        number, unit = apply_format(number, cell_format), cell_format
+        shown = f"{number:g}{cell_format}"
+        if notes is not None:
+            notes.append(f"{FORMAT_NOTES[cell_format]}: {col.name}")
+        text = f"{text} ({shown})"
     value, reason = check_value(field, text, number, unit, col.name, col.unit, col.scale)
     if reason is not None:
         problems.append((reason, col.name, text))

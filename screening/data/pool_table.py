@@ -26,6 +26,9 @@ class RawRow:
     line: int | None = None  # text files: the editor line the record starts on
     broken: str | None = None  # the row could not be read (bad bytes, unbalanced quote); it fails with this
     formulas: dict[int, Formula] = field(default_factory=dict)  # column index -> formula (xlsx only)
+    # column index -> the unit a numeric cell's number format shows ("%", "亿", "万" ...; xlsx only):
+    # Excel stores a typed 34.19% as 0.3419 and shows it through the format, so the format is the unit
+    formats: dict[int, str] = field(default_factory=dict)
 
     @property
     def blank(self) -> bool:

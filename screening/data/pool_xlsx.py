@@ -18,6 +18,7 @@ from typing import Any
 from openpyxl import load_workbook
 
 from screening.config import InputSettings
+from screening.data.pool_formats import format_unit
 from screening.data.pool_table import Formula, RawRow
 from screening.data.xlsx_guard import check_xlsx
 from screening.models import PoolRejected
@@ -59,15 +60,25 @@ def _rows(formulas: Any, values: Any) -> list[RawRow]:
     for row_no, (f_row, v_row) in enumerate(pairs, start=1):  # read-only mode yields missing rows as empty
         cells: list[str] = []
         found: dict[int, Formula] = {}
+        units: dict[int, str] = {}
         for idx, cell in enumerate(f_row):
             cached = v_row[idx] if idx < len(v_row) else None
+            value = cached if cell.data_type == "f" else cell.value
             if cell.data_type == "f":
                 found[idx] = Formula(_formula_text(cell.value), cached is not None)
-                cells.append(_cell_text(cached))
-            else:
-                cells.append(_cell_text(cell.value))
-        rows.append(RawRow(row_no, cells, formulas=found))
+            cells.append(_cell_text(value))
+            unit = _numeric_unit(cell, value)
+            if unit is not None:
+                units[idx] = unit
+        rows.append(RawRow(row_no, cells, formulas=found, formats=units))
     return rows
+
+
+def _numeric_unit(cell: Any, value: object) -> str | None:
+    """The unit a number's cell format shows (0.3419 under 0.00% is 34.19%); None for text and General."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return format_unit(getattr(cell, "number_format", None))
 
 
 def _formula_text(value: object) -> str:
