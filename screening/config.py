@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
-from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -42,7 +42,9 @@ class EngineSettings(BaseModel):
     max_report_tokens: int = 1500
     max_output_tokens: int = 160
     # the system prompt names the announcement risk signals and shows one worked answer (1,088 tokens with
-    # Qwen3.5's tokenizer: two whole cache blocks); off for the bundled 135M model on a 2,048-4,096 context
+    # Qwen3.5's tokenizer: two whole cache blocks). Unset: on for a real model (engine.model names one),
+    # off for the bundled 135M model, which parrots the worked answer of the full prompt as its reason;
+    # set it to override either way (doctor warns)
     risk_signals: bool = True
     gpu_memory_utilization: float = 0.9
     kv_cache_gib: float | None = None  # explicit KV-cache size; needed on CPU, where the share is of RAM
@@ -68,6 +70,14 @@ class EngineSettings(BaseModel):
     server_priority: bool = False  # the server runs --scheduling-policy priority: send the lane as priority
     request_timeout_s: float = 120.0
     retries: int = 3
+
+    @model_validator(mode="before")
+    @classmethod
+    def _prompt_for_the_model(cls, data: Any) -> Any:
+        """risk_signals left unset follows the model: the bundled one never gets the full prompt."""
+        if isinstance(data, dict) and "risk_signals" not in data:
+            return {**data, "risk_signals": bool(data.get("model"))}
+        return data
 
 
 class BatcherSettings(BaseModel):
@@ -99,6 +109,12 @@ class WorkerSettings(BaseModel):
     # stocks taken from the queue ahead of the engine, and the largest group of crash suspects re-run together
     batch_stocks: int = 512
     max_in_flight: int = 1024  # bulk requests submitted to the engine at once (the fast lane comes on top)
+    # fast-lane hold (queue/worker.py): while a fast request is in flight, bulk requests are admitted only
+    # while fewer than fast_hold_bulk are in flight (-1: off, 0: none), for at most fast_hold_max_s per
+    # hold; then bulk is admitted freely for at least fast_hold_gap_s (the bulk job always progresses)
+    fast_hold_bulk: int = -1
+    fast_hold_max_s: float = 2.0
+    fast_hold_gap_s: float = 1.0
     flush_s: float = 0.05  # finished rows are written to Redis at least this often
     heartbeat_s: float = 5.0
     block_ms: int = 1000
@@ -369,16 +385,34 @@ def load_settings(path: str | Path | None = None) -> Settings:
 
     A key in the wrong section (or a typo) raises ConfigKeyError naming it, instead of being ignored.
     """
-    p = Path(path) if path else DEFAULT_CONFIG
-    toml_file = p if p.exists() else None
-    if path and toml_file is None:
-        raise FileNotFoundError(f"config file not found: {p}")
+    from screening.config_files import announce, find_config
+
+    choice = find_config(path)  # --config, $SCREENER_CONFIG, ./config.toml, the user's (created from the default)
+    toml_file = choice.path
+    global LAST_CONFIG
+    LAST_CONFIG = toml_file
     if toml_file is not None:
         problems = misplaced_keys(tomllib.loads(toml_file.read_text(encoding="utf-8")))
         if problems:
             raise ConfigKeyError(problems)
     cls = type("Settings", (Settings,), {"model_config": {**Settings.model_config, "toml_file": toml_file}})
-    return cls()
+    settings: Settings = cls()
+    announce(choice, engine_summary(settings.engine))
+    return settings
+
+
+LAST_CONFIG: Path | None = None  # the file the last load_settings read: error messages name it
+
+
+def engine_summary(engine: EngineSettings) -> str:
+    """The engine settings that decide speed and answers, in one phrase (the config line shows it)."""
+    model = engine.model or "bundled SmolLM2-135M"
+    parts = [f"engine {engine.kind}", f"model {model}", f"adapter {engine.lora_adapter or 'none'}",
+             f"prompt {'full' if engine.risk_signals else 'compact'}",
+             "eager" if engine.enforce_eager else "compiled"]
+    if engine.kv_cache_gib is not None:
+        parts.append(f"kv_cache {engine.kv_cache_gib:g} GiB")
+    return ", ".join(parts)
 
 
 def config_problems(exc: Exception, path: str | Path | None = None) -> list[str]:
@@ -389,7 +423,7 @@ def config_problems(exc: Exception, path: str | Path | None = None) -> list[str]
     """
     from pydantic import ValidationError
 
-    shown = str(path or DEFAULT_CONFIG)
+    shown = str(path or LAST_CONFIG or DEFAULT_CONFIG)
     if isinstance(exc, ConfigKeyError):
         return [f"{line} (fix {shown})" for line in exc.problems]
     if not isinstance(exc, ValidationError):

@@ -35,7 +35,8 @@ def add_screen_args(s: argparse.ArgumentParser) -> None:
     s.add_argument("--engine", choices=["vllm", "openai", "rules"])
     s.add_argument("--format", choices=["table", "json", "csv", "xlsx"], default="table")
     s.add_argument("--out", help="directory for the report files")
-    s.add_argument("--config", help="config.toml (default: ./config.toml or $SCREENER_CONFIG)")
+    s.add_argument("--config", help="config file (default: $SCREENER_CONFIG, ./config.toml, "
+                   "then ~/.config/ashare-screener/config.toml)")
     s.add_argument("--demo", action="store_true",
                    help="screen against the synthetic demo market (every output says 演示数据)")
     s.add_argument("--via-queue", action="store_true", help="submit through Redis and wait for the worker")
