@@ -24,8 +24,8 @@ from apscheduler.triggers.cron import CronTrigger
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_delay, wait_exponential
 
 from screening.config import Settings
-from screening.data.refresh import Refresher, RefreshFailed, RefreshOutcome
-from screening.data.trading_calendar import is_trading_day
+from screening.data.refresh import Refresher, RefreshFailed, RefreshOutcome, quote_session
+from screening.data.trading_calendar import day_status
 
 log = logging.getLogger("bot.refresh")
 JOB_PREFIX = "universe-refresh:"
@@ -55,11 +55,12 @@ class RefreshService:
     async def run_slot(self, slot: str) -> RefreshOutcome | None:
         """On a trading day, refresh once for (day, slot); None when skipped or failed (logged)."""
         day = self.clock().astimezone(self.tz).date()
-        trading, warning = is_trading_day(day, self.settings.digest.holiday_set())
-        if warning:
+        ds = self.settings.digest
+        status = day_status(day, ds.holiday_set(), store=ds.calendar_store())
+        if warning := status.warning():
             log.warning("universe refresh %s: %s", day, warning)
-        if not trading:
-            log.info("universe refresh %s %s: not a trading day", day, slot)
+        if not status.runs(ds.on_unknown_days):  # a statutory holiday never runs; 调休待定 as the digest does
+            log.info("universe refresh %s %s: %s", day, slot, status.why_not())
             return None
         key = self.guard_key(day, slot)
         if not self.r.set(key, self._me, nx=True, ex=36 * 3600):
@@ -70,7 +71,9 @@ class RefreshService:
                                                wait=wait_exponential(multiplier=self.first_wait_s, max=600),
                                                stop=stop_after_delay(self.retry_until_s)):
                 with attempt:
-                    outcome = await asyncio.to_thread(self.refresher.refresh, trade_date=day)
+                    # the board before the open shows the previous session: the quotes are dated by that session
+                    session = quote_session(self.clock(), self.settings.digest.holiday_set())
+                    outcome = await asyncio.to_thread(self.refresher.refresh, trade_date=session)
         except RefreshFailed as exc:
             self.r.delete(key)
             log.error("universe refresh %s %s failed; the digest uses the last good data: %s", day, slot, exc)

@@ -231,6 +231,7 @@ class UniverseSettings(BaseModel):
     refresh_attempts: int = Field(4, ge=1)
     breaker_failures: int = Field(3, ge=1)  # consecutive failures that open a provider's circuit breaker
     breaker_cooldown_s: float = Field(1800.0, ge=0)
+    pace_s: float = Field(0.5, ge=0)  # mean pause between Eastmoney calls (jittered): bursts get an IP banned
 
     @field_validator("refresh_time")
     @classmethod
@@ -269,7 +270,11 @@ class DigestSettings(BaseModel):
     time: str = "08:45"  # default send time (Asia/Shanghai), before the 09:15 call auction
     timezone: str = "Asia/Shanghai"
     misfire_grace_hours: float = 2.0  # a restart or a stall up to this long after the time still sends
-    holidays: list[dt.date] = Field(default_factory=list)  # fallback past exchange-calendars' last year
+    holidays: list[dt.date] = Field(default_factory=list)  # closed days the operator adds past exchange-calendars
+    # a 调休待定 day (past exchange-calendars, no notice imported, possibly bridged): skip or still run the
+    # refresh and the digest; a statutory holiday never runs either
+    on_unknown_days: Literal["skip", "send"] = "skip"
+    calendar_dir: str = ""  # imported holiday notices (`python -m screening calendar import`); empty = <cache>/calendar
     pool_file: str = ""  # default digest pool; empty = the whole universe
     lane: Literal["fast", "bulk"] = "bulk"
     screen_timeout_s: float = 3600.0
@@ -299,6 +304,9 @@ class DigestSettings(BaseModel):
 
     def holiday_set(self) -> frozenset[dt.date]:
         return frozenset(self.holidays)
+
+    def calendar_store(self) -> Path:
+        return Path(self.calendar_dir) if self.calendar_dir else cache_dir() / "calendar"
 
 
 class MetricsSettings(BaseModel):

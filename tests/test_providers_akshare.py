@@ -32,6 +32,7 @@ from screening.data.providers import (
     RetryPolicy,
     SchemaChanged,
 )
+from screening.data.providers.akshare_frames import period_table_of
 from screening.data.providers.akshare_provider import AkshareProvider
 from screening.data.providers.resilience import call_resilient, is_connection_dropped, is_eastmoney_ban
 from tests.fakes.market_data import FakeMarket
@@ -207,15 +208,16 @@ def test_partial_period_is_used_by_the_stocks_that_reported_it() -> None:
 
 
 # ---- failure modes ------------------------------------------------------------------------------------------
-def test_eastmoney_ban_is_named_and_not_retried(small: FakeMarketRemote) -> None:
+def test_eastmoney_ban_is_a_pattern_of_refusals_and_then_not_retried(small: FakeMarketRemote) -> None:
     small.faults.ban_after = 2  # spot and the ST board pass, then every connection is dropped
-    provider = _provider(retry=RetryPolicy(attempts=3, initial_wait_s=0))
+    provider = _provider(retry=RetryPolicy(attempts=5, initial_wait_s=0))
     with pytest.raises(ProviderUnavailable) as info:
         provider.fetch(TRADE_DATE)
     err = info.value
     assert err.ban and err.function == "stock_yjbb_em(20260930)"
-    assert "IP ban" in str(err) and "after 2 successful calls" in str(err) and "on its first page" in str(err)
-    assert small.eastmoney.requests == 3  # a ban is not retried
+    assert "IP ban" in str(err) and "3 consecutive refusals after 2 successful calls" in str(err)
+    assert "on its first page" in str(err)
+    assert small.eastmoney.requests == 2 + 3  # two drops are retried as blips; the third makes a ban: no more
 
 
 def test_ban_recognised_from_the_real_exception_chain(small: FakeMarketRemote) -> None:
@@ -231,10 +233,11 @@ def test_spot_paging_dying_half_way_says_how_far_it_got() -> None:
             remote.faults.drop_pages["spot"] = {2}
             with pytest.raises(ProviderUnavailable) as info:
                 _provider().fetch(TRADE_DATE)
-    err = info.value
-    assert (err.function, err.pages_done, err.pages_total) == ("stock_zh_a_spot_em", 1, 3)
+    err = info.value  # page 2 dies on push2 and on the push2delay fallback alike: the last one is reported
+    assert (err.function, err.pages_done, err.pages_total) == ("stock_zh_a_spot_em@push2delay", 1, 3)
     assert "on page 2 of 3 (1 pages had arrived)" in str(err)
     assert ("spot", 1) in remote.eastmoney.served and ("spot", 3) not in remote.eastmoney.served
+    assert {"82.push2.eastmoney.com", "82.push2delay.eastmoney.com"} <= set(remote.eastmoney.clist_hosts)
 
 
 def test_renamed_upstream_field_names_the_column_and_version(small: FakeMarketRemote) -> None:
@@ -253,7 +256,7 @@ def test_akshare_side_rename_fails_in_the_adapter_with_the_columns_seen(small: F
     frame = akshare.stock_yjbb_em(date="20260930")
     frame = frame.rename(columns={"营业总收入-营业总收入": "营业收入-营业收入"})
     with pytest.raises(SchemaChanged) as info:
-        AkshareProvider._period_table(frame, dt.date(2026, 9, 30), "stock_yjbb_em(20260930)", "akshare 1.19.5")
+        period_table_of(frame, dt.date(2026, 9, 30), "stock_yjbb_em(20260930)", "akshare 1.19.5")
     err = info.value
     assert err.missing == ["营业总收入-营业总收入"] and "营业收入-营业收入" in err.seen
     assert "columns seen:" in str(err) and "akshare 1.19.5" in str(err)
@@ -285,7 +288,11 @@ def test_empty_forecasts_and_st_board_are_notes_not_failures(small: FakeMarketRe
     snap = _provider().fetch(TRADE_DATE, announcement_days=2)
     assert "stock_yjyg_em(20261231): no forecasts published" in snap.notes
     assert any("stock_zh_a_st_em returned nothing: ST left unknown" in n for n in snap.notes)
-    assert all(p.stock.st is None and "st" not in p.field_sources for p in snap.stocks)
+    for p in snap.stocks:  # without the board, the name still marks ST (with its source); else ST is unknown
+        if (p.stock.name or "").startswith(("*ST", "ST")):
+            assert p.stock.st is True and p.field_sources["st"] == "akshare:stock_zh_a_spot_em(名称:ST)"
+        else:
+            assert p.stock.st is None and "st" not in p.field_sources
     assert all("业绩预告" not in (p.stock.report_text or "") for p in snap.stocks)
 
 
@@ -325,13 +332,13 @@ def test_unknown_hosts_are_refused_by_the_fake(small: FakeMarketRemote) -> None:
 
 def test_circuit_breaker_opens_and_fails_fast(small: FakeMarketRemote) -> None:
     small.faults.ban_after = 2
-    breaker = CircuitBreaker("akshare", failure_threshold=1, cooldown_s=600)
-    provider = _provider(breaker=breaker, retry=RetryPolicy(attempts=3, initial_wait_s=0))
+    breaker = CircuitBreaker("akshare", failure_threshold=3, cooldown_s=600)  # the three refusals of a ban
+    provider = _provider(breaker=breaker, retry=RetryPolicy(attempts=5, initial_wait_s=0))
     with pytest.raises(ProviderUnavailable) as first:
         provider.fetch(TRADE_DATE)
     assert first.value.ban and breaker.state == "open"
     seen = small.eastmoney.requests
-    with pytest.raises(CircuitOpen, match="circuit open after 1 consecutive failures"):
+    with pytest.raises(CircuitOpen, match="circuit open after 3 consecutive failures"):
         provider.fetch(TRADE_DATE)
     assert small.eastmoney.requests == seen  # nothing went out
 

@@ -9,6 +9,7 @@ from a copy of one good universe, so the "last good universe is kept" checks com
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import shutil
 import subprocess
@@ -19,6 +20,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from screening.config import Settings
+from screening.data.providers import ProviderError
+from screening.data.providers.akshare_provider import AkshareProvider
+from screening.data.refresh import Refresher, quote_session
+from screening.data.trading_calendar import previous_trading_day
 from screening.data.universe import Universe
 from tests.fakes.fixtures import last_weekday_before
 from tests.fakes.market_data import FakeMarket
@@ -46,7 +52,7 @@ def env_for(remote: FakeMarketRemote, tmp: Path, universe: Path) -> dict[str, st
     (tmp / "none.toml").write_text("", encoding="utf-8")
     env.update({"SCREENER_CONFIG": str(tmp / "none.toml"), "SCREENER_UNIVERSE__PATH": str(universe),
                 "SCREENER_UNIVERSE__ANNOUNCEMENT_DAYS": "3", "SCREENER_UNIVERSE__REFRESH_ATTEMPTS": "3",
-                "SCREENER_UNIVERSE__PROVIDER": "akshare"})
+                "SCREENER_UNIVERSE__PROVIDER": "akshare", "SCREENER_UNIVERSE__PACE_S": "0"})
     env.update(remote.env(tushare_token=None))
     return env
 
@@ -115,3 +121,107 @@ def test_an_essential_field_answered_empty_refuses_naming_field_period_and_call(
     assert "ROE present for 0 of the" in line and "its period there: " in line, line
     assert "kept the last good universe" in line
     assert _unchanged(path, good)
+
+
+# ---- 2. transport ----------------------------------------------------------------------------------------
+def test_one_dropped_connection_after_a_success_is_retried_and_the_refresh_completes(
+        remote: FakeMarketRemote, fresh: tuple[dict[str, str], Path]) -> None:
+    env, path = fresh
+    remote.faults.host_drop["datacenter-web.eastmoney.com"] = 1  # the first 业绩报表 request, after quotes and ST
+    res = refresh(env)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert remote.faults.host_drop["datacenter-web.eastmoney.com"] == 0
+    assert "universe refreshed from akshare" in res.stderr and len(Universe.load(path)) == len(remote.market.stocks)
+
+
+def _show(env: dict[str, str], code: str) -> dict[str, object]:
+    res = cli("universe", "show", code, "--format", "json", env=env)
+    assert res.returncode == 0, res.stderr
+    out: dict[str, object] = json.loads(res.stdout)
+    return out
+
+
+@pytest.mark.parametrize("fault", ["drop", "empty"])
+def test_quote_hosts_failing_while_push2delay_answers_completes_and_says_so(
+        remote: FakeMarketRemote, fresh: tuple[dict[str, str], Path], fault: str) -> None:
+    env, _ = fresh
+    for host in ("82.push2.eastmoney.com", "40.push2.eastmoney.com"):
+        if fault == "drop":
+            remote.faults.host_drop[host] = 10_000
+        else:
+            remote.faults.host_empty.add(host)
+    res = refresh(env)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert set(remote.eastmoney.clist_hosts) == {"82.push2delay.eastmoney.com"}
+    assert "taken from 82.push2delay.eastmoney.com" in res.stderr
+    stock = next(s for s in remote.market.stocks if not s.suspended)
+    shown = _show(env, f"{stock.code}.{stock.exchange}")
+    ids = shown["source_ids"]
+    assert isinstance(ids, dict) and ids["price"] == "akshare:stock_zh_a_spot_em@push2delay"
+    figures = shown["figures"]
+    assert isinstance(figures, dict) and figures["price"] == pytest.approx(stock.price)
+    st = next(s for s in remote.market.stocks if s.st)
+    st_ids = _show(env, f"{st.code}.{st.exchange}")["source_ids"]
+    assert isinstance(st_ids, dict) and st_ids["st"] == "akshare:stock_zh_a_st_em@push2delay"
+
+
+# ---- 3. dates that are true -------------------------------------------------------------------------------
+SH = ZoneInfo("Asia/Shanghai")
+
+
+@pytest.mark.parametrize(("now", "session"), [
+    (dt.datetime(2026, 12, 4, 8, 0, tzinfo=SH), dt.date(2026, 12, 3)),  # Friday before the open: Thursday's
+    (dt.datetime(2026, 12, 4, 9, 15, tzinfo=SH), dt.date(2026, 12, 4)),  # the call auction: today's session
+    (dt.datetime(2026, 12, 5, 11, 0, tzinfo=SH), dt.date(2026, 12, 4)),  # Saturday: Friday's close
+    (dt.datetime(2026, 12, 7, 8, 0, tzinfo=SH), dt.date(2026, 12, 4)),  # Monday 08:00: Friday's close
+    (dt.datetime(2026, 10, 8, 8, 0, tzinfo=SH), dt.date(2026, 9, 30)),  # after the National Day closure
+    (dt.datetime(2026, 12, 4, 0, 30, tzinfo=dt.UTC), dt.date(2026, 12, 3)),  # 08:30 in Shanghai
+])
+def test_quote_session_is_the_session_the_board_shows(now: dt.datetime, session: dt.date) -> None:
+    assert quote_session(now) == session
+
+
+def test_a_refresh_at_0800_stores_quotes_dated_the_previous_session(
+        remote: FakeMarketRemote, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    remote.faults.reset()
+    env = env_for(remote, tmp_path, tmp_path / "universe.sqlite")
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    eight = dt.datetime.combine(TODAY, dt.time(8, 0), tzinfo=SH)
+    outcome = Refresher(Settings(), now=lambda: eight).refresh()
+    expected = previous_trading_day(TODAY)
+    assert outcome.trade_date == expected.isoformat() != TODAY.isoformat()
+    u = Universe.load(tmp_path / "universe.sqlite")
+    assert u.info.trade_date == expected.isoformat()
+    assert {u.field_dates(s.code)["price"] for s in u if s.price is not None} == {expected.isoformat()}
+
+
+def test_today_before_the_call_auction_is_refused_by_the_provider() -> None:
+    eight = dt.datetime.combine(TODAY, dt.time(8, 0), tzinfo=SH)
+    with pytest.raises(ProviderError, match="still shows the previous session's close"):
+        AkshareProvider(now=lambda: eight).fetch(TODAY)
+
+
+def test_a_revised_forecast_wins_over_its_original_and_says_so(
+        remote: FakeMarketRemote, fresh: tuple[dict[str, str], Path]) -> None:
+    env, _ = fresh
+    period = dt.date(TODAY.year if TODAY.month > 10 else TODAY.year - 1, 12, 31)
+    f = next(f for f in remote.market.forecasts(period) if f.predict_type in ("预增", "略增", "扭亏"))
+    remote.faults.forecast_original[f.code] = "预减"
+    res = refresh(env)
+    assert res.returncode == 0, res.stderr[-3000:]
+    stock = remote.market.by_code[f.code]
+    shown = _show(env, f"{f.code}.{stock.exchange}")
+    figures = shown["figures"]
+    assert isinstance(figures, dict)
+    text = figures["report_text"]
+    assert f"业绩预告修正（{period.year}年年报，{f.notice_date.isoformat()}公告）：{f.predict_type}。" in text, text
+    assert "预减" not in text and "原预告" not in text
+
+
+def test_dynamic_pe_is_stored_beside_pe_ttm(remote: FakeMarketRemote, good: Path) -> None:
+    u = Universe.load(good)
+    stock = next(s for s in remote.market.stocks if not s.suspended and remote.market.latest_report(s.code))
+    rec = u.record(f"{stock.code}.{stock.exchange}")
+    assert rec is not None and rec.stock.pe_dynamic is not None and rec.stock.pe_dynamic != rec.stock.pe_ttm
+    assert rec.sources["pe_dynamic"] == "akshare:stock_zh_a_spot_em"

@@ -18,7 +18,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
 
@@ -33,10 +33,24 @@ from screening.data.providers import (
     RetryPolicy,
     get_provider,
 )
+from screening.data.trading_calendar import is_trading_day, previous_trading_day
 from screening.data.universe import Record, Universe, UniverseInfo
 
 log = logging.getLogger(__name__)
 SHANGHAI = ZoneInfo("Asia/Shanghai")
+
+
+SESSION_STARTS = dt.time(9, 15)  # the call auction: from then on the quote board moves with today's session
+
+
+def quote_session(now: dt.datetime, holidays: Iterable[dt.date] = ()) -> dt.date:
+    """The trading session the quote board shows at ``now``: today's from the call auction on a trading day,
+    else (before the open, on a weekend or holiday) the previous trading day's close (SSE calendar)."""
+    local = now.astimezone(SHANGHAI)
+    today = local.date()
+    if local.time() >= SESSION_STARTS and is_trading_day(today, holidays)[0]:
+        return today
+    return previous_trading_day(today, holidays)
 
 
 class RefreshFailed(RuntimeError):
@@ -71,15 +85,16 @@ def provider_chain(settings: Settings, choice: str | None, env: Mapping[str, str
 class Refresher:
     """Keeps one provider instance per name, so each provider's circuit breaker outlives a single refresh."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, now: Callable[[], dt.datetime] | None = None) -> None:
         self.settings = settings
         self._providers: dict[str, Provider] = {}
+        self._now = now or (lambda: dt.datetime.now(SHANGHAI))
 
     def provider(self, name: str) -> Provider:
         if name not in self._providers:  # retries per call with jittered backoff, a breaker per provider
             us = self.settings.universe
             self._providers[name] = get_provider(
-                name, retry=RetryPolicy(attempts=us.refresh_attempts),
+                name, retry=RetryPolicy(attempts=us.refresh_attempts), pace_s=us.pace_s,
                 breaker=CircuitBreaker(name, failure_threshold=us.breaker_failures, cooldown_s=us.breaker_cooldown_s))
         return self._providers[name]
 
@@ -90,7 +105,7 @@ class Refresher:
         if us.demo:
             raise RefreshFailed("universe.demo is on: the demo universe is synthetic and never refreshed; "
                                 "turn demo mode off to refresh the real one")
-        day = trade_date or dt.datetime.now(SHANGHAI).date()
+        day = trade_date or quote_session(self._now(), self.settings.digest.holiday_set())
         universe = Universe.load(self.settings.universe_path())
         previous = len(universe) if not universe.info.demo else 0
         had = essential_fields(universe) if previous else {}

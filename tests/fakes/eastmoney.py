@@ -35,10 +35,11 @@ from tests.fakes.faults import Faults
 from tests.fakes.market_data import FakeMarket, FakeStock, quarter_index
 
 PUSH2_HOSTS = ("82.push2.eastmoney.com", "40.push2.eastmoney.com")
+DELAY_HOST = "82.push2delay.eastmoney.com"  # the delayed-quote host: same path, parameters and answers
 DATACENTER_WEB = "datacenter-web.eastmoney.com"
 DATACENTER = "datacenter.eastmoney.com"
 NOTICE_HOST = "np-anotice-stock.eastmoney.com"
-HOSTS = (*PUSH2_HOSTS, DATACENTER_WEB, DATACENTER, NOTICE_HOST)
+HOSTS = (*PUSH2_HOSTS, DELAY_HOST, DATACENTER_WEB, DATACENTER, NOTICE_HOST)
 UT = "bd1d9ddb04089700cf9c27f6f7426281"
 A_SHARE_FS = "m:0 t:6,m:0 t:80,m:1 t:2,m:1 t:23,m:0 t:81 s:2048"
 ST_FS = "m:0 f:4,m:1 f:4"
@@ -88,14 +89,21 @@ class FakeEastmoney:
         self.rejections: list[str] = []
         self.served: list[tuple[str, int]] = []  # (endpoint, page) answered with data
         self._quotes: dict[str, dict[int, Any]] = {}
+        self.clist_hosts: list[str] = []  # the host of every quote-list request answered
 
     # ---- entry ------------------------------------------------------------------------------------------
     def handle(self, host: str, path: str, query: str) -> Answer:
         self.requests += 1
         if self.faults.ban_after is not None and self.requests > self.faults.ban_after:
             return DROP
+        if self.faults.host_drop.get(host, 0) > 0:
+            self.faults.host_drop[host] -= 1
+            return DROP
         params = {k: v[-1] for k, v in parse_qs(query, keep_blank_values=True).items()}
-        if host in PUSH2_HOSTS and path == "/api/qt/clist/get":
+        if host in (*PUSH2_HOSTS, DELAY_HOST) and path == "/api/qt/clist/get":
+            if host in self.faults.host_empty:  # the quote host's empty answer (akshare #7206, #7230)
+                return _json({"rc": 0, "rt": 6, "svr": 181669437, "lt": 1, "full": 1, "dlmkts": "", "data": None})
+            self.clist_hosts.append(host)
             return self._clist(params)
         if host == DATACENTER_WEB and path == "/api/data/v1/get" and params.get("reportName") == "RPT_LICO_FN_CPD":
             return self._datacenter("yjbb", params, self._yjbb_records, "UPDATE_DATE,SECURITY_CODE", "REPORTDATE")
@@ -315,6 +323,11 @@ class FakeEastmoney:
                 "FORECAST_JZ": (f.amount_lower + f.amount_upper) / 2, "FORECAST_STATE": "1", "IS_LATEST": "T",
                 "PREDICT_RATIO_LOWER": None, "PREDICT_RATIO_UPPER": None, "PREDICT_HBMEAN": None,
             })
+            if f.code in self.faults.forecast_original:  # the original this forecast revises, listed after it
+                original = dict(out[-1], NOTICE_DATE=_day(f.notice_date - dt.timedelta(days=10)),
+                                PREDICT_TYPE=self.faults.forecast_original[f.code], IS_LATEST="F",
+                                CHANGE_REASON_EXPLAIN="原预告：市场需求下滑。")
+                out.append(original)
         return out
 
     # ---- announcements -----------------------------------------------------------------------------------

@@ -29,6 +29,10 @@ class Faults:
     # endpoint -> {period ISO date: how many more requests answer result: null} (akshare #6522: a period with
     # data answered "no data"); a large count is "every time"
     null_period: dict[str, dict[str, int]] = field(default_factory=dict)
+    # code -> the 预告类型 of an original 业绩预告 published 10 days before the stock's (revised) forecast
+    forecast_original: dict[str, str] = field(default_factory=dict)
+    host_drop: dict[str, int] = field(default_factory=dict)  # host -> how many more requests are dropped
+    host_empty: set[str] = field(default_factory=set)  # quote hosts answering an empty board (data: null)
 
     def take_null(self, endpoint: str, period: str) -> bool:
         """Whether this request for ``period`` is answered null (and count it)."""

@@ -223,6 +223,7 @@ class FakeMarketRemote:
             self.eastmoney.served.clear()
             self.eastmoney.rejections.clear()
             self.eastmoney.requests = 0
+            self.eastmoney.clist_hosts.clear()
             self.tushare.rejections.clear()
             self.tushare.calls.clear()
 

@@ -26,13 +26,13 @@ PROVIDERS = ("akshare", "tushare")
 
 
 def get_provider(
-    name: str, *, retry: RetryPolicy | None = None, breaker: CircuitBreaker | None = None
+    name: str, *, retry: RetryPolicy | None = None, breaker: CircuitBreaker | None = None, pace_s: float = 0.0
 ) -> Provider:
     """The provider called ``name``; keep the instance (its circuit breaker lives on it) between refreshes."""
     if name == "akshare":
         from screening.data.providers.akshare_provider import AkshareProvider
 
-        return AkshareProvider(retry=retry, breaker=breaker)
+        return AkshareProvider(retry=retry, breaker=breaker, pace_s=pace_s)
     if name == "tushare":
         from screening.data.providers.tushare_provider import TushareProvider
 

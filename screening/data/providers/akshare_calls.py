@@ -14,8 +14,10 @@ Why a runner instead of plain calls (all read in akshare 1.19.5's source):
 from __future__ import annotations
 
 import contextlib
+import importlib
 import io
 import json
+import random
 import re
 import sys
 import threading
@@ -98,20 +100,37 @@ class AkshareCalls:
     sleep: Callable[[float], None] = time.sleep
     records: list[CallRecord] = field(default_factory=list)
     successes: int = 0
+    pace_s: float = 0.0  # mean seconds between calls (jittered 0.5-1.5x)
+    ban_after_drops: int = 3  # consecutive dropped connections that make a ban (one drop is a blip)
+    drops_in_a_row: int = 0
+    _last_call: float = 0.0
 
-    def run(self, function: str, label: str, *, expect_data: bool = False, **kwargs: Any) -> pd.DataFrame | None:
+    def run(
+        self,
+        function: str,
+        label: str,
+        *,
+        expect_data: bool = False,
+        fn: Callable[[], Any] | None = None,
+        breaker: CircuitBreaker | None = None,
+        policy: RetryPolicy | None = None,
+        **kwargs: Any,
+    ) -> pd.DataFrame | None:
         """The function's DataFrame, or None when the vendor answered "no data".
 
         ``expect_data``: the call must have data (a report period whose reports are all out): a "no data"
         answer is then Eastmoney's null fault (akshare #6522), retried and finally raised as NullAnswer.
+        ``fn`` replaces ``akshare.<function>(**kwargs)`` (the same akshare code on another host); ``breaker``
+        and ``policy`` replace the fetch's own (a host with its own breaker, a primary that has a fallback).
         """
         started = time.monotonic()
         pages: list[int | None] = [None]
+        call = fn or (lambda: getattr(importlib.import_module("akshare"), function)(**kwargs))
         try:
             frame = call_resilient(
-                lambda: self._once(function, label, kwargs, pages, expect_data),
-                breaker=self.breaker,
-                policy=self.policy,
+                lambda: self._once(function, label, call, pages, expect_data),
+                breaker=breaker or self.breaker,
+                policy=policy or self.policy,
                 sleep=self.sleep,
             )
         except ProviderError as exc:
@@ -121,14 +140,21 @@ class AkshareCalls:
         outcome = "empty" if frame is None or rows == 0 else "ok"
         self.records.append(CallRecord(label, round(time.monotonic() - started, 3), rows, pages[0], outcome))
         self.successes += 1
+        self.drops_in_a_row = 0
         return frame
 
-    def _once(
-        self, function: str, label: str, kwargs: dict[str, Any], pages: list[int | None], expect_data: bool = False
-    ) -> pd.DataFrame | None:
-        import akshare
+    def _pace(self) -> None:
+        """Space calls out (jittered): a burst of requests is what gets an IP banned."""
+        if self.pace_s <= 0:
+            return
+        wait = self.pace_s * random.uniform(0.5, 1.5) - (time.monotonic() - self._last_call)
+        if wait > 0:
+            self.sleep(wait)
 
-        fn = getattr(akshare, function)
+    def _once(
+        self, function: str, label: str, fn: Callable[[], Any], pages: list[int | None], expect_data: bool = False
+    ) -> pd.DataFrame | None:
+        self._pace()
         offset = PAGES_BEFORE_BAR.get(function, 0)
 
         def on_bar(done: int, total: int) -> None:
@@ -140,10 +166,11 @@ class AkshareCalls:
 
         def work() -> None:
             try:
-                outcome.value = fn(**kwargs)
+                outcome.value = fn()
             except BaseException as exc:
                 outcome.error = exc
             finally:
+                self._last_call = time.monotonic()
                 outcome.done.set()
 
         tap = _TqdmTap(on_bar, sys.stderr)
@@ -202,12 +229,19 @@ class AkshareCalls:
                 function=label, pages_done=done, pages_total=total,
             )
         if is_connection_dropped(exc):
-            ban = self.successes > 0
+            self.drops_in_a_row += 1
+            n = self.drops_in_a_row
+            if n < self.ban_after_drops:
+                return ProviderUnavailable(
+                    f"{label}: Eastmoney closed the connection without an answer{where} ({n} in a row; one drop "
+                    "is a blip, retried)", function=label, pages_done=done, pages_total=total,
+                )
             return ProviderUnavailable(
-                f"{label}: Eastmoney closed the connection without an answer{where}, after {self.successes} "
-                "successful calls in this refresh. This is how an Eastmoney IP ban shows: wait before refreshing "
-                "again, or use the Tushare provider.",
-                function=label, ban=ban, pages_done=done, pages_total=total,
+                f"{label}: Eastmoney closed the connection without an answer{where}: {n} consecutive refusals "
+                f"after {self.successes} successful calls in this refresh. This is how an Eastmoney IP ban "
+                "shows: wait before refreshing again, set HTTPS_PROXY, or use the Tushare provider "
+                "(`python -m screening universe probe` shows which hosts answer).",
+                function=label, ban=True, pages_done=done, pages_total=total,
             )
         if isinstance(exc, requests.exceptions.HTTPError):
             status = exc.response.status_code if exc.response is not None else "error"

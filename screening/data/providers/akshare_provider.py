@@ -23,11 +23,21 @@ import datetime as dt
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pandas as pd
 
 from screening.data.providers.akshare_calls import AkshareCalls, akshare_version
+from screening.data.providers.akshare_frames import (
+    SPOT,
+    Quote,
+    announcements_of,
+    forecasts_of,
+    period_table_of,
+    quotes_of,
+    st_codes_of,
+)
 from screening.data.providers.base import (
     IncompleteData,
     MarketSnapshot,
@@ -35,9 +45,10 @@ from screening.data.providers.base import (
     ProvidedStock,
     ProviderError,
     ProviderUnavailable,
+    SchemaChanged,
 )
+from screening.data.providers.eastmoney_clist import DELAY_HOST, delayed_board
 from screening.data.providers.fetch_plan import CallPlan, announcement_window, supporting_periods
-from screening.data.providers.frames import check_codes, code_of, day, num, require_columns, text
 from screening.data.providers.fundamentals import (
     PeriodFigures,
     PeriodPlan,
@@ -55,6 +66,7 @@ from screening.data.providers.records import (
     put,
     put_fiscal_years,
     put_latest,
+    put_st,
     report_day,
     snapshot_period,
 )
@@ -62,29 +74,12 @@ from screening.data.providers.report_text import Announcement, Forecast, compose
 from screening.data.providers.resilience import CircuitBreaker, RetryPolicy
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
-SPOT = "stock_zh_a_spot_em"
-SPOT_COLUMNS = ("代码", "名称", "最新价", "涨跌幅", "市净率", "总市值")
-YJBB_COLUMNS = (
-    "股票代码", "每股收益", "营业总收入-营业总收入", "营业总收入-同比增长", "净利润-净利润", "净利润-同比增长",
-    "净资产收益率", "销售毛利率", "所处行业", "最新公告日期",
-)
-YJYG_COLUMNS = ("股票代码", "预测指标", "业绩变动", "业绩变动原因", "预告类型", "公告日期")
-NOTICE_COLUMNS = ("代码", "公告标题", "公告日期")
-ST_COLUMNS = ("代码", "名称")
-PARENT_PROFIT = "归属于上市公司股东的净利润"
+SESSION_STARTS = dt.time(9, 15)  # the call auction (refresh.quote_session says the same for the refresh)
+WARNING = "warning: "  # notes that start so are shown on `universe status` and the digest footer
 PE_NOTE = (
     "PE-TTM is derived: 总市值 (stock_zh_a_spot_em) / TTM net profit (stock_yjbb_em: latest cumulative "
     "period + last annual report - the same period a year before); 市盈率-动态 is not PE-TTM and is not used."
 )
-
-@dataclass(frozen=True)
-class Quote:
-    name: str | None
-    price: float | None
-    change_pct: float | None
-    pb: float | None
-    market_cap: float | None
-
 
 @dataclass
 class _Fetch:
@@ -99,9 +94,9 @@ class _Fetch:
     def sdk(self) -> str:
         return f"akshare {self.version}"
 
-    def run(self, function: str, label: str, *, expect_data: bool = False, **kw: object) -> pd.DataFrame | None:
+    def run(self, function: str, label: str, **kw: Any) -> pd.DataFrame | None:
         try:
-            return self.calls.run(function, label, expect_data=expect_data, **kw)
+            return self.calls.run(function, label, **kw)
         finally:
             self.plan.step()
 
@@ -116,6 +111,8 @@ class _Market:
     tables: dict[dt.date, PeriodTable]
     forecasts: dict[str, Forecast] | None  # None: 业绩预告 not available
     titles: dict[str, list[Announcement]]
+    quote_source: str = f"akshare:{SPOT}"
+    st_source: str = "akshare:stock_zh_a_st_em"
 
 
 class AkshareProvider:
@@ -130,11 +127,19 @@ class AkshareProvider:
         complete_share: float = 0.8,
         max_quote_age_days: int = 7,
         max_titles: int | None = 20,
+        pace_s: float = 0.0,
         now: Callable[[], dt.datetime] | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.retry = retry or RetryPolicy()
         self.breaker = breaker or CircuitBreaker("akshare")
+        # the quote hosts get breakers of their own: push2 refusing must not stop push2delay or the datacenter
+        self.host_breakers = {
+            host: CircuitBreaker(f"akshare:{host}", failure_threshold=self.breaker.failure_threshold,
+                                 cooldown_s=self.breaker.cooldown_s)
+            for host in ("push2", "push2delay")
+        }
+        self.pace_s = pace_s
         self.call_timeout_s = call_timeout_s
         self.complete_share = complete_share
         self.max_quote_age_days = max_quote_age_days
@@ -151,17 +156,20 @@ class AkshareProvider:
         progress: ProgressCallback | None = None,
     ) -> MarketSnapshot:
         now = self._now().astimezone(SHANGHAI)
-        self._check_quote_day(trade_date, now.date())
+        self._check_quote_day(trade_date, now)
+        if self.breaker.state == "open":
+            self.breaker.before_call()  # raises CircuitOpen: nothing goes out while the provider's breaker is open
         version = akshare_version()
         days = announcement_window(trade_date, now.date(), announcement_days)
-        calls = AkshareCalls(self.breaker, self.retry, self.call_timeout_s, progress, sleep=self._sleep)
+        calls = AkshareCalls(self.breaker, self.retry, self.call_timeout_s, progress, sleep=self._sleep,
+                             pace_s=self.pace_s)
         f = _Fetch(calls, CallPlan(progress, planned=2 + 4 + 2 + len(days)), version, [PE_NOTE])
-        quotes = self._load_quotes(f)
-        st_codes = self._load_st(f)
+        quotes, quote_source = self._load_quotes(f)
+        st_codes, st_source = self._load_st(f)
         walk, latest, tables = self._load_reports(f, trade_date, quotes)
         forecasts = self._load_forecasts(f, walk.walked[0])
         titles = self._load_announcements(f, days)
-        market = _Market(quotes, st_codes, latest, tables, forecasts, titles)
+        market = _Market(quotes, st_codes, latest, tables, forecasts, titles, quote_source, st_source)
         stocks, counts = self._assemble(market, trade_date, announcement_days)
         f.notes.extend(counts)
         return MarketSnapshot(
@@ -170,8 +178,16 @@ class AkshareProvider:
             stocks=stocks, notes=f.notes, calls=calls.records,
         )
 
-    def _check_quote_day(self, trade_date: dt.date, today: dt.date) -> None:
-        """The spot board is Eastmoney's current one: it can stand only for a recent session, never a future one."""
+    def _check_quote_day(self, trade_date: dt.date, now: dt.datetime) -> None:
+        """The spot board is Eastmoney's current one: it can stand only for a recent session, never a future one,
+        and not for today's before the call auction (until 09:15 it shows the previous session's close)."""
+        today = now.date()
+        if trade_date == today and now.time() < SESSION_STARTS:
+            raise ProviderError(
+                f"{SPOT} at {now:%H:%M} still shows the previous session's close: it cannot stand for "
+                f"{today.isoformat()} before {SESSION_STARTS:%H:%M}. Leave out --date (the refresh then takes the "
+                "session the board shows), or give the previous trading day."
+            )
         if trade_date > today or (today - trade_date).days > self.max_quote_age_days:
             raise ProviderError(
                 f"{SPOT} serves Eastmoney's current quotes only; they cannot stand for {trade_date.isoformat()} "
@@ -179,31 +195,52 @@ class AkshareProvider:
                 "provider for past dates."
             )
 
-    def _load_quotes(self, f: _Fetch) -> dict[str, Quote]:
+    def _board(self, f: _Fetch, function: str) -> tuple[pd.DataFrame | None, str]:
+        """A push2 board (quotes or ST) and its source id: akshare's own call, else the push2delay host.
+
+        The primary gets two tries (a single drop is retried) before the fallback, which has the full policy.
+        """
+        primary = RetryPolicy(min(2, self.retry.attempts), self.retry.initial_wait_s, self.retry.max_wait_s)
+        why = "answered empty"
+        try:
+            frame = f.run(function, function, breaker=self.host_breakers["push2"], policy=primary)
+            if frame is not None and not frame.empty:
+                return frame, f"akshare:{function}"
+        except ProviderUnavailable as exc:
+            why = f"failed: {exc}"
+        f.plan.add(1)
+        f.notes.append(f"{function} on push2 {why}; taken from {DELAY_HOST} (delayed-quote host, akshare's paging)")
+        label = f"{function}@push2delay"
+        frame = f.run(function, label, fn=lambda: delayed_board(function), breaker=self.host_breakers["push2delay"])
+        return frame, f"akshare:{label}"
+
+    def _load_quotes(self, f: _Fetch) -> tuple[dict[str, Quote], str]:
         """The quotes are essential: they are the universe."""
-        spot = f.run(SPOT, SPOT)
+        spot, source = self._board(f, SPOT)
         if spot is None or spot.empty:
-            raise IncompleteData(f"{SPOT} returned no quotes: nothing to build a universe from")
-        quotes, skipped = self._quotes(spot, f.sdk)
+            raise IncompleteData(f"{SPOT} returned no quotes on push2 nor {DELAY_HOST}: nothing to build a "
+                                 "universe from")
+        quotes, skipped = quotes_of(spot, f.sdk)
         if not quotes:
             raise IncompleteData(f"{SPOT} returned {len(spot)} rows but no A-share code among them")
         if skipped:
             f.notes.append(f"{SPOT}: {skipped} rows without an A-share code were left out")
-        return quotes
+        return quotes, source
 
-    def _load_st(self, f: _Fetch) -> set[str] | None:
-        """The ST board is optional: without it ST is None (unknown), and the names still mark ST to the rules."""
+    def _load_st(self, f: _Fetch) -> tuple[set[str] | None, str]:
+        """The ST board is optional: without it (down, or drifted) ST comes from the names alone, with a warning."""
+        source = "akshare:stock_zh_a_st_em"
         try:
-            st_frame = f.run("stock_zh_a_st_em", "stock_zh_a_st_em")
+            st_frame, source = self._board(f, "stock_zh_a_st_em")
             if st_frame is None or st_frame.empty:  # the board is never empty: "no data" is a failure
-                f.notes.append("stock_zh_a_st_em returned nothing: ST left unknown (names still mark ST)")
-                return None
-            st_codes = self._st_codes(st_frame, f.sdk)
-        except ProviderUnavailable as exc:
-            f.notes.append(f"ST board unavailable, ST left unknown (names still mark ST): {exc}")
-            return None
+                f.notes.append(f"{WARNING}stock_zh_a_st_em returned nothing: ST left unknown (names still mark ST)")
+                return None, source
+            st_codes = st_codes_of(st_frame, f.sdk)
+        except (ProviderUnavailable, SchemaChanged) as exc:
+            f.notes.append(f"{WARNING}ST board unavailable, ST left unknown (names still mark ST): {exc}")
+            return None, source
         f.notes.append(f"ST from the risk-warning board (stock_zh_a_st_em): {len(st_codes)} stocks")
-        return st_codes
+        return st_codes, source
 
     def _load_reports(
         self, f: _Fetch, trade_date: dt.date, quotes: dict[str, Quote]
@@ -217,7 +254,7 @@ class AkshareProvider:
                 # a period past its legal deadline (or one a later report needs) has reports: null is a fault
                 must = supporting or disclosure_deadline(period) < trade_date
                 frame = f.run("stock_yjbb_em", label, expect_data=must, date=ymd(period))
-                tables[period] = {} if frame is None else self._period_table(frame, period, label, f.sdk)
+                tables[period] = {} if frame is None else period_table_of(frame, period, label, f.sdk)
             return tables[period]
 
         walk, latest = walk_latest_periods(trade_date, quotes, load, complete_share=self.complete_share)
@@ -245,7 +282,7 @@ class AkshareProvider:
             if frame is None:
                 f.notes.append(f"{label}: no forecasts published")
                 continue
-            for code, found in self._forecasts(frame, period, label, f.sdk).items():
+            for code, found in forecasts_of(frame, period, label, f.sdk).items():
                 forecasts.setdefault(code, found)  # newest period first
         return forecasts
 
@@ -259,7 +296,7 @@ class AkshareProvider:
             if frame is None or frame.empty:
                 empty_days.append(d)
                 continue
-            for code, a in self._announcements(frame, label, f.sdk):
+            for code, a in announcements_of(frame, label, f.sdk):
                 titles.setdefault(code, []).append(a)
         weekdays = [d for d in days if d.weekday() < 5]
         if len(weekdays) >= 2 and all(d in empty_days for d in weekdays):
@@ -273,66 +310,6 @@ class AkshareProvider:
                 "stock_notice_report: no announcements on " + ", ".join(d.isoformat() for d in sorted(empty_days))
             )
         return titles
-
-    # ---- adapters (DataFrame -> records) -------------------------------------------------------------------
-    @staticmethod
-    def _quotes(frame: pd.DataFrame, sdk: str) -> tuple[dict[str, Quote], int]:
-        require_columns(frame, function=SPOT, required=SPOT_COLUMNS, sdk=sdk)
-        check_codes(frame, "代码", function=SPOT, sdk=sdk)
-        out: dict[str, Quote] = {}
-        skipped = 0
-        for row in frame[list(SPOT_COLUMNS)].itertuples(index=False):
-            code = code_of(row[0])
-            if code is None:
-                skipped += 1
-                continue
-            out.setdefault(code, Quote(text(row[1]), num(row[2]), num(row[3]), num(row[4]), num(row[5])))
-        return out, skipped
-
-    @staticmethod
-    def _st_codes(frame: pd.DataFrame, sdk: str) -> set[str]:
-        require_columns(frame, function="stock_zh_a_st_em", required=ST_COLUMNS, sdk=sdk)
-        return {c for c in (code_of(v) for v in frame["代码"]) if c is not None}
-
-    @staticmethod
-    def _period_table(frame: pd.DataFrame, period: dt.date, label: str, sdk: str) -> PeriodTable:
-        require_columns(frame, function=label, required=YJBB_COLUMNS, sdk=sdk)
-        check_codes(frame, "股票代码", function=label, sdk=sdk)
-        source = f"akshare:{label}"
-        out: PeriodTable = {}
-        for r in frame[list(YJBB_COLUMNS)].itertuples(index=False):
-            code = code_of(r[0])
-            if code is None or code in out:  # newest update first: keep it
-                continue
-            out[code] = PeriodFigures(
-                period=period, source=source, eps=num(r[1]), revenue=num(r[2]), revenue_yoy=num(r[3]),
-                net_profit=num(r[4]), net_profit_yoy=num(r[5]), roe=num(r[6]), gross_margin=num(r[7]),
-                industry=text(r[8]), notice_date=day(r[9]),
-            )
-        return out
-
-    @staticmethod
-    def _forecasts(frame: pd.DataFrame, period: dt.date, label: str, sdk: str) -> dict[str, Forecast]:
-        require_columns(frame, function=label, required=YJYG_COLUMNS, sdk=sdk)
-        out: dict[str, Forecast] = {}
-        for r in frame[list(YJYG_COLUMNS)].itertuples(index=False):
-            code = code_of(r[0])
-            if code is None:
-                continue
-            f = Forecast(period=period, notice_date=day(r[5]), kind=text(r[4]), content=text(r[2]), reason=text(r[3]))
-            if code not in out or text(r[1]) == PARENT_PROFIT:  # the net-profit forecast wins
-                out[code] = f
-        return out
-
-    @staticmethod
-    def _announcements(frame: pd.DataFrame, label: str, sdk: str) -> list[tuple[str, Announcement]]:
-        require_columns(frame, function=label, required=NOTICE_COLUMNS, sdk=sdk)
-        out = []
-        for r in frame[list(NOTICE_COLUMNS)].itertuples(index=False):
-            code, title, when = code_of(r[0]), text(r[1]), day(r[2])
-            if code is not None and title is not None and when is not None:
-                out.append((code, Announcement(when, title)))
-        return out
 
     # ---- one record per quoted stock ----------------------------------------------------------------------
     def _assemble(
@@ -361,10 +338,10 @@ class AkshareProvider:
         q = market.quotes[code]
         record = new_record(code)
         for name, value in (("name", q.name), ("price", q.price), ("change_pct", q.change_pct),
-                            ("pb", q.pb), ("market_cap", q.market_cap)):
-            put(record, name, value, quote_day, f"akshare:{SPOT}")
-        if market.st_codes is not None:
-            put(record, "st", code in market.st_codes, quote_day, "akshare:stock_zh_a_st_em")
+                            ("pb", q.pb), ("market_cap", q.market_cap), ("pe_dynamic", q.pe_dynamic)):
+            put(record, name, value, quote_day, market.quote_source)
+        put_st(record, q.name, None if market.st_codes is None else code in market.st_codes, quote_day,
+               market.st_source, market.quote_source)
         figures = market.latest.get(code)
         ttm = TtmResult(None, None, "no report")
         if figures is not None:

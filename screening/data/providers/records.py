@@ -29,6 +29,33 @@ def put(record: ProvidedStock, name: str, value: object, when: str, source: str)
         record.field_sources[name] = source
 
 
+# ST name marks (the brief's list) and the delisting-arrangement names (XX退, 退市XX): every exchange's board
+# names them so, and the BSE's *ST stocks are not on Eastmoney's risk-warning board
+_ST_PREFIXES = ("*ST", "ST", "S*ST", "SST")
+
+
+def name_marks_st(name: str | None) -> str | None:
+    """Why the name marks a risk-warning stock ("ST", "退"), or None."""
+    if not name:
+        return None
+    clean = name.replace(" ", "").upper()
+    if clean.startswith(_ST_PREFIXES):
+        return "ST"
+    return "退" if "退" in clean else None
+
+
+def put_st(record: ProvidedStock, name: str | None, on_board: bool | None, when: str, board_source: str,
+           name_source: str) -> None:
+    """ST from the board, or from the name (prefix or 退) when the board misses it; unknown when neither can say."""
+    mark = name_marks_st(name)
+    if on_board:
+        put(record, "st", True, when, board_source)
+    elif mark is not None:
+        put(record, "st", True, when, f"{name_source}(名称:{mark})")
+    elif on_board is not None:
+        put(record, "st", False, when, board_source)
+
+
 def finder(tables: dict[dt.date, PeriodTable], code: str) -> Find:
     """One stock's report for any loaded period (None where the period was not loaded or it did not report)."""
     return lambda period: tables.get(period, {}).get(code)

@@ -26,6 +26,7 @@ class Forecast:
     kind: str | None = None  # 预告类型, e.g. 预增, 首亏
     content: str | None = None  # 业绩变动 / summary
     reason: str | None = None  # 业绩变动原因
+    revised: bool = False  # a later notice replaced an earlier forecast of the same period (业绩预告修正)
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,7 @@ def figures_sentence(r: PeriodFigures) -> str:
 
 
 def forecast_sentence(f: Forecast) -> str:
-    head = f"业绩预告（{label(f.period)}"
+    head = f"业绩预告{'修正' if f.revised else ''}（{label(f.period)}"
     head += f"，{f.notice_date.isoformat()}公告）" if f.notice_date else "）"
     body = []
     if f.kind:
