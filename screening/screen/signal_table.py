@@ -1,0 +1,178 @@
+"""The text signals as data: one row per risk that an announcement title or a report sentence can state.
+
+Every reader of risk text reads this one table: the rules floor (``screen/signals.py``), the full system
+prompt's signal list (``screen/prompt.py`` renders it from ``GROUPS``), and the fine-tuning targets
+(``finetune/``). So the words the model is told to look for, the words that raise a verdict without any
+model, and the words a training answer names cannot drift apart.
+
+A row: the signal's short name (what a flag and a reason say), the tier it justifies at least, the
+patterns that state it (regular expressions, matched inside one clause), and counter-patterns: wording
+that shares the signal's words but says the opposite or good news (撤销退市风险警示, 标准无保留意见, 解除质押).
+Counter-pattern spans are blanked out of the clause before the patterns are tried, so "撤销退市风险警示"
+is not read as "退市风险警示" while "撤销退市风险警示暨实施其他风险警示" still is; a ``clears`` word
+(胜诉, 结案通知书) turns the whole sentence into good news for that one signal. Plain denials (不存在违规担保,
+未收到立案调查通知) are handled once for every signal by ``NEGATIONS``: a negation word earlier in the same
+clause, or inside the match, cancels it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# a clause-internal gap: a few characters that are not a clause break; _L the shortest such gap; _S a gap
+# inside one sentence (clause breaks allowed), for the ``sentence`` patterns
+_G = r"[^，,。；;：:！!？?\n]{0,12}"
+_L = r"[^，,。；;：:！!？?\n]{0,12}?"
+_S = r"[^。；;！!？?\n]{0,40}"
+
+
+@dataclass(frozen=True)
+class SignalRule:
+    name: str  # short name, as the flag and the reason say it
+    tier: str  # "高" or "中": the least risk the text justifies
+    group: str  # the system prompt's heading this row is listed under
+    patterns: tuple[str, ...]  # matched inside one clause
+    counters: tuple[str, ...] = ()  # spans blanked out before matching
+    clears: tuple[str, ...] = ()  # words that make the whole sentence good news for this signal (胜诉, 结案)
+    sentence: tuple[str, ...] = ()  # patterns matched across one sentence's clauses (质押 ... 比例为86%)
+
+
+@dataclass(frozen=True)
+class SignalGroup:
+    """A heading of the prompt's signal list, with the sentence that tells a model what it covers."""
+
+    name: str
+    describe: str  # what the texts say, in the prompt's words; tiers are appended from the rows
+
+
+GROUPS: tuple[SignalGroup, ...] = (
+    SignalGroup("立案调查", "公司或实控人收到证监会《立案告知书》、被立案调查, 或收到行政处罚事先告知书"),
+    SignalGroup("退市风险警示", "被实施退市风险警示(*ST)、其他风险警示(ST), 或可能被终止上市"),
+    SignalGroup("审计意见", "年报审计意见为无法表示意见、否定意见或保留意见, 或带持续经营重大不确定性段落"),
+    SignalGroup("违规担保、资金占用", "为控股股东或关联方违规担保, 或控股股东非经营性占用公司资金"),
+    SignalGroup("重大诉讼、仲裁", "公司作为被告涉及重大诉讼、仲裁, 或银行账户、主要资产被冻结"),
+    SignalGroup("商誉减值", "计提大额商誉减值准备"),
+    SignalGroup("减持", "控股股东、实控人、5%以上股东或董监高披露减持计划或进展"),
+    SignalGroup("股权质押与冻结", "控股股东质押比例超过80%或提示平仓风险, 股份被司法冻结, 或质押股份被强制平仓"),
+    SignalGroup("业绩预告", "预亏、首亏、预减(净利润降幅超过50%), 或续亏、预计期末净资产为负"),
+    SignalGroup("债务违约", "债券或借款违约、展期、逾期, 或被申请破产、重整"),
+    SignalGroup("其他", "定期报告无法按期披露、财务造假、实控人被留置或失联; 问询函、关注函、警示函"),
+)
+
+# Denials: one of these earlier in a match's clause (or inside the match) says the risk is absent
+# ("不存在违规担保", "未收到立案调查通知", "无重大诉讼"). "无法" is a risk word (无法表示意见, 无法按期披露) and
+# 无锡/无偿 are not denials; "未" alone is too wide (未履行减持预披露义务 is a violation), so only its
+# denial compounds are listed; "尚未收到" (…立案调查的结论性意见) says a live risk is still open.
+NEGATIONS = (r"不存在|不涉及|不构成|不会|没有|并无|并未|未发生|(?<!尚)未收到|未实施|未涉及|未被|未曾|未有|未出现|"
+             r"否认|澄清|无(?![法锡偿])")
+
+# a percentage of 80 or more / 10 or more, not read from the middle of a longer number
+_PCT80 = r"(?<![\d.])(?:[89]\d|100)(?:\.\d+)?\s*%"
+_PCT10 = r"(?<![\d.])(?:[1-9]\d|100)(?:\.\d+)?\s*%"
+_PCT50 = r"(?<![\d.])(?:[5-9]\d|100)(?:\.\d+)?\s*%"
+
+SIGNALS: tuple[SignalRule, ...] = (
+    SignalRule("立案调查", "高", "立案调查", (
+        r"立案告知书", r"立案调查", r"被" + _G + r"立案", r"(?:证监会|证券监督管理委员会|稽查)" + _G + r"立案",
+        r"涉嫌" + _G + r"立案",
+    ), clears=(r"结案", r"撤销" + _G + r"立案", r"终止" + _G + r"调查")),
+    SignalRule("行政处罚", "高", "立案调查", (
+        r"行政处罚事先告知书", r"行政处罚决定书", r"市场禁入",
+    )),
+    SignalRule("退市风险警示", "高", "退市风险警示", (
+        r"退市风险警示", r"其他风险警示", r"终止上市", r"终止" + r"[^，,。；;]{0,6}" + r"股票上市", r"强制退市",
+        r"退市整理期", r"暂停上市", r"(?:面值|市值)退市",
+    ), (r"撤销" + _L + r"风险警示", r"(?:不|未)触及" + _G + r"(?:退市|风险警示)"), (r"摘帽",)),
+    SignalRule("审计意见(无法表示/否定)", "高", "审计意见", (
+        r"无法表示意见", r"否定意见",
+    ), clears=(r"(?:无法表示意见|否定意见)" + _S + r"消除",)),
+    SignalRule("审计意见(保留)", "中", "审计意见", (
+        r"保留意见",
+    ), (r"(?:标准)?无保留意见",), (r"保留意见" + _S + r"消除",)),
+    SignalRule("持续经营不确定", "中", "审计意见", (
+        r"持续经营" + _G + r"(?:重大)?不确定性",
+    )),
+    SignalRule("违规担保", "高", "违规担保、资金占用", (
+        r"违规" + _G + r"担保", r"担保" + _G + r"未履行" + _G + r"(?:审议|决策)程序",
+    ), (r"解除" + _G + r"担保",),
+        sentence=(r"担保" + _S + r"未(?:经|履行)" + _G + r"(?:审议|决策|董事会|股东大会)",)),
+    SignalRule("资金占用", "高", "违规担保、资金占用", (
+        r"资金占用", r"占用" + _G + r"资金", r"违规占用", r"资金被" + _G + r"占用",
+    ), (r"占用费",), (r"已全部(?:归还|偿还|清偿)", r"已(?:归还|偿还|清偿)全部", r"(?<!未)消除", r"已解决")),
+    SignalRule("重大诉讼", "中", "重大诉讼、仲裁", (
+        r"重大诉讼", r"重大仲裁", r"(?:涉及|累计)" + _G + r"(?:诉讼|仲裁)", r"被" + _G + r"(?:起诉|提起诉讼|申请仲裁)",
+        r"作为被(?:告|申请人)", r"公司为被(?:告|申请人)", r"(?:诉讼|仲裁)" + _G + r"进展", r"起诉(?:本)?公司",
+        r"(?:民事)?起诉状", r"应诉通知书", r"仲裁申请书", r"仲裁通知书",
+        r"判决(?:本)?公司" + _G + r"(?:支付|偿还|赔偿|承担|返还)", r"败诉",
+    ), clears=(r"胜诉", r"和解", r"撤诉", r"驳回" + _G + r"(?:原告|对方|申请人)", r"作为原告", r"追偿",
+               r"(?:诉讼|仲裁)" + _G + r"(?:结案|终结)",
+               r"(?:公司|子公司)(?:对|向)" + _G + r"(?:提起诉讼|起诉)(?![公状])")),
+    SignalRule("重大诉讼(超净资产10%)", "高", "重大诉讼、仲裁", (), sentence=(
+        r"(?:诉讼|仲裁|涉案|被告|被申请人)" + _S + r"净资产" + _G + _PCT10,
+    ), clears=(r"胜诉", r"撤诉", r"作为原告", r"担保余额")),
+    SignalRule("资产冻结", "高", "重大诉讼、仲裁", (
+        r"(?:银行账户|基本账户|基本户|一般户|银行存款|主要资产|核心资产|主要生产|厂房|土地使用权)" + _G
+        + r"(?:冻结|查封)",
+        r"查封冻结", r"被" + _G + r"查封", r"资产" + _G + r"司法拍卖",
+    ), (r"解除" + _G + r"(?:冻结|查封)", r"解冻")),
+    SignalRule("商誉减值", "中", "商誉减值", (
+        r"商誉减值准备", r"计提" + _G + r"商誉", r"大额商誉减值", r"商誉" + _G + r"(?:大幅|全额)?减值",
+    ), (r"减值测试" + _G + r"(?:未|不存在)",), (r"未出现减值", r"不存在减值")),
+    SignalRule("商誉减值致亏", "高", "商誉减值", (), sentence=(
+        r"商誉" + _S + r"(?:由盈转亏|转为亏损|亏损)", r"(?:由盈转亏|转为亏损|亏损)" + _S + r"商誉",
+    ), clears=(r"扭亏", r"未出现减值", r"不存在减值")),
+    SignalRule("股东减持", "中", "减持", (
+        r"减持",
+    ), (r"(?:未|不|暂不)(?:实施|进行|再)?减持", r"减持" + _G + r"届满" + _G + r"未" + _G + r"减持",
+        r"终止" + _G + r"减持", r"减持" + _G + r"(?:未|不)实施"),
+        (r"未(?:实施|进行)?减持",)),
+    SignalRule("清仓式减持", "高", "减持", (), sentence=(
+        r"(?:下降|下滑|亏损)" + _S + r"减持" + _G + r"全部", r"减持" + _G + r"全部" + _S + r"(?:下降|下滑|亏损)",
+    ), clears=(r"未(?:实施|进行)?减持",)),
+    SignalRule("质押风险", "中", "股权质押与冻结", (
+        r"质押" + _G + r"(?:平仓|预警线|平仓线|违约)", r"(?:高比例|大比例)质押",
+    ), (r"解除质押", r"解押"), sentence=(
+        r"质押" + _S + r"(?:比例|占)" + _G + _PCT80, _PCT80 + _G + r"(?:股份)?(?:已|被)?质押",
+    )),
+    SignalRule("股份冻结", "中", "股权质押与冻结", (
+        r"司法冻结", r"轮候冻结", r"(?:股份|股权)" + _G + r"被" + _G + r"冻结", r"司法拍卖", r"司法划转",
+    ), (r"解除" + _G + r"冻结", r"解冻")),
+    SignalRule("强制平仓", "高", "股权质押与冻结", (
+        r"强制平仓", r"被动减持", r"违约处置",
+    )),
+    SignalRule("业绩预亏", "中", "业绩预告", (
+        r"预亏", r"首亏", r"首次亏损", r"(?:预计|预告)" + _G + r"(?:出现)?亏损", r"预减",
+        r"净利润" + _G + r"(?:下降|减少|降幅)" + _G + _PCT50, r"净利润" + _G + r"(?:为|约为)?\s*(?:-\s*\d|亏损)",
+        r"由盈转亏", r"转为亏损", r"减亏", r"亏损收窄",
+    ), (r"扭亏",)),
+    SignalRule("业绩续亏", "高", "业绩预告", (
+        r"续亏", r"增亏", r"(?:期末)?净资产" + _G + r"(?:为负|负值)", r"净资产(?:为|约为|将为)?\s*-\s*\d",
+        r"资不抵债", r"连续" + _G + r"亏损",
+    ), (r"扭亏",)),
+    SignalRule("债务违约", "高", "债务违约", (
+        r"(?:债券|本息|票据|借款|贷款|债务|利息)" + _G + r"(?:违约|逾期)", r"未能" + _G + r"(?:兑付|偿还|支付|清偿)",
+        r"(?:无法|不能)" + _G + r"(?:兑付|偿还|清偿)", r"(?:债券|票据)" + _G + r"展期",
+        r"逾期" + _G + r"(?:借款|贷款|债务|本金|利息|本息|票据)", r"逾期未(?:偿还|兑付|支付|清偿)", r"逾期金额",
+        r"到期未(?:兑付|偿还|支付|清偿)", r"失信被执行人",
+        r"(?:申请|被申请)" + _G + r"(?:破产|重整|清算)", r"预重整", r"破产重整", r"交叉违约",
+    ), (r"(?<![未能法])(?:按期|按时|如期)(?:足额)?(?:兑付|偿还)", r"(?<![未能法时期])足额兑付",
+        r"(?:兑付|偿还)(?:完毕|完成)", r"已兑付"),
+        (r"重整计划执行完毕", r"(?:对|向)" + _G + r"(?:子公司|客户|债务人)" + _G + r"(?:申请|提起)")),
+    SignalRule("无法按期披露", "高", "其他", (
+        r"(?:无法|不能|未能)" + _G + r"(?:法定期限|按期|按时|如期)" + _G + r"披露",
+        r"(?:无法|不能|未能)" + _G + r"披露" + _G + r"(?:年度报告|年报|半年度报告|半年报|季度报告|定期报告)",
+        r"延期披露" + _G + r"(?:年度|定期)报告",
+    )),
+    SignalRule("财务造假", "高", "其他", (
+        r"财务造假", r"虚增" + _G + r"(?:收入|利润|资产)", r"虚假记载", r"欺诈发行",
+    )),
+    SignalRule("实控人失联", "高", "其他", (
+        r"留置", r"失联", r"(?:刑事)?强制措施", r"被" + _G + r"(?:逮捕|拘留)", r"无法" + _G + r"(?:取得)?联系",
+    ), clears=(r"解除" + _G + r"(?:留置|强制措施)", r"恢复履职", r"(?:已|恢复|重新)" + _G + r"取得联系")),
+    SignalRule("监管问询", "中", "其他", (
+        r"问询函", r"关注函", r"警示函", r"监管函", r"监管工作函", r"通报批评", r"公开谴责", r"责令改正",
+        r"监管措施", r"纪律处分",
+    )),
+)
+
+TIER_RANK = {"中": 1, "高": 2}
