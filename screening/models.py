@@ -92,6 +92,7 @@ class PoolItem:
     error: InputProblem | None = None
     row: int | None = None  # source row, for messages
     name: str | None = None  # the name the file gave a row that failed: the user finds the row by it
+    code: str | None = None  # a failed item's normalised code when its input parsed (a duplicate, an unknown code)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -99,6 +100,7 @@ class PoolItem:
             "raw_code": self.raw_code,
             "row": self.row,
             "name": self.name,
+            "code": self.code,
             "stock": self.stock.to_dict() if self.stock else None,
             "error": asdict(self.error) if self.error else None,
         }
@@ -110,6 +112,7 @@ class PoolItem:
             raw_code=data["raw_code"],
             row=data.get("row"),
             name=data.get("name"),
+            code=data.get("code"),
             stock=StockInput.from_dict(data["stock"]) if data.get("stock") else None,
             error=InputProblem(**data["error"]) if data.get("error") else None,
         )
@@ -176,6 +179,7 @@ class ResultRow:
     fail_code: str | None = None  # a FailCode value on failed rows
     sources: dict[str, str] = field(default_factory=dict)  # figure -> "file" | "universe:<provider>@<date>" | "demo"
     data_date: str | None = None  # the date of the universe data the row was filled from
+    input: str | None = None  # the code, name or file cell as the user gave it; ``code`` is normalised
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -197,6 +201,7 @@ class ResultRow:
         """The documented JSON shape of ``screen --format json``."""
         return {
             "code": self.code,
+            "input": self.input,
             "name": self.name,
             "industry": self.industry,
             "risk_level": self.risk_level,
@@ -205,6 +210,7 @@ class ResultRow:
             "flags": list(self.flags),
             "status": self.status,
             "error": self.error,
+            "fail_code": self.fail_code,
             "rule_risk": self.rule_risk,
             "rule_score": self.rule_score,
             "model_risk": self.model_risk,
@@ -228,7 +234,8 @@ def failed_row(item: PoolItem, error: str, code: FailCode, engine: str | None = 
     stock = item.stock
     return ResultRow(
         index=item.index,
-        code=stock.code if stock else item.raw_code,
+        code=stock.code if stock else item.code or item.raw_code,  # normalised whenever the input parsed
+        input=item.raw_code,
         name=stock.name if stock else item.name,
         industry=stock.industry if stock else None,
         status="failed",

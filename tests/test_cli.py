@@ -69,7 +69,7 @@ def test_a_fresh_install_never_invents_a_company(env):
     rows = json.loads(p.stdout)
     assert [r["status"] for r in rows] == ["failed", "failed"] and [r["name"] for r in rows] == [None, None]
     assert all("unknown to the local data" in r["error"] and "universe refresh" in r["error"] for r in rows)
-    assert rows[0]["code"] == "000001"  # the code as the user gave it
+    assert rows[0]["code"] == "000001.SZ" and rows[0]["input"] == "000001"  # normalised; as given beside it
 
 
 def test_a_missing_file_is_unusable_input(env, tmp_path):
@@ -119,7 +119,7 @@ def test_xlsx_report_sheets_and_escaping(env, tmp_path):
 
 def test_csv_and_table(env, tmp_path):
     p = screen(env, str(SAMPLE), "--engine", "rules", "--format", "csv")
-    assert p.returncode == 0 and p.stdout.splitlines()[0].startswith("code,name,industry,risk_level")
+    assert p.returncode == 0 and p.stdout.splitlines()[0].startswith("code,input,name,industry,risk_level")
     p = screen({**env, "XDG_CACHE_HOME": str(tmp_path / "cache")}, "600519", "--engine", "rules", "--demo")
     assert p.returncode == 0 and "贵州茅台" in p.stdout and "演示数据" in p.stdout  # the table's title says so
 

@@ -14,7 +14,7 @@ import pytest
 from openpyxl import load_workbook
 
 from screening.models import Pool, PoolItem, ResultRow, StockInput
-from screening.output.report import top_picks
+from screening.output.report import rank_value, top_picks
 from screening.output.xlsx import write_workbook
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -32,7 +32,8 @@ def test_workbook_is_chinese_on_every_sheet_and_keeps_the_json_keys(tmp_path: Pa
                 source="pool.csv")
     path = write_workbook(rows, tmp_path / "screen.xlsx", pool, {"engine": "rules"}, demo=True)
     wb = load_workbook(path)
-    assert wb.sheetnames == ["演示数据", "结果", "输入", "汇总"]  # a demo workbook opens on what it is
+    assert wb.sheetnames == ["结果", "演示数据", "输入", "汇总"]  # opens on the results; 演示数据 says what they are
+    assert wb.active is not None and wb.active.title == "结果"
     assert "不是真实行情" in str(wb["演示数据"]["A1"].value)
     for name in ("结果", "输入", "汇总"):
         header = next(iter(wb[name].iter_rows(min_row=1, max_row=1)))
@@ -75,11 +76,30 @@ def test_chart_draws_the_rule_plane_with_the_stocks_by_name(tmp_path: Path) -> N
     assert out.stat().st_size > 10_000
 
 
-def test_top_picks_break_ties_at_100_by_merit_not_by_code() -> None:
+def test_top_picks_break_ties_at_100_by_rank_value_and_hold_only_low_risk() -> None:
     weaker = ok_row(0, "000001.SZ", "甲", 20.0, 20.0)  # formula 100 - 4 + 25 = 121 -> clamped 100
     stronger = ok_row(1, "600000.SH", "乙", 5.0, 40.0)  # formula 100 - 1 + 125 = 224 -> clamped 100
     middling = ok_row(2, "300001.SZ", "丙", 30.0, 10.0, 69, "中")
-    assert [r.code for r in top_picks([weaker, middling, stronger], 3)] == ["600000.SH", "000001.SZ", "300001.SZ"]
+    assert [r.code for r in top_picks([weaker, middling, stronger], 3)] == ["600000.SH", "000001.SZ"]
+    assert (rank_value(stronger), rank_value(weaker), rank_value(middling)) == (224.0, 121.0, 69.0)
+    assert top_picks([middling], 3) == []  # no 低 stock: no picks (the digest says so), never a 中 one
+
+
+def test_workbook_ranks_rows_and_greys_failed_ones_with_chinese_status(tmp_path: Path) -> None:
+    rows = [ok_row(0, "000002.SZ", "万科A", -4.0, -8.0, 0, "高"), ok_row(1, "000001.SZ", "甲", 20.0, 20.0),
+            ResultRow(index=2, code="600036.SH", name=None, industry=None, status="failed", error="unknown",
+                      fail_code="input", input="sh600036"),
+            ok_row(3, "600000.SH", "乙", 5.0, 40.0)]
+    rows[1].sources = {"pe_ttm": "file", "roe": "file", "industry": "universe:akshare@2026-12-02"}
+    wb = load_workbook(write_workbook(rows, tmp_path / "r.xlsx"))
+    ws = wb["结果"]
+    keys = [c.comment.text.removeprefix("JSON: ") for c in ws[1]]
+    table = [dict(zip(keys, (c.value for c in row), strict=True)) for row in ws.iter_rows(min_row=2)]
+    assert [r["code"] for r in table] == ["600000.SH", "000001.SZ", "000002.SZ", "600036.SH"]
+    assert [r["status"] for r in table] == ["成功", "成功", "成功", "失败"]
+    assert table[1]["sources"] == "文件: PE-TTM, ROE; akshare 2026-12-02: 行业" and table[1]["rank_value"] == 121
+    failed = next(iter(ws.iter_rows(min_row=5, max_row=5)))
+    assert all(c.fill.fgColor.rgb.endswith("D9D9D9") for c in failed)
 
 
 async def test_one_retry_policy_permanent_errors_are_not_retried() -> None:

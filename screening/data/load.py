@@ -76,10 +76,16 @@ def ensure_demo_universe(path: Path, examples_dir: Path) -> Universe:
     return universe
 
 
+def demo_date(universe: Universe) -> str | None:
+    """The day the demo universe was built: the only date its illustrative figures have (never 1970-01-01)."""
+    return (universe.info.refreshed_at or "")[:10] or None
+
+
 def _annotate(stock: StockInput, universe: Universe, settings: Settings, today: dt.date | None) -> StockInput:
     """Demo and staleness notes on a filled stock: every row says what its figures are worth."""
     if universe.info.demo:
         stock.notes.append(DEMO_NOTE)
+        stock.data_date = stock.data_date or demo_date(universe)
         return stock
     filled = {f for f, src in stock.sources.items() if src.startswith("universe:")}
     if filled:
@@ -93,9 +99,13 @@ def load_file(path: Path, settings: Settings, universe: Universe, *, source_name
               today: dt.date | None = None) -> Pool:
     """Parse a pool file, then fill what it lacks from the universe; the file's own figures win."""
     pool = read_pool(path, settings.input, source_name)
+    # the shipped sample's figures are illustrative: demo, not "file", wherever they are screened
+    sample = Path(path).resolve() == (EXAMPLES / "sample_pool.csv").resolve()
     for item in pool.items:
         if item.stock is not None:
             item.stock = _annotate(universe.fill(item.stock), universe, settings, today)
+            if sample:
+                item.stock.sources = {f: "demo" if s == "file" else s for f, s in item.stock.sources.items()}
     return pool
 
 
@@ -161,7 +171,7 @@ def pool_from_codes(tokens: list[str], universe: Universe, source: str = "comman
             stock = None
         if error is not None or stock is None:
             problem = InputProblem(source=source, message=error or "unusable input", value=token)
-            pool.items.append(PoolItem(index=index, raw_code=token, error=problem))
+            pool.items.append(PoolItem(index=index, raw_code=token, error=problem, code=code))
             continue
         assert code is not None
         first_seen[code] = (index, token)

@@ -50,11 +50,11 @@ def parse_row(index: int, raw: RawRow, used: dict[str, Column], source: str,
     raw_code, code_changed = strip_controls(_cell(raw.cells, code_col.idx).strip())
     raw_code = raw_code.strip()
 
-    def fail(message: str, column: str | None, value: str | None) -> PoolItem:
+    def fail(message: str, column: str | None, value: str | None, code: str | None = None) -> PoolItem:
         problem = InputProblem(source, message, row=raw.row, column=column, value=_clean_value(value))
         name_col = used.get("name")
         name = strip_controls(_cell(raw.cells, name_col.idx).strip())[0] if name_col is not None else ""
-        return PoolItem(index=index, raw_code=raw_code, row=raw.row, error=problem, name=name or None)
+        return PoolItem(index=index, raw_code=raw_code, row=raw.row, error=problem, name=name or None, code=code)
 
     if raw.broken is not None:
         return fail(raw.broken, None, None)
@@ -74,7 +74,7 @@ def parse_row(index: int, raw: RawRow, used: dict[str, Column], source: str,
     except CodeError as exc:
         return fail(str(exc), code_col.name, raw_code)
     if code in first_seen:
-        return fail(f"duplicate of row {first_seen[code]} (same code {code})", code_col.name, raw_code)
+        return fail(f"duplicate of row {first_seen[code]} (same code {code})", code_col.name, raw_code, code)
     first_seen[code] = raw.row
 
     values: dict[str, Any] = {}
@@ -88,7 +88,7 @@ def parse_row(index: int, raw: RawRow, used: dict[str, Column], source: str,
         if len(problems) > 1:
             others = "; ".join(f"{c}={_clean_value(v)!r}" for _, c, v in problems[1:4])
             message += f" (also bad: {others}{' ...' if len(problems) > 4 else ''})"
-        return fail(message, col_name, value)
+        return fail(message, col_name, value, code)
     if cleaned:
         notes.append("已移除控制字符: " + ", ".join(cleaned))
     stock = StockInput(code=code, **values, notes=notes)

@@ -18,19 +18,31 @@ from screening.models import RISK_ORDER, ResultRow
 from screening.output.export_safety import escape_formula, strip_illegal
 from screening.screen.rules import formula_value
 
-COLUMNS = ["code", "name", "industry", "risk_level", "score", "reason", "flags", "status", "error", "rule_risk",
-           "rule_score", "model_risk", "model_score", "pe_ttm", "roe", "row", "sources", "data_date"]
+# The JSON/CSV/XLSX row contract, in order; README "The row contract" lists the same fields (a test checks it).
+COLUMNS = ["code", "input", "name", "industry", "risk_level", "score", "rank_value", "reason", "flags", "status",
+           "error", "fail_code", "rule_risk", "rule_score", "model_risk", "model_score", "pe_ttm", "roe", "row",
+           "sources", "data_date", "signals"]
 HEADERS_ZH = {
-    "code": "代码", "name": "名称", "industry": "行业", "risk_level": "风险等级", "score": "评分", "reason": "理由",
-    "flags": "标记", "status": "状态", "error": "错误", "rule_risk": "规则风险", "rule_score": "规则评分",
-    "model_risk": "模型风险", "model_score": "模型评分", "pe_ttm": "PE-TTM", "roe": "ROE(%)", "row": "源文件行",
-    "sources": "数据来源", "data_date": "数据日期",
+    "code": "代码", "input": "输入", "name": "名称", "industry": "行业", "risk_level": "风险等级", "score": "评分",
+    "rank_value": "排序值", "reason": "理由", "flags": "标记", "status": "状态", "error": "错误",
+    "fail_code": "失败类别", "rule_risk": "规则风险", "rule_score": "规则评分", "model_risk": "模型风险",
+    "model_score": "模型评分", "pe_ttm": "PE-TTM", "roe": "ROE(%)", "row": "源文件行", "sources": "数据来源",
+    "data_date": "数据日期", "signals": "文本信号",
 }
+DEMO_FLAG = "演示数据"  # the data layer's demo note (data/load.py): what the data is, not a doubt about a row
 RISK_STYLE = {"高": "bold red", "中": "yellow", "低": "green"}
 
 
+def public_row(r: ResultRow) -> dict[str, Any]:
+    """One row as the contract has it: the row's public fields plus its rank value, in COLUMNS order."""
+    d = r.public()
+    d["rank_value"] = rank_value(r)
+    return {c: d.get(c) for c in COLUMNS}
+
+
 def to_json(rows: Sequence[ResultRow]) -> str:
-    return json.dumps([r.public() for r in rows], ensure_ascii=False, indent=1)
+    """One object per input stock, in input order (a script joins on ``code`` or on the order)."""
+    return json.dumps([public_row(r) for r in rows], ensure_ascii=False, indent=1)
 
 
 def cell(value: object) -> object:
@@ -47,7 +59,7 @@ def to_csv(rows: Sequence[ResultRow]) -> str:
     w = csv.writer(buf)
     w.writerow(COLUMNS)
     for r in rows:
-        d = r.public()
+        d = public_row(r)
         w.writerow([cell(d[c]) for c in COLUMNS])
     return buf.getvalue()
 
@@ -62,25 +74,38 @@ def summary(rows: Sequence[ResultRow]) -> dict[str, int]:
         "高": risk.get("高", 0),
         "中": risk.get("中", 0),
         "低": risk.get("低", 0),
-        "flagged": sum(bool(r.flags) for r in rows),
+        "flagged": sum(any(f != DEMO_FLAG for f in r.flags) for r in rows),  # 演示数据 is on every demo row
         "model_raised": sum(any(f.startswith("模型上调") for f in r.flags) for r in rows),
         "score_fixed": sum(any(f.startswith("评分已按") for f in r.flags) for r in rows),
         "data_doubt": sum(any(f.startswith("数据存疑") for f in r.flags) for r in rows),
     }
 
 
-def merit(r: ResultRow) -> float:
-    """The unclamped score formula of a row: two stocks that both score 100 are not equally good."""
-    if r.pe_ttm is None or r.roe is None:
-        return float(r.score or 0)
-    return formula_value(r.pe_ttm, r.roe)
+def rank_value(r: ResultRow) -> float | None:
+    """The score formula before clamping, 2 decimals: two stocks that both score 100 are not equally good.
+
+    ``score`` stays the seed's clamped 0..100 integer; this is what tables, the XLSX and the digest sort
+    by within a risk level. None on a failed row or one without PE-TTM and ROE.
+    """
+    if r.status != "ok" or r.pe_ttm is None or r.roe is None:
+        return None
+    return round(formula_value(r.pe_ttm, r.roe), 2)
+
+
+def rank_key(r: ResultRow) -> tuple[int, int, float, str]:
+    """Sort key of every ranked view: ok rows by risk (低 first), then rank value (highest first); failed last."""
+    value = rank_value(r)
+    return (r.status != "ok", RISK_ORDER.get(r.risk_level or "高", 2),
+            -(value if value is not None else float(r.score or 0)), r.code)
+
+
+def ranked(rows: Sequence[ResultRow]) -> list[ResultRow]:
+    return sorted(rows, key=rank_key)
 
 
 def top_picks(rows: Sequence[ResultRow], n: int = 10) -> list[ResultRow]:
-    """The best ok rows: lowest final risk first, then the highest score, ties broken by the raw formula."""
-    ok = [r for r in rows if r.status == "ok" and r.score is not None]
-    return sorted(ok, key=lambda r: (RISK_ORDER.get(r.risk_level or "高", 2), -(r.score or 0), -merit(r),
-                                     r.code))[:n]
+    """The best stocks: only 低 rows (a 中 or 高 stock is no pick), by rank value; empty when none is 低."""
+    return [r for r in ranked(rows) if r.status == "ok" and r.risk_level == "低"][:n]
 
 
 def render_table(rows: Sequence[ResultRow], console: Any = None, title: str = "") -> None:

@@ -2,9 +2,11 @@
 
 Headers are Chinese on every sheet (a Chinese user's workbook); the JSON contract's key of each
 column is kept as the header cell's note, so a script can still map columns to ``--format json``.
-Risk cells are coloured; every string is formula-escaped and stripped of characters a workbook
-cannot hold, so no name or report text can break the file or run in the user's spreadsheet.
-A demo workbook opens on a sheet that says 演示数据.
+Rows are ranked as every view ranks them (risk, then the unclamped rank value; failed rows last and
+grey), risk cells coloured, status in Chinese, the sources in one readable cell. Every string is
+formula-escaped and stripped of characters a workbook cannot hold, so no name or report text can
+break the file or run in the user's spreadsheet. The workbook opens on the results; a demo workbook
+says 演示数据 in the results sheet's name and on a sheet of its own.
 """
 
 from __future__ import annotations
@@ -19,9 +21,17 @@ from openpyxl.styles import Font, PatternFill
 from openpyxl.worksheet.worksheet import Worksheet
 
 from screening.models import Pool, ResultRow
-from screening.output.report import COLUMNS, HEADERS_ZH, cell, summary
+from screening.output.report import COLUMNS, HEADERS_ZH, cell, public_row, ranked, summary
 
 RISK_FILL = {"高": "F8CBAD", "中": "FFE699", "低": "C6EFCE"}
+FAILED_FILL = "D9D9D9"  # a failed row is grey across: it has no verdict, and must not pass for one
+STATUS_ZH = {"ok": "成功", "failed": "失败"}
+# how a figure's source reads in the one 数据来源 cell: file, demo, or "akshare 2026-12-02"
+SOURCE_ZH = {"file": "文件", "demo": "演示数据"}
+FIELD_ZH = {"name": "名称", "industry": "行业", "pe_ttm": "PE-TTM", "roe": "ROE", "eps": "EPS", "report_text": "报告",
+            "st": "ST", "net_profit_y1": "净利润", "net_profit_y2": "上年净利润", "report_date": "报告期",
+            "price": "价格", "change_pct": "涨跌幅", "pb": "市净率", "market_cap": "总市值",
+            "pe_dynamic": "市盈率-动态"}
 INPUT_COLUMNS = {"row": "源文件行", "raw_code": "原始代码", "code": "代码", "name": "名称", "industry": "行业",
                  "pe_ttm": "PE-TTM", "pe_dynamic": "市盈率-动态", "roe": "ROE(%)", "eps": "每股收益", "st": "ST",
                  "report_text": "报告原文", "sources": "数据来源", "error": "错误"}
@@ -41,19 +51,39 @@ def _header(ws: Worksheet, keys: Sequence[str], labels: dict[str, str]) -> None:
         c.comment = Comment(f"JSON: {key}", "ashare-screener")
 
 
+def sources_text(sources: dict[str, str]) -> str:
+    """One readable cell: "文件" when every figure came from the file, else grouped by source:
+    "文件: PE-TTM, ROE; akshare 2026-12-02: 行业"."""
+    groups: dict[str, list[str]] = {}
+    for field, src in sources.items():
+        label = SOURCE_ZH.get(src) or src.removeprefix("universe:").replace("@", " ")
+        groups.setdefault(label, []).append(FIELD_ZH.get(field, field))
+    if len(groups) == 1:
+        return next(iter(groups))
+    return "; ".join(f"{label}: {', '.join(fields)}" for label, fields in groups.items())
+
+
 def _results(ws: Worksheet, rows: Sequence[ResultRow]) -> None:
     _header(ws, COLUMNS, HEADERS_ZH)
     risk_col = COLUMNS.index("risk_level") + 1
-    for r in rows:
-        d = r.public()
+    for r in ranked(rows):
+        d = public_row(r)
+        d["status"] = STATUS_ZH.get(r.status, r.status)
+        d["sources"] = sources_text(r.sources)
         ws.append([cell(d[c]) for c in COLUMNS])
+        if r.status != "ok":
+            for c in ws[ws.max_row]:
+                c.fill = PatternFill("solid", fgColor=FAILED_FILL)
         fill = RISK_FILL.get(r.risk_level or "")
         if fill:
             ws.cell(row=ws.max_row, column=risk_col).fill = PatternFill("solid", fgColor=fill)
     ws.freeze_panes = "A2"
     ws.auto_filter.ref = ws.dimensions
-    for col, width in zip("ABCDEFGHI", (12, 12, 12, 8, 6, 34, 40, 7, 40), strict=False):
-        ws.column_dimensions[col].width = width
+    widths = {"code": 11, "input": 11, "name": 10, "industry": 10, "risk_level": 8, "score": 6, "rank_value": 8,
+              "reason": 34, "flags": 40, "status": 6, "error": 40, "sources": 30}
+    for idx, key in enumerate(COLUMNS):
+        if key in widths:
+            ws.column_dimensions[ws.cell(row=1, column=idx + 1).column_letter].width = widths[key]
 
 
 def _inputs(ws: Worksheet, pool: Pool) -> None:
@@ -70,19 +100,17 @@ def _inputs(ws: Worksheet, pool: Pool) -> None:
 
 def write_workbook(rows: Sequence[ResultRow], path: Path, pool: Pool | None = None,
                    meta: dict[str, Any] | None = None, *, demo: bool = False) -> Path:
-    """Results (结果), input (输入, when a pool is given) and summary (汇总) sheets; 演示数据 first in demo mode."""
+    """Results (结果, the sheet it opens on), 演示数据 in demo mode, input (输入, when a pool is given), summary."""
     wb = Workbook()
-    first = wb.active
-    assert first is not None
-    if demo:
-        first.title = "演示数据"
-        first.append([DEMO_TEXT])
-        first["A1"].font = Font(bold=True, color="C00000")
-        ws = wb.create_sheet("结果")
-    else:
-        ws = first
-        ws.title = "结果"
+    ws = wb.active
+    assert ws is not None
+    ws.title = "结果"
     _results(ws, rows)
+    if demo:
+        note = wb.create_sheet("演示数据")
+        note.append([DEMO_TEXT])
+        note["A1"].font = Font(bold=True, color="C00000")
+        ws.sheet_properties.tabColor = "C00000"
     if pool is not None:
         _inputs(wb.create_sheet("输入"), pool)
     wsum = wb.create_sheet("汇总")
@@ -91,6 +119,7 @@ def write_workbook(rows: Sequence[ResultRow], path: Path, pool: Pool | None = No
         wsum.append([cell(SUMMARY_LABELS.get(key, key)), cell(value if isinstance(value, int | float) else str(value))])
     if demo:
         wsum.append(["数据", "演示数据 (非真实行情)"])
+    wb.active = 0  # Excel/WPS open on the results
     path.parent.mkdir(parents=True, exist_ok=True)
     wb.save(path)
     return path

@@ -137,31 +137,35 @@ def engines_of(rows: list[ResultRow]) -> str:
 
 
 def emit(rows: list[ResultRow], pool: Pool, args: argparse.Namespace, elapsed: float, info: UniverseInfo) -> None:
+    """stdout: the format asked for (xlsx: a file). ``--out DIR``: the same four files whatever the format."""
     out_dir = Path(args.out) if args.out else None
     engine = engines_of(rows)
-    title = f"{pool.source} · {info.label()}"
+    title = table_title(pool, info)
     meta = {"source": pool.source, "data": info.label(), "engine": engine, "seconds": round(elapsed, 2),
             "generated_at": time.strftime("%Y-%m-%d %H:%M:%S")}
     if args.format == "json":
         sys.stdout.write(report.to_json(rows) + "\n")
     elif args.format == "csv":
-        text = report.to_csv(rows)
-        if out_dir:
-            out_dir.mkdir(parents=True, exist_ok=True)
-            (out_dir / "screen.csv").write_text(text, encoding="utf-8-sig")
-        else:
-            sys.stdout.write(text)
-    elif args.format == "xlsx":
-        target = (out_dir or Path(".")) / "screen.xlsx"
+        sys.stdout.write(report.to_csv(rows))
+    elif args.format == "xlsx" and out_dir is None:
+        target = Path("screen.xlsx")
         write_workbook(rows, target, pool, meta, demo=info.demo)
         print(f"wrote {target}", file=sys.stderr)
-    else:
+    elif args.format == "table":
         report.render_table(rows, title=title)
-    if out_dir and args.format in ("table", "xlsx"):
+    if out_dir:
         write_workbook(rows, out_dir / "screen.xlsx", pool, meta, demo=info.demo)
         draw_chart(rows, out_dir / "screen.png", title=title)
         (out_dir / "screen.json").write_text(report.to_json(rows), encoding="utf-8")
-        print(f"report written to {out_dir}/ (screen.xlsx, screen.png, screen.json)", file=sys.stderr)
+        (out_dir / "screen.csv").write_text(report.to_csv(rows), encoding="utf-8-sig")
+        print(f"report written to {out_dir}/ (screen.xlsx, screen.png, screen.json, screen.csv)", file=sys.stderr)
     s = report.summary(rows)
     print(f"{s['total']} stocks in {elapsed:.1f} s with engine {engine}: {s['ok']} ok, {s['failed']} failed; "
           f"{info.label()}", file=sys.stderr)
+
+
+def table_title(pool: Pool, info: UniverseInfo) -> str:
+    """The pool's own count and source first; the universe only as where missing figures came from."""
+    n = len(pool.items)
+    what = "输入的代码" if pool.source == "command" else pool.source
+    return f"{what} · {n} 只 · 补充数据: {info.label()}"

@@ -147,6 +147,7 @@ class Screener:
         row = ResultRow(index=item.index, code=stock.code, name=stock.name, industry=stock.industry, status="ok",
                         rule_risk=verdict.risk, rule_score=verdict.score, pe_ttm=stock.pe_ttm, roe=stock.roe,
                         row=item.row, engine=self.engine.name, sources=dict(stock.sources), data_date=stock.data_date,
+                        input=item.raw_code,
                         risk_level=verdict.risk, score=verdict.score, reason=verdict.reason, flags=flags)
         if not self.engine.is_model:  # no model: the rule verdict, and no model verdict that never existed
             return row
