@@ -32,6 +32,7 @@ from screening.data.providers import (
     RetryPolicy,
     SchemaChanged,
 )
+from screening.data.providers.akshare_calls import AkshareCalls
 from screening.data.providers.akshare_frames import period_table_of
 from screening.data.providers.akshare_provider import AkshareProvider
 from screening.data.providers.resilience import call_resilient, is_connection_dropped, is_eastmoney_ban
@@ -240,15 +241,24 @@ def test_spot_paging_dying_half_way_says_how_far_it_got() -> None:
     assert {"82.push2.eastmoney.com", "82.push2delay.eastmoney.com"} <= set(remote.eastmoney.clist_hosts)
 
 
+def _runner(timeout_s: float = 180.0) -> AkshareCalls:
+    return AkshareCalls(CircuitBreaker("t"), RetryPolicy(attempts=1), timeout_s, sleep=lambda s: None)
+
+
 def test_renamed_upstream_field_names_the_column_and_version(small: FakeMarketRemote) -> None:
     small.faults.rename["notice"] = {"title": "notice_title"}
     with pytest.raises(SchemaChanged) as info:
-        _provider().fetch(TRADE_DATE, announcement_days=1)
+        _runner().run("stock_notice_report", "stock_notice_report(20261204)", symbol="全部", date="20261204")
     err = info.value
     assert err.missing == ["公告标题"] and err.version == akshare.__version__
     assert err.function == "stock_notice_report(20261204)"
     assert "公告标题" in str(err) and f"akshare {akshare.__version__}" in str(err)
     assert not isinstance(err.__cause__, SchemaChanged) and isinstance(err.__cause__, KeyError)
+    # the titles are optional: the fetch completes without them, the named error in a warning, rows flagged
+    snap = _provider().fetch(TRADE_DATE, announcement_days=1)
+    assert snap.degraded == ["公告数据缺失"]
+    assert any(n.startswith("warning: 公告数据缺失") and "公告标题" in n for n in snap.notes)
+    assert all("近1日" not in (p.stock.report_text or "") for p in snap.stocks)
 
 
 def test_akshare_side_rename_fails_in_the_adapter_with_the_columns_seen(small: FakeMarketRemote) -> None:
@@ -298,8 +308,9 @@ def test_empty_forecasts_and_st_board_are_notes_not_failures(small: FakeMarketRe
 
 def test_no_announcements_on_any_weekday_is_not_taken_for_a_quiet_month(small: FakeMarketRemote) -> None:
     small.faults.empty.add("notice")
-    with pytest.raises(IncompleteData, match=r"KeyError\('代码'\)"):
-        _provider().fetch(TRADE_DATE, announcement_days=5)
+    snap = _provider().fetch(TRADE_DATE, announcement_days=5)  # optional: a warning naming why, not a failure
+    assert snap.degraded == ["公告数据缺失"]
+    assert any(n.startswith("warning: 公告数据缺失") and "KeyError('代码')" in n for n in snap.notes)
 
 
 def test_http_5xx_is_unavailable(small: FakeMarketRemote) -> None:
@@ -311,7 +322,7 @@ def test_http_5xx_is_unavailable(small: FakeMarketRemote) -> None:
 def test_a_stalled_call_hits_the_deadline(small: FakeMarketRemote) -> None:
     small.faults.delay["notice"] = 3.0
     with pytest.raises(ProviderUnavailable, match=r"stock_notice_report\(20261204\): no answer within 1 s"):
-        _provider(call_timeout_s=1.0).fetch(TRADE_DATE, announcement_days=1)
+        _runner(1.0).run("stock_notice_report", "stock_notice_report(20261204)", symbol="全部", date="20261204")
     small.faults.delay.clear()
     for thread in threading.enumerate():  # the abandoned call finishes on its own; keep it out of the next test
         if thread.name.startswith("akshare:"):

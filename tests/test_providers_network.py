@@ -225,3 +225,58 @@ def test_dynamic_pe_is_stored_beside_pe_ttm(remote: FakeMarketRemote, good: Path
     rec = u.record(f"{stock.code}.{stock.exchange}")
     assert rec is not None and rec.stock.pe_dynamic is not None and rec.stock.pe_dynamic != rec.stock.pe_ttm
     assert rec.sources["pe_dynamic"] == "akshare:stock_zh_a_spot_em"
+
+
+# ---- 4. optional sources degrade, 5. late filers ------------------------------------------------------------
+def _screen(env: dict[str, str], *codes: str) -> dict[str, dict[str, object]]:
+    res = cli("screen", *codes, "--engine", "rules", "--format", "json", env=env)
+    assert res.returncode == 0, res.stderr[-2000:]
+    return {r["code"]: r for r in json.loads(res.stdout)}
+
+
+@pytest.mark.parametrize("fault", ["down", "drifted"])
+def test_optional_sources_failing_leave_a_complete_refresh_with_warnings_and_row_flags(
+        remote: FakeMarketRemote, fresh: tuple[dict[str, str], Path], fault: str) -> None:
+    env, path = fresh
+    if fault == "down":
+        remote.faults.status.update({"notice": 502, "yjyg": 502, "st_board": 502})
+    else:  # a column added upstream: akshare's positional labels break (#5997, #5933)
+        remote.faults.extra_field.update({"notice": "NEW_FIELD", "yjyg": "NEW_FIELD", "st_board": "f999"})
+        remote.faults.rename["notice"] = {"title": "notice_title"}
+    res = refresh(env)
+    assert res.returncode == 0, res.stderr[-3000:]
+    u = Universe.load(path)
+    assert len(u) == len(remote.market.stocks) and sum(s.roe is not None for s in u) >= 0.9 * len(u)
+    assert set(u.info.degraded) == {"业绩预告数据缺失", "公告数据缺失"}
+    status = json.loads(cli("universe", "status", "--format", "json", env=env).stdout)
+    assert any("公告数据缺失" in w for w in status["warnings"]) and "⚠ 公告数据缺失" in status["summary"]
+    stock = next(s for s in remote.market.stocks if not s.st and not s.suspended)
+    code = f"{stock.code}.{stock.exchange}"
+    row = _screen(env, code)[code]
+    assert any(str(f).startswith("公告数据缺失") for f in row["flags"]), row  # type: ignore[union-attr]
+    text = u.get(code).report_text or ""  # type: ignore[union-attr]
+    assert text and "近3日" not in text  # the titles block is left out: never "近3日无公告" unchecked
+
+
+def test_a_late_filer_keeps_its_older_report_with_its_date_and_a_flag(
+        remote: FakeMarketRemote, fresh: tuple[dict[str, str], Path]) -> None:
+    env, path = fresh
+    complete = dt.date(2026, 9, 30) if TODAY > dt.date(2026, 10, 31) else None
+    if complete is None:
+        pytest.skip("the fake's newest complete period is computed for December 2026")
+    older = dt.date(2026, 6, 30)
+    late = next(s for s in remote.market.stocks if not s.st and not s.suspended
+                and remote.market.published(s.code, older) and remote.market.published(s.code, complete))
+    remote.faults.withheld[complete.isoformat()] = {late.code}
+    res = refresh(env)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert "late filers" in res.stderr
+    code = f"{late.code}.{late.exchange}"
+    rec = Universe.load(path).record(code)
+    report = remote.market.published(late.code, older)
+    assert rec is not None and report is not None
+    assert rec.stock.report_date == older.isoformat() and rec.stock.eps == pytest.approx(report.eps)
+    assert rec.dates["eps"] == older.isoformat() and rec.sources["eps"] == "akshare:stock_yjbb_em(20260630)"
+    assert rec.stock.pe_ttm is not None  # TTM from 2026H1 + 2025 annual - 2025H1, all real reports
+    row = _screen(env, code)[code]
+    assert any(str(f).startswith("财报滞后") for f in row["flags"]), row  # type: ignore[union-attr]

@@ -70,7 +70,8 @@ def info_dict(universe: Universe, today: dt.date) -> dict[str, Any]:
         age = (today - dt.date.fromisoformat(info.trade_date[:10])).days
     return {"path": str(universe.path), "provider": info.provider, "provider_version": info.provider_version,
             "trade_date": info.trade_date, "report_period": info.report_period, "refreshed_at": info.refreshed_at,
-            "stocks": len(universe), "age_days": age, "demo": info.demo, "notes": info.notes,
+            "stocks": len(universe), "age_days": age, "demo": info.demo, "degraded": info.degraded,
+            "warnings": [n for n in info.notes if n.startswith("warning: ")], "notes": info.notes,
             "summary": info.label()}
 
 
@@ -113,7 +114,8 @@ def cmd_universe(args: argparse.Namespace) -> int:
         if args.action == "status":
             d = info_dict(universe, today)
             text = json.dumps(d, ensure_ascii=False, indent=1) if args.format == "json" else "\n".join(
-                f"{k}: {v}" for k, v in d.items() if k != "notes") + "".join(f"\nnote: {n}" for n in d["notes"])
+                f"{k}: {v}" for k, v in d.items() if k not in ("notes", "warnings")) + "".join(
+                f"\nnote: {n}" for n in d["notes"])
             sys.stdout.write(text + "\n")
             return 0
         if args.action == "show":

@@ -203,4 +203,5 @@ def records_of(snapshot: MarketSnapshot) -> list[Record]:
 def info_of(snapshot: MarketSnapshot) -> UniverseInfo:
     return UniverseInfo(provider=snapshot.provider, provider_version=snapshot.provider_version,
                         trade_date=snapshot.trade_date, report_period=snapshot.report_period,
-                        refreshed_at=snapshot.fetched_at, notes=list(snapshot.notes))
+                        refreshed_at=snapshot.fetched_at, notes=list(snapshot.notes),
+                        degraded=list(snapshot.degraded))

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from screening.data.codes import CodeError, normalise_code
+from screening.data.providers.periods import disclosure_deadline, is_period, next_period
 from screening.data.stock_csv import UniverseError
 from screening.models import DATA_FIELDS, StockInput
 
@@ -41,6 +42,23 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 def norm_name(name: str) -> str:
     """Compare names the way users type them: full-width folded, no spaces, case-insensitive."""
     return "".join(unicodedata.normalize("NFKC", name).split()).casefold()
+
+
+FLAG_LATE_REPORT = "财报滞后"
+
+
+def late_report(report_date: str | None, trade_date: str | None) -> str | None:
+    """The period a stock should have reported by ``trade_date`` and has not (its report is older), or None."""
+    if not report_date or not trade_date:
+        return None
+    try:
+        period, day = dt.date.fromisoformat(report_date[:10]), dt.date.fromisoformat(trade_date[:10])
+    except ValueError:
+        return None
+    if not is_period(period):
+        return None
+    due = next_period(period)
+    return due.isoformat() if disclosure_deadline(due) < day else None
 
 
 @dataclass
@@ -65,6 +83,8 @@ class UniverseInfo:
     count: int = 0
     demo: bool = False
     notes: list[str] = field(default_factory=list)
+    # row flags from the refresh: an optional source failed, so every row lacks what it gives (公告数据缺失)
+    degraded: list[str] = field(default_factory=list)
 
     def label(self) -> str:
         """One line for footers and /data: source, dates, size; 演示数据 when it is demo data."""
@@ -78,6 +98,7 @@ class UniverseInfo:
         if self.report_period:
             parts.append(f"财报 {self.report_period}")
         parts.append(f"{self.count} 只")
+        parts += [f"⚠ {flag}" for flag in self.degraded]
         return " · ".join(parts)
 
 
@@ -187,7 +208,18 @@ class Universe:
         stock = replace(rec.stock)
         stock.sources = {f: self.provenance(rec, f) for f in DATA_FIELDS[1:] if getattr(stock, f) is not None}
         stock.data_date = self._data_date(rec)
+        stock.notes = [*stock.notes, *self._row_flags(rec)]
         return stock
+
+    def _row_flags(self, rec: Record) -> list[str]:
+        """The flags a row filled from this universe carries: what the refresh could not get (公告数据缺失), and
+        财报滞后 for a stock whose next report is past its legal deadline (a late filer)."""
+        flags = list(self.info.degraded)
+        late = late_report(rec.stock.report_date, self.info.trade_date)
+        if late is not None:
+            flags.append(f"{FLAG_LATE_REPORT}: 最新财报为 {rec.stock.report_date} 报告期, "
+                         f"{late} 报告期已过法定披露期限")
+        return flags
 
     def find_by_name(self, name: str) -> list[StockInput]:
         """Stocks whose name equals ``name``; if none, all whose name contains it.
@@ -232,6 +264,7 @@ class Universe:
                 setattr(out, name, stored)
                 out.sources[name] = self.provenance(rec, name)
         out.data_date = self._data_date(rec)
+        out.notes += [f for f in self._row_flags(rec) if f not in out.notes]
         return out
 
     def field_dates(self, code: str) -> dict[str, str]:

@@ -285,6 +285,8 @@ class FakeEastmoney:
         out = []
         names = ("一季报", "中报", "三季报", "年报")
         for r in self.market.reports(period):
+            if r.code in self.faults.withheld.get(period.isoformat(), set()):
+                continue
             s = self.market.by_code[r.code]
             market_code, market_name, secucode = self._market_codes(s)
             out.append({

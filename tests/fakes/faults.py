@@ -31,6 +31,7 @@ class Faults:
     null_period: dict[str, dict[str, int]] = field(default_factory=dict)
     # code -> the 预告类型 of an original 业绩预告 published 10 days before the stock's (revised) forecast
     forecast_original: dict[str, str] = field(default_factory=dict)
+    withheld: dict[str, set[str]] = field(default_factory=dict)  # period ISO -> codes whose report is not out (late)
     host_drop: dict[str, int] = field(default_factory=dict)  # host -> how many more requests are dropped
     host_empty: set[str] = field(default_factory=set)  # quote hosts answering an empty board (data: null)
 

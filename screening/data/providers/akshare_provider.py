@@ -22,7 +22,7 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -76,6 +76,8 @@ from screening.data.providers.resilience import CircuitBreaker, RetryPolicy
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 SESSION_STARTS = dt.time(9, 15)  # the call auction (refresh.quote_session says the same for the refresh)
 WARNING = "warning: "  # notes that start so are shown on `universe status` and the digest footer
+FLAG_NO_TITLES = "公告数据缺失"  # row flags: an optional source failed, so every row lacks what it gives
+FLAG_NO_FORECASTS = "业绩预告数据缺失"
 PE_NOTE = (
     "PE-TTM is derived: 总市值 (stock_zh_a_spot_em) / TTM net profit (stock_yjbb_em: latest cumulative "
     "period + last annual report - the same period a year before); 市盈率-动态 is not PE-TTM and is not used."
@@ -89,6 +91,7 @@ class _Fetch:
     plan: CallPlan
     version: str
     notes: list[str]
+    degraded: list[str] = field(default_factory=list)  # row flags for optional sources that failed
 
     @property
     def sdk(self) -> str:
@@ -110,7 +113,7 @@ class _Market:
     latest: dict[str, PeriodFigures]
     tables: dict[dt.date, PeriodTable]
     forecasts: dict[str, Forecast] | None  # None: 业绩预告 not available
-    titles: dict[str, list[Announcement]]
+    titles: dict[str, list[Announcement]] | None  # None: the titles could not be had
     quote_source: str = f"akshare:{SPOT}"
     st_source: str = "akshare:stock_zh_a_st_em"
 
@@ -168,14 +171,14 @@ class AkshareProvider:
         st_codes, st_source = self._load_st(f)
         walk, latest, tables = self._load_reports(f, trade_date, quotes)
         forecasts = self._load_forecasts(f, walk.walked[0])
-        titles = self._load_announcements(f, days)
+        titles = self._optional_announcements(f, days)
         market = _Market(quotes, st_codes, latest, tables, forecasts, titles, quote_source, st_source)
         stocks, counts = self._assemble(market, trade_date, announcement_days)
         f.notes.extend(counts)
         return MarketSnapshot(
             provider=self.name, provider_version=version, trade_date=trade_date.isoformat(),
             report_period=snapshot_period(latest.values()).isoformat(), fetched_at=now.isoformat(timespec="seconds"),
-            stocks=stocks, notes=f.notes, calls=calls.records,
+            stocks=stocks, notes=f.notes, calls=calls.records, degraded=sorted(set(f.degraded)),
         )
 
     def _check_quote_day(self, trade_date: dt.date, now: dt.datetime) -> None:
@@ -264,7 +267,7 @@ class AkshareProvider:
                 f"stock_yjbb_em returned no reports for {', '.join(p.isoformat() for p in walk.walked)}"
             )
         extra = sorted(supporting_periods(latest.values()) - set(tables), reverse=True)
-        f.plan.add(len(walk.walked) + len(extra) - 4)  # the plan guessed four report periods
+        f.plan.add(len(walk.walked) + len(walk.late) + len(extra) - 4)  # the plan guessed four report periods
         for period in extra:
             load(period, supporting=True)
         return walk, latest, tables
@@ -276,15 +279,27 @@ class AkshareProvider:
             label = f"stock_yjyg_em({ymd(period)})"
             try:
                 frame = f.run("stock_yjyg_em", label, date=ymd(period))
-            except ProviderUnavailable as exc:
-                f.notes.append(f"业绩预告 unavailable ({label}), left out of the report texts: {exc}")
+                found_now = {} if frame is None else forecasts_of(frame, period, label, f.sdk)
+            except (ProviderUnavailable, SchemaChanged) as exc:
+                f.notes.append(f"{WARNING}业绩预告 unavailable ({label}), left out of the report texts: {exc}")
+                f.degraded.append(FLAG_NO_FORECASTS)
                 return None
             if frame is None:
                 f.notes.append(f"{label}: no forecasts published")
                 continue
-            for code, found in forecasts_of(frame, period, label, f.sdk).items():
+            for code, found in found_now.items():
                 forecasts.setdefault(code, found)  # newest period first
         return forecasts
+
+    def _optional_announcements(self, f: _Fetch, days: list[dt.date]) -> dict[str, list[Announcement]] | None:
+        """The titles are optional: when they cannot be had the refresh completes without them, every row says
+        公告数据缺失 and the report texts leave the block out (never "no announcements")."""
+        try:
+            return self._load_announcements(f, days)
+        except ProviderError as exc:
+            f.notes.append(f"{WARNING}{FLAG_NO_TITLES}: announcement titles left out of the report texts: {exc}")
+            f.degraded.append(FLAG_NO_TITLES)
+            return None
 
     def _load_announcements(self, f: _Fetch, days: list[dt.date]) -> dict[str, list[Announcement]]:
         """The announcement days are essential; a quiet day is a note, a quiet month of weekdays is a failure."""
@@ -352,7 +367,8 @@ class AkshareProvider:
             ttm = ttm_net_profit(figures, find)
         why = self._put_pe(record, q.market_cap, ttm, quote_day)
         forecast = current_forecast(None if market.forecasts is None else market.forecasts.get(code), figures)
-        self._put_report_text(record, q.name, figures, forecast, market.titles.get(code, []), quote_day, days)
+        titles = None if market.titles is None else market.titles.get(code, [])
+        self._put_report_text(record, q.name, figures, forecast, titles, quote_day, days)
         return record, why
 
     @staticmethod
@@ -372,7 +388,7 @@ class AkshareProvider:
         name: str | None,
         figures: PeriodFigures | None,
         forecast: Forecast | None,
-        titles: list[Announcement],
+        titles: list[Announcement] | None,
         quote_day: str,
         days: int,
     ) -> None:
@@ -382,10 +398,10 @@ class AkshareProvider:
         )
         if report is None:
             return
-        parts = ["stock_notice_report"]
+        parts = ["stock_notice_report"] if titles is not None else []
         if figures is not None:
             parts.insert(0, f"stock_yjbb_em({ymd(figures.period)})")
         if forecast is not None:
             parts.insert(-1, f"stock_yjyg_em({ymd(forecast.period)})")
-        put(record, "report_text", report, report_day(titles, figures, forecast, quote_day),
+        put(record, "report_text", report, report_day(titles or [], figures, forecast, quote_day),
             "composed:akshare:" + "+".join(parts))

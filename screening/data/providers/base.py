@@ -51,6 +51,8 @@ class MarketSnapshot:
     stocks: list[ProvidedStock]
     notes: list[str]  # how PE-TTM was obtained, partial periods, calls that returned nothing, ...
     calls: list[CallRecord] = field(default_factory=list)
+    # flags every row of this snapshot carries because an optional source failed (e.g. 公告数据缺失)
+    degraded: list[str] = field(default_factory=list)
 
 
 class ProviderError(Exception):

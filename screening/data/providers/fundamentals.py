@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from screening.data.providers.periods import (
     disclosure_deadline,
@@ -93,9 +93,11 @@ class PeriodPlan:
     walked: list[dt.date]
     coverage: dict[dt.date, int]
     universe: int
+    late: dict[dt.date, int] = field(default_factory=dict)  # older period -> late filers whose latest it is
 
     def notes(self) -> list[str]:
-        out = []
+        out = [f"report period {p.isoformat()}: the latest report of {n:,} late filers (财报滞后: absent from "
+               "the newer periods; their figures keep this period's date)" for p, n in self.late.items() if n]
         for period in self.walked:
             n = self.coverage.get(period, 0)
             if n == 0:
@@ -115,13 +117,16 @@ def walk_latest_periods(
     *,
     complete_share: float = 0.8,
     max_periods: int = 5,
+    late_periods: int = 2,
 ) -> tuple[PeriodPlan, dict[str, PeriodFigures]]:
     """Walk back from the newest quarter end before ``trade_date`` to the first complete period.
 
     Complete: its legal disclosure deadline has passed and it covers ``complete_share`` of the universe (a
     coverage threshold alone would take an annual report that is 81% out in mid-April for complete, and the
     stocks still to file would lose their Q3 figures). Returns each stock's newest report among the walked
-    periods. ``load`` answers an empty table for a period with nothing published (it raises for failures).
+    periods; a stock absent from all of them (a late filer) gets its newest report of up to ``late_periods``
+    periods further back, so it keeps real, dated figures instead of none.
+    ``load`` answers an empty table for a period with nothing published (it raises for failures).
     """
     codes = set(universe)
     latest: dict[str, PeriodFigures] = {}
@@ -136,4 +141,15 @@ def walk_latest_periods(
             latest.setdefault(code, table[code])
         if disclosure_deadline(period) < trade_date and codes and len(present) >= complete_share * len(codes):
             break
-    return PeriodPlan(walked, coverage, len(codes)), latest
+    plan = PeriodPlan(walked, coverage, len(codes))
+    # late filers: stocks absent from the complete period keep their latest older report (a little further back)
+    older = periods_before(walked[-1], late_periods) if walked and codes - set(latest) else []
+    for period in older:
+        table = load(period)
+        found = (codes - set(latest)).intersection(table)
+        plan.late[period] = len(found)
+        for code in found:
+            latest[code] = table[code]
+        if not found or not codes - set(latest):  # nobody here: the rest are new listings, not late filers
+            break
+    return plan, latest

@@ -227,7 +227,8 @@ class TushareProvider:
             raise IncompleteData("fina_indicator_vip returned no reports for "
                                  + ", ".join(p.isoformat() for p in walk.walked))
         extra = sorted(supporting_periods(latest.values()) - set(reports.tables), reverse=True)
-        calls.plan.add(2 * (len(walk.walked) + len(extra)) - 8)  # the plan guessed four periods of two calls
+        # the plan guessed four periods of two calls
+        calls.plan.add(2 * (len(walk.walked) + len(walk.late) + len(extra)) - 8)
         for period in extra:
             reports.load(period)
         return walk, latest, reports
