@@ -3,9 +3,9 @@
 One cron job per send time ("slot"): the default ``[digest].time`` (08:45 Asia/Shanghai) and
 every distinct per-chat or per-target time. Each job, when it fires:
 
-1. checks the date against the SSE calendar (``screening.trading_calendar``; the config
-   holiday list past the library's last year, with a logged warning) and does nothing on a
-   closed day;
+1. checks the date against the SSE calendar (``screening.data.trading_calendar``: XSHG, then an
+   imported notice, then the law, with a logged warning past XSHG) and does nothing on a closed
+   day, nor on a ``调休待定`` day unless ``[digest].on_unknown_days = "send"``;
 2. takes a Redis ``SET NX`` guard per recipient, ``P:digest:sent:{date}:{recipient}`` with a
    TTL of ``guard_ttl_hours``, *before* building or sending: a second bot process or a restarted
    one finds the key and skips. The guard is released only when nothing at all reached the
@@ -48,7 +48,7 @@ from bot.core.inbound import ChatRef
 from bot.core.service import DEPS_KEY
 from bot.subscriptions import Subscriptions
 from screening.config import DigestSettings, Settings, cache_dir, load_settings
-from screening.data.trading_calendar import is_trading_day
+from screening.data.trading_calendar import day_status
 from screening.digest.build import make_digest
 from screening.digest.model import Digest
 from screening.push import Channel, SendOutcome, TelegramChannel, send_each
@@ -257,11 +257,12 @@ class DigestService:
         """The scheduled job: on a trading day, send the digest to everyone due at ``slot``."""
         now = now.astimezone(self.tz) if now is not None else self.now()
         day = now.date()
-        trading, warning = is_trading_day(day, self.ds.holiday_set())
-        if warning:
+        status = day_status(day, self.ds.holiday_set(), store=self.ds.calendar_store())
+        if warning := status.warning():
             log.warning("digest %s: %s", day, warning)
-        if not trading:
-            log.info("digest %s %s: not a trading day, nothing sent", day, slot)
+        if not status.runs(self.ds.on_unknown_days):
+            (log.warning if status.open is None else log.info)("digest %s %s: %s, nothing sent", day, slot,
+                                                                status.why_not())
             return []
         recipients = self.recipients(slot)
         if not recipients:

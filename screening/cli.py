@@ -1,8 +1,8 @@
 """The command line: one subcommand per job, each wired here to the module that does it.
 
 ``screen`` (screen/cli.py), ``universe`` (data/cli.py), ``worker`` (queue/run.py), ``digest``
-(digest/cli.py), ``bench`` (ops/bench/), ``finetune`` (finetune/cli.py), ``doctor`` and ``verify-model``
-(ops/).
+(digest/cli.py), ``calendar`` (data/calendar_cli.py), ``bench`` (ops/bench/), ``finetune`` (finetune/cli.py),
+``doctor`` and ``verify-model`` (ops/).
 
 Exit codes: 0 when the job ran (failed rows included), 2 for unusable input (the message on
 stderr names the file, row, column or value), 1 for an internal error.
@@ -42,6 +42,12 @@ def build_parser() -> argparse.ArgumentParser:
     w = sub.add_parser("worker", help="run the GPU worker (owns the engine, serves the Redis queue)")
     add_worker_args(w)
     w.set_defaults(func=cmd_worker)
+
+    from screening.data.calendar_cli import add_calendar_args, cmd_calendar
+
+    c = sub.add_parser("calendar", help="a year's closed and undecided (调休待定) weekdays; import the notice")
+    add_calendar_args(c)
+    c.set_defaults(func=cmd_calendar)
 
     from screening.digest.cli import add_digest_args, cmd_digest
 

@@ -90,7 +90,8 @@ def env(queue_settings: Settings, tmp_path: Path):
 
 def service(settings: Settings, q: JobQueue, clock: Clock, bot: RecordingBot, tmp: Path, **ds_kw) -> DigestService:
     env = ds_kw.pop("env", {})
-    ds = DigestSettings(**{"holidays": HOLIDAYS_2027, "send_files": False, "push_backoff_s": 0.01, **ds_kw})
+    ds = DigestSettings(**{"holidays": HOLIDAYS_2027, "send_files": False, "push_backoff_s": 0.01,
+                           "calendar_dir": str(tmp / "calendar"), **ds_kw})  # no notice unless a test imports one
     return DigestService(settings, q, bot, ds=ds, clock=clock, engine="rules", env=env, out_dir=tmp / "out")
 
 
@@ -358,3 +359,108 @@ async def test_a_demo_digest_is_never_pushed_unless_the_operator_allows_it(env) 
                                             if TITLE.search(m["markdown"]["content"]))
     finally:
         await im.stop()
+
+
+# -- 2027: the law's holidays, the undecided (调休待定) days and the imported notice -------------------------
+NOTICE_2027 = """
+year = 2027
+source = "test: made-up 2027 arrangement (no bridging around 端午, 国庆 to 10-07)"
+[[holidays]]
+name = "元旦"
+start = 2027-01-01
+end = 2027-01-03
+[[holidays]]
+name = "春节"
+start = 2027-02-05
+end = 2027-02-13
+[[holidays]]
+name = "清明节"
+start = 2027-04-03
+end = 2027-04-05
+[[holidays]]
+name = "劳动节"
+start = 2027-05-01
+end = 2027-05-05
+[[holidays]]
+name = "端午节"
+start = 2027-06-09
+end = 2027-06-09
+[[holidays]]
+name = "中秋节"
+start = 2027-09-15
+end = 2027-09-15
+[[holidays]]
+name = "国庆节"
+start = 2027-10-01
+end = 2027-10-07
+"""
+DAYS_2027 = [dt.date(2027, 1, 1), dt.date(2027, 6, 8), dt.date(2027, 6, 9), dt.date(2027, 6, 14)]
+
+
+def _footers(bot: RecordingBot) -> dict[str, str]:
+    """Digest date -> the text of its first message (the footer is in it for a digest this small)."""
+    return {m.group(1): t for meth, _, t in bot.sent if meth == "send_message" and (m := TITLE.search(t))}
+
+
+async def test_2027_holidays_by_law_and_undecided_days_send_nothing_by_default(env, caplog) -> None:
+    """No config list: 元旦 and 端午 are closed by the law, Tuesday 06-08 is 调休待定 and skipped, 06-14 sends."""
+    settings, q, tmp = env
+    clock, bot = Clock(dt.datetime(2027, 1, 1, tzinfo=SH)), RecordingBot()
+    svc = service(settings, q, clock, bot, tmp, holidays=[])
+    with caplog.at_level("INFO", logger="bot.digest"):
+        await run_days(svc, clock, DAYS_2027)
+    assert bot.digests() == Counter({(chat, "2027-06-14"): 1 for chat in (101, 202)})
+    said = [r.getMessage() for r in caplog.records]
+    skipped = [m for m in said if "2027-06-08" in m and "nothing sent" in m]
+    assert skipped and all("调休待定" in m and "calendar import" in m for m in skipped)
+    assert any("2027-01-01" in r.getMessage() and "statutory: 元旦" in r.getMessage() for r in caplog.records)
+    footer = _footers(bot)["2027-06-14"]
+    assert "交易日依据" in footer and "法定节假日" in footer and "交易日历回退" in footer
+
+
+async def test_on_unknown_days_send_pushes_an_undecided_day_but_never_a_statutory_one(env) -> None:
+    settings, q, tmp = env
+    clock, bot = Clock(dt.datetime(2027, 1, 1, tzinfo=SH)), RecordingBot()
+    svc = service(settings, q, clock, bot, tmp, holidays=[], on_unknown_days="send")
+    await run_days(svc, clock, DAYS_2027)
+    assert bot.digests() == Counter({(chat, d): 1 for chat in (101, 202) for d in ("2027-06-08", "2027-06-14")})
+    assert "调休待定" in _footers(bot)["2027-06-08"]
+
+
+async def test_an_imported_notice_decides_the_undecided_days(env) -> None:
+    from screening.data.calendar_notice import import_notice
+
+    settings, q, tmp = env
+    notice = tmp / "notice-2027.toml"
+    notice.write_text(NOTICE_2027, encoding="utf-8")
+    import_notice(notice, tmp / "calendar")
+    clock, bot = Clock(dt.datetime(2027, 1, 1, tzinfo=SH)), RecordingBot()
+    svc = service(settings, q, clock, bot, tmp, holidays=[])
+    await run_days(svc, clock, [*DAYS_2027, dt.date(2027, 10, 6), dt.date(2027, 10, 8)])
+    sent = ("2027-06-08", "2027-06-14", "2027-10-08")  # 06-08 open per the notice, 10-06 closed per the notice
+    assert bot.digests() == Counter({(chat, d): 1 for chat in (101, 202) for d in sent})
+    footer = _footers(bot)["2027-06-08"]
+    assert "official notice" in footer and "made-up 2027" in footer and "交易日历回退" not in footer
+
+
+async def test_the_refresh_never_runs_on_a_statutory_holiday_nor_by_default_on_an_undecided_day(env, caplog) -> None:
+    from bot.refresh_scheduler import RefreshService
+
+    settings, q, tmp = env
+    ds = DigestSettings(calendar_dir=str(tmp / "calendar"))
+    # demo mode makes a refresh that does start fail at once (no network), which the log then says
+    demo = settings.universe.model_copy(update={"demo": True})
+    settings = settings.model_copy(update={"digest": ds, "universe": demo})
+    clock = Clock(dt.datetime(2027, 1, 1, tzinfo=SH))
+    svc = RefreshService(settings, q.r, clock=clock, retry_until_min=0)
+    with caplog.at_level("INFO", logger="bot.refresh"):
+        for day in (dt.date(2027, 1, 1), dt.date(2027, 2, 8), dt.date(2027, 6, 8), dt.date(2027, 6, 14)):
+            clock.set(day, 8, 0)
+            assert await svc.run_slot("08:00") is None
+    said = {day: [r.getMessage() for r in caplog.records if day in r.getMessage() and r.name == "bot.refresh"]
+            for day in ("2027-01-01", "2027-02-08", "2027-06-08", "2027-06-14")}
+    assert any("not a trading day (statutory: 元旦" in m for m in said["2027-01-01"])
+    assert any("not a trading day (statutory: 春节 正月初三" in m for m in said["2027-02-08"])
+    assert any("调休待定" in m and "not run" in m for m in said["2027-06-08"])
+    assert not any("failed" in m for d in ("2027-01-01", "2027-02-08", "2027-06-08") for m in said[d])
+    assert any("failed" in m and "demo" in m for m in said["2027-06-14"])  # a trading day: the refresh ran

@@ -1,15 +1,19 @@
-"""Shanghai Stock Exchange trading days: exchange-calendars XSHG where it knows, a config list beyond.
+"""Shanghai Stock Exchange trading days from three sources, in order, each day saying which one decided it.
 
-exchange-calendars 4.13.2 carries the XSHG holidays up to 2026-12-31 and raises
-``DateOutOfBounds`` for later dates (checked on the installed version). Past the calendar's
-last session (and before its first) a day counts as a trading day when it is a weekday and
-not in the configured holiday list (``[digest].holidays`` in config.toml, filled from the
-official arrangement published for the coming year); every answer from the fallback carries
-a warning text, which the digest shows in its footer and the scheduler logs.
+1. exchange-calendars XSHG, where it knows (4.13.2: up to 2026-12-31; later dates raise
+   ``DateOutOfBounds``, checked on the installed version);
+2. the official arrangement for the year, once the operator imported the State Council's notice
+   (``python -m screening calendar import FILE``, screening/data/calendar_notice.py);
+3. otherwise the law (screening/data/calendar_law.py): the statutory holidays are closed with
+   certainty, the weekdays a notice may bridge are ``调休待定`` (``open is None``), never guessed.
 
-Make-up working days (调休, e.g. Saturday 2026-10-10) are *not* trading days: the exchange
-is closed on every weekend, which XSHG confirms for 2026 and the fallback keeps by never
-counting a Saturday or Sunday.
+``[digest].holidays`` in config.toml still closes the days it lists (basis ``config``), an operator's
+list on top of sources 2 and 3. Make-up working days (调休, e.g. Saturday 2026-10-10) are *not*
+trading days: the exchange is closed on every weekend, which XSHG confirms for 2026.
+
+``is_trading_day`` keeps its (bool, warning) shape for counting: an undecided day counts as a trading
+day there (a quote looks one day older, never younger) and carries a warning; the schedulers ask
+``day_status`` and skip undecided days unless ``[digest].on_unknown_days = "send"``.
 """
 
 from __future__ import annotations
@@ -17,12 +21,26 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
+
+from screening.data.calendar_law import FIRST_YEAR, UNDECIDED, statutory_days, undecided_days
+from screening.data.calendar_notice import decide, load_notices
 
 log = logging.getLogger(__name__)
 CALENDAR_NAME = "XSHG"
 _MAX_SCAN_DAYS = 400  # longest possible run of closed days is far shorter; this only stops a bad list
+Basis = Literal["exchange-calendars", "notice", "config", "statutory", "调休待定"]
+IMPORT_HINT = "python -m screening calendar import FILE"
+BASIS_TEXT: dict[str, str] = {
+    "exchange-calendars": "exchange-calendars XSHG",
+    "notice": "已导入的国务院放假通知 / official notice",
+    "config": "config.toml [digest].holidays",
+    "statutory": "法定节假日推算 (放假办法) / statutory days by law",
+    "调休待定": "调休待定: 需国务院放假通知 / undecided until the notice",
+}
 
 
 @lru_cache(maxsize=1)
@@ -33,7 +51,7 @@ def _xshg() -> Any | None:
 
         return xc.get_calendar(CALENDAR_NAME)
     except Exception:  # pragma: no cover - a broken install must not stop the schedule
-        log.warning("exchange-calendars %s is unavailable; using the weekday fallback", CALENDAR_NAME,
+        log.warning("exchange-calendars %s is unavailable; using the notice and the law", CALENDAR_NAME,
                     exc_info=True)
         return None
 
@@ -46,21 +64,83 @@ def known_range() -> tuple[dt.date, dt.date] | None:
     return cal.first_session.date(), cal.last_session.date()
 
 
-def fallback_warning(d: dt.date, holidays_fallback: Iterable[dt.date] = ()) -> str:
-    """The warning text for a date decided by the fallback (shown in logs and the digest footer)."""
+def xshg_covers(year: int) -> bool:
+    """True when XSHG decides every weekday of ``year``."""
     rng = known_range()
-    known = f"{rng[0]}..{rng[1]}" if rng else "unavailable"
-    text = (f"交易日历回退: {d} 超出 exchange-calendars XSHG 已知范围 ({known}), 按工作日减去 "
-            f"config.toml [digest].holidays 判断 / trading-calendar fallback: weekdays minus the "
-            f"configured holiday list")
-    if not any(h.year == d.year for h in holidays_fallback):
-        text += (f"; 警告: 配置中没有 {d.year} 年的节假日, 节假日可能被误判为交易日 / no holidays "
-                 f"configured for {d.year}")
-    return text
+    if rng is None:
+        return False
+    last_weekday = dt.date(year, 12, 31)
+    while last_weekday.weekday() >= 5:
+        last_weekday -= dt.timedelta(days=1)
+    return rng[0] <= dt.date(year, 1, 1) and last_weekday <= rng[1]
 
 
-def is_trading_day(d: dt.date, holidays_fallback: Iterable[dt.date] = ()) -> tuple[bool, str | None]:
-    """(is a trading day, warning): the warning is None when XSHG decided, else the fallback's text."""
+def default_store() -> Path:
+    """Where imported notices live unless ``[digest].calendar_dir`` says otherwise."""
+    from screening.config import cache_dir
+
+    return cache_dir() / "calendar"
+
+
+@dataclass(frozen=True)
+class DayStatus:
+    """One date: open (True), closed (False) or undecided (None), which source said so, and why."""
+
+    day: dt.date
+    open: bool | None
+    basis: Basis
+    note: str = ""
+
+    def runs(self, on_unknown_days: str = "skip") -> bool:
+        """Whether a scheduled job (refresh, digest) runs today: open, or undecided with "send"."""
+        return self.open is True or (self.open is None and on_unknown_days == "send")
+
+    def why_not(self) -> str:
+        """Why a scheduled job does not run today (log line, admin reply), with how to settle an undecided day."""
+        if self.open is None:
+            return (f"{UNDECIDED} ({self.note}): not run; settle it with `{IMPORT_HINT}` or set "
+                    f"[digest].on_unknown_days = \"send\"")
+        return f"not a trading day ({self.basis}{': ' + self.note if self.note else ''})"
+
+    def footer(self) -> str:
+        """The digest footer's line: the basis of the day it was built for."""
+        note = f" ({self.note})" if self.note else ""
+        return f"交易日依据 / trading day per: {BASIS_TEXT[self.basis]}{note}"
+
+    def warning(self) -> str | None:
+        """None when XSHG or an imported notice decided; else what the law could and could not say."""
+        if self.basis in ("exchange-calendars", "notice"):
+            return None
+        rng = known_range()
+        known = f"{rng[0]}..{rng[1]}" if rng else "unavailable"
+        y = self.day.year
+        text = (f"交易日历回退: {self.day} 超出 exchange-calendars XSHG 已知范围 ({known}), 未导入 {y} 年国务院"
+                f"放假通知, 按法定节假日判断 / trading-calendar fallback: statutory holidays by law, no official "
+                f"arrangement imported for {y}")
+        if self.basis == "config":
+            text += f"; {self.day} 按 config.toml [digest].holidays 休市 / closed per the configured list"
+        if self.open is None:
+            text += (f"; {self.day} {UNDECIDED} ({self.note}), 导入通知后确定 / undecided bridging day: "
+                     f"{IMPORT_HINT}")
+        return text
+
+
+def _law(d: dt.date) -> DayStatus:
+    if d.year < FIRST_YEAR:  # before the amended law and outside XSHG: nothing to go by but the weekday
+        return DayStatus(d, d.weekday() < 5, "statutory", "周末" if d.weekday() >= 5 else "")
+    holiday = statutory_days(d.year).get(d)
+    if holiday is not None:
+        return DayStatus(d, False, "statutory", holiday)
+    if d.weekday() >= 5:
+        return DayStatus(d, False, "statutory", "周末")
+    why = undecided_days(d.year).get(d)
+    if why is not None:
+        return DayStatus(d, None, "调休待定", why)
+    return DayStatus(d, True, "statutory", "")
+
+
+def day_status(d: dt.date, holidays_fallback: Iterable[dt.date] = (), *, store: Path | None = None) -> DayStatus:
+    """The day's status from the first source that decides it (XSHG, config list, notice, law)."""
     if isinstance(d, dt.datetime):
         d = d.date()
     cal = _xshg()
@@ -69,40 +149,74 @@ def is_trading_day(d: dt.date, holidays_fallback: Iterable[dt.date] = ()) -> tup
         if first <= d <= last:
             import pandas as pd
 
-            return bool(cal.is_session(pd.Timestamp(d))), None
-    holidays = set(holidays_fallback)
-    return d.weekday() < 5 and d not in holidays, fallback_warning(d, holidays)
+            is_open = bool(cal.is_session(pd.Timestamp(d)))
+            note = "" if is_open or d.year < FIRST_YEAR else statutory_days(d.year).get(d, "")
+            return DayStatus(d, is_open, "exchange-calendars", note)
+    holidays = holidays_fallback if isinstance(holidays_fallback, frozenset | set) else frozenset(holidays_fallback)
+    if d in holidays:
+        return DayStatus(d, False, "config", "config.toml [digest].holidays")
+    decided = decide(d, load_notices(store or default_store()))
+    if decided is not None:
+        is_open, why, arrangement = decided
+        return DayStatus(d, is_open, "notice", f"{why}; {arrangement.source}")
+    return _law(d)
 
 
-def next_trading_day(d: dt.date, holidays_fallback: Iterable[dt.date] = (), *, inclusive: bool = False) -> dt.date:
+def year_days(year: int, holidays_fallback: Iterable[dt.date] = (), *,
+              store: Path | None = None) -> list[DayStatus]:
+    """Every weekday of ``year`` that is closed or undecided, in order (what ``calendar YEAR`` lists)."""
+    holidays = frozenset(holidays_fallback)
+    out, day = [], dt.date(year, 1, 1)
+    while day.year == year:
+        if day.weekday() < 5:
+            st = day_status(day, holidays, store=store)
+            if st.open is not True:
+                out.append(st)
+        day += dt.timedelta(days=1)
+    return out
+
+
+def is_trading_day(d: dt.date, holidays_fallback: Iterable[dt.date] = (), *,
+                   store: Path | None = None) -> tuple[bool, str | None]:
+    """(is a trading day, warning): the warning is None when XSHG or a notice decided.
+
+    An undecided (调休待定) day counts as a trading day here, with its warning; schedulers use ``day_status``.
+    """
+    st = day_status(d, holidays_fallback, store=store)
+    return st.open is not False, st.warning()
+
+
+def next_trading_day(d: dt.date, holidays_fallback: Iterable[dt.date] = (), *, inclusive: bool = False,
+                     store: Path | None = None) -> dt.date:
     """The first trading day after ``d`` (or ``d`` itself when ``inclusive`` and it trades)."""
-    holidays = set(holidays_fallback)
+    holidays = frozenset(holidays_fallback)
     day = d if inclusive else d + dt.timedelta(days=1)
     for _ in range(_MAX_SCAN_DAYS):
-        if is_trading_day(day, holidays)[0]:
+        if is_trading_day(day, holidays, store=store)[0]:
             return day
         day += dt.timedelta(days=1)
     raise ValueError(f"no trading day within {_MAX_SCAN_DAYS} days after {d}; check the holiday list")
 
 
 def previous_trading_day(d: dt.date, holidays_fallback: Iterable[dt.date] = (), *,
-                         inclusive: bool = False) -> dt.date:
+                         inclusive: bool = False, store: Path | None = None) -> dt.date:
     """The last trading day before ``d`` (or ``d`` itself when ``inclusive`` and it trades)."""
-    holidays = set(holidays_fallback)
+    holidays = frozenset(holidays_fallback)
     day = d if inclusive else d - dt.timedelta(days=1)
     for _ in range(_MAX_SCAN_DAYS):
-        if is_trading_day(day, holidays)[0]:
+        if is_trading_day(day, holidays, store=store)[0]:
             return day
         day -= dt.timedelta(days=1)
     raise ValueError(f"no trading day within {_MAX_SCAN_DAYS} days before {d}; check the holiday list")
 
 
-def trading_days(start: dt.date, end: dt.date, holidays_fallback: Iterable[dt.date] = ()) -> list[dt.date]:
+def trading_days(start: dt.date, end: dt.date, holidays_fallback: Iterable[dt.date] = (), *,
+                 store: Path | None = None) -> list[dt.date]:
     """All trading days in [start, end]."""
-    holidays = set(holidays_fallback)
+    holidays = frozenset(holidays_fallback)
     out, day = [], start
     while day <= end:
-        if is_trading_day(day, holidays)[0]:
+        if is_trading_day(day, holidays, store=store)[0]:
             out.append(day)
         day += dt.timedelta(days=1)
     return out

@@ -19,7 +19,7 @@ from typing import Any
 from screening.config import DigestSettings, Settings, cache_dir
 from screening.data.freshness import quote_age
 from screening.data.load import load_pool, open_universe, pool_from_codes
-from screening.data.trading_calendar import is_trading_day
+from screening.data.trading_calendar import day_status
 from screening.data.universe import UniverseInfo
 from screening.digest.files import write_files
 from screening.digest.history import History, compare, snapshot
@@ -41,10 +41,10 @@ def build_digest(day: dt.date, rows: list[ResultRow], items: Sequence[PoolItem],
     now = now or dt.datetime.now(ds.tz)
     st = {i.stock.code: is_st(i.stock.name, i.stock.st) for i in items if i.stock is not None}
     warnings: list[str] = []
-    trading, cal_warning = is_trading_day(day, ds.holiday_set())
-    if cal_warning:
+    day_basis = day_status(day, ds.holiday_set(), store=ds.calendar_store())
+    if cal_warning := day_basis.warning():
         warnings.append(cal_warning)
-    if not trading:
+    if day_basis.open is False:
         warnings.append(f"注意: {day} 不是上交所交易日 / not an SSE trading day")
     warnings += data_warnings(info, day, ds)
     prev_date: dt.date | None = None
@@ -63,7 +63,7 @@ def build_digest(day: dt.date, rows: list[ResultRow], items: Sequence[PoolItem],
         top=report.top_picks(rows, ds.top_n), changes=changes, new_st=new_st,
         failed=[r for r in rows if r.status != "ok"], previous_date=prev_date, data_as_of=as_of[0],
         data_as_of_oldest=as_of[1], warnings=warnings, engine=engine, seconds=seconds,
-        data_label=info.label() if info else "", demo=bool(info and info.demo),
+        data_label=info.label() if info else "", demo=bool(info and info.demo), calendar_basis=day_basis.footer(),
     )
     if history is not None and save_history:
         try:

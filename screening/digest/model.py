@@ -54,6 +54,7 @@ class Digest:
     job_id: str | None = None  # the queue job that screened it (None when screened in process)
     data_label: str = ""  # where the figures came from and as of when (UniverseInfo.label)
     demo: bool = False  # screened on the demo universe: the title says so, subscribers never get it by default
+    calendar_basis: str = ""  # footer: which calendar source decided the day (trading_calendar.DayStatus.footer)
 
     @property
     def title(self) -> str:

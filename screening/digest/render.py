@@ -74,6 +74,8 @@ def _sections(d: Digest, ds: DigestSettings, esc: Callable[..., str], head: Call
     lines.append("完整结果见 XLSX。仅为规则筛选结果, 不构成投资建议。")
     if d.data_label:
         lines.append(esc(d.data_label))
+    if d.calendar_basis:
+        lines.append(esc(d.calendar_basis))
     lines += [f"⚠️ {esc(w)}" for w in d.warnings]
     return lines
 
@@ -128,7 +130,7 @@ def render_json(d: Digest) -> dict[str, Any]:
                           "old_score": c.old_score, "new_score": c.new_score} for c in d.changes],
         "new_st": [row(r) for r in d.new_st], "failed": [row(r) for r in d.failed],
         "warnings": list(d.warnings), "engine": d.engine, "seconds": round(d.seconds, 2),
-        "job_id": d.job_id, "data": d.data_label, "demo": d.demo,
+        "job_id": d.job_id, "data": d.data_label, "demo": d.demo, "calendar_basis": d.calendar_basis,
         "xlsx": str(d.xlsx_path) if d.xlsx_path else None,
         "chart": str(d.chart_path) if d.chart_path else None,
     }

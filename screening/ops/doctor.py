@@ -4,8 +4,9 @@ Checks, in order: the config (every bad key named), Redis (reachable, AOF on, li
 the engine and its model folder (exists, config.json readable, weights present, context
 length), GPU memory (torch.cuda, or "no GPU: CPU engine"), the bot token (getMe against
 ``telegram.base_url``, only when SCREENER_TELEGRAM__TOKEN is set) and each enabled push target
-(URL and secret present, host reachable; nothing is posted). Each problem is printed with the
-fix. Exit code 0 when nothing failed (warnings allowed), 1 otherwise.
+(URL and secret present, host reachable; nothing is posted), and the trading calendar (this year and,
+from 1 November, the next: covered by exchange-calendars or an imported notice, else a warning).
+Each problem is printed with the fix. Exit code 0 when nothing failed (warnings allowed), 1 otherwise.
 
 No check sends a message, loads the engine or writes anything; secrets never reach the output.
 """
@@ -25,6 +26,7 @@ from urllib.parse import urlsplit
 
 from screening.config import WEBHOOK_SECRET_ENV, ConfigKeyError, Settings, load_settings, webhook_problem
 from screening.ops.doctor_adapter import check_adapter
+from screening.ops.doctor_calendar import check_calendar
 from screening.ops.doctor_fronts import check_fronts
 from screening.ops.findings import Finding
 
@@ -356,6 +358,7 @@ CHECKS: dict[str, Callable[[Settings], list[Finding]]] = {
     "gpu": check_gpu,
     "telegram": check_telegram, "push": check_push,
     "fronts": lambda settings: check_fronts(settings, os.environ),
+    "calendar": check_calendar,
 }
 
 
