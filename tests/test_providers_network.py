@@ -280,3 +280,28 @@ def test_a_late_filer_keeps_its_older_report_with_its_date_and_a_flag(
     assert rec.stock.pe_ttm is not None  # TTM from 2026H1 + 2025 annual - 2025H1, all real reports
     row = _screen(env, code)[code]
     assert any(str(f).startswith("财报滞后") for f in row["flags"]), row  # type: ignore[union-attr]
+
+
+# ---- 7. probe ----------------------------------------------------------------------------------------------
+def test_probe_names_each_host_state_in_one_line(remote: FakeMarketRemote, tmp_path: Path) -> None:
+    remote.faults.reset()
+    env = env_for(remote, tmp_path, tmp_path / "u.sqlite")
+    remote.faults.host_drop["82.push2.eastmoney.com"] = 10_000
+    remote.faults.host_empty.add("40.push2.eastmoney.com")
+    remote.faults.status["yjyg"] = 429
+    remote.faults.rename["notice"] = {"title": "notice_title"}
+    res = cli("universe", "probe", env=env, timeout=120)
+    assert res.returncode == 0, res.stdout + res.stderr[-2000:]
+    lines = {ln.split("  ")[0]: ln for ln in res.stdout.splitlines() if not ln.startswith("advice")}
+    assert len(lines) == 6, res.stdout
+    assert " blocked " in lines["quotes (stock_zh_a_spot_em)"] and "IP ban" in lines["quotes (stock_zh_a_spot_em)"]
+    assert " ok " in lines["quotes fallback (push2delay)"]
+    assert " empty " in lines["ST board (stock_zh_a_st_em)"]
+    assert " throttled " in next(v for k, v in lines.items() if k.startswith("forecasts"))
+    assert " schema drift " in lines["announcements (stock_notice_report)"]
+    assert "records lack title" in lines["announcements (stock_notice_report)"]
+    assert " ok " in next(v for k, v in lines.items() if k.startswith("reports"))
+    assert "advice: quotes: push2 does not answer, push2delay does" in res.stdout
+    remote.faults.host_drop["82.push2delay.eastmoney.com"] = 10_000
+    res = cli("universe", "probe", env=env, timeout=120)
+    assert res.returncode == 1 and "HTTPS_PROXY" in res.stdout and "TUSHARE_TOKEN" in res.stdout

@@ -1,4 +1,4 @@
-"""``python -m screening universe refresh|status|show|import|export``: the local market data by hand.
+"""``python -m screening universe refresh|status|show|import|export|probe``: the local market data by hand.
 
 stdout carries only what was asked for (``show`` and ``status`` as text or JSON, ``export`` as
 CSV); progress and logs go to stderr. Exit codes: 0 done, 1 the refresh failed (the last good
@@ -15,11 +15,34 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from screening.config import load_settings
+from screening.config import InputSettings, load_settings
 from screening.data.load import open_universe
+from screening.data.pool import read_pool
 from screening.data.refresh import Refresher, RefreshFailed
-from screening.data.stock_csv import UniverseError, read_stock_csv, stocks_csv
+from screening.data.stock_csv import UniverseError, stocks_csv
 from screening.data.universe import Universe
+from screening.models import PoolRejected
+
+
+def _import(universe: Universe, path: Path, as_of: str | None, limits: InputSettings) -> int:
+    """Your own figures into the universe, read by the readers `screen` uses (同花顺/东方财富/通达信 exports,
+    GBK, Chinese headers, "24.6%", .xlsx): a file `screen` takes, `import` takes. Failed rows are named."""
+    try:
+        pool = read_pool(path, limits)
+    except PoolRejected as exc:
+        print(f"错误: {exc}", file=sys.stderr)
+        return 2
+    for item in pool.failed_items:
+        print(f"注意: 未导入 {item.error}", file=sys.stderr)
+    stocks = [i.stock for i in pool.ok_items if i.stock is not None]
+    if not stocks:
+        print(f"错误: {path.name}: 没有可导入的行 ({len(pool.failed_items)} 行失败, 见上)", file=sys.stderr)
+        return 2
+    n = universe.update(stocks, as_of=as_of, source=f"import:{path.name}")
+    universe.save()
+    print(f"imported {len(stocks)} stocks from {path} ({n} new or changed, {len(pool.failed_items)} rows failed); "
+          f"universe has {len(universe)}", file=sys.stderr)
+    return 0
 
 
 def add_universe_args(parser: argparse.ArgumentParser) -> None:
@@ -34,9 +57,10 @@ def add_universe_args(parser: argparse.ArgumentParser) -> None:
     sh = sub.add_parser("show", help="one stock's figures with the source and date of each")
     sh.add_argument("code")
     sh.add_argument("--format", choices=["text", "json"], default="text")
-    i = sub.add_parser("import", help="merge a CSV of your own figures (the universe's column names) into it")
+    i = sub.add_parser("import", help="merge a file of your own figures into it (any pool file `screen` reads)")
     i.add_argument("file")
     i.add_argument("--as-of", help="date the figures are as of (default: today)")
+    sub.add_parser("probe", help="one small request per Eastmoney host: ok, throttled, empty, schema drift, blocked")
     e = sub.add_parser("export", help="write the universe as CSV (stdout, or --out FILE)")
     e.add_argument("--out")
 
@@ -93,6 +117,18 @@ def _show(universe: Universe, code: str, fmt: str) -> int:
     return 0
 
 
+def _probe() -> int:
+    """One line per host on stdout, then what to change; exit 1 when no refresh could work."""
+    from screening.data.providers.probe import advice, essential_ok, probes, run_probe
+
+    results = [run_probe(p) for p in probes(dt.date.today())]
+    for r in results:
+        sys.stdout.write(r.line() + "\n")
+    for line in advice(results):
+        sys.stdout.write(f"advice: {line}\n")
+    return 0 if essential_ok(results) else 1
+
+
 def cmd_universe(args: argparse.Namespace) -> int:
     settings = load_settings(getattr(args, "config", None))
     today = dt.date.today()
@@ -110,6 +146,8 @@ def cmd_universe(args: argparse.Namespace) -> int:
             for note in outcome.notes:
                 print(f"note: {note}", file=sys.stderr)
             return 0
+        if args.action == "probe":
+            return _probe()
         universe = open_universe(settings)
         if args.action == "status":
             d = info_dict(universe, today)
@@ -121,12 +159,7 @@ def cmd_universe(args: argparse.Namespace) -> int:
         if args.action == "show":
             return _show(universe, args.code, args.format)
         if args.action == "import":
-            rows = read_stock_csv(Path(args.file))
-            n = universe.update([s for s, _ in rows], as_of=args.as_of, source=f"import:{Path(args.file).name}")
-            universe.save()
-            print(f"imported {len(rows)} stocks from {args.file} ({n} new or changed); "
-                  f"universe has {len(universe)}", file=sys.stderr)
-            return 0
+            return _import(universe, Path(args.file), args.as_of, settings.input)
         text = stocks_csv([(s, universe.as_of(s.code)) for s in universe])
         if args.out:
             Path(args.out).write_text(text, encoding="utf-8")
