@@ -423,7 +423,7 @@ def product_conversations(n: int, max_report_tokens: int, encode: Callable[[str]
             continue  # the product fails these stocks before any prompt exists
         report = prompt.sanitize_report(stock.report_text or "")
         text, _ = prompt.cut_to_tokens(report, encode(report), max_report_tokens, decode)
-        messages = prompt.chat_messages(stock, text, (verdict.risk, verdict.score, verdict.reason))
+        messages = prompt.chat_messages(stock, text, (verdict.figure_risk, verdict.score, verdict.figure_reason))
         if system_prompt is not None:
             messages[0] = {"role": "system", "content": system_prompt}
         out.append(messages)

@@ -2,7 +2,7 @@
 
 ``screen`` (screen/cli.py), ``universe`` (data/cli.py), ``worker`` (queue/run.py), ``digest``
 (digest/cli.py), ``calendar`` (data/calendar_cli.py), ``bench`` (ops/bench/), ``finetune`` (finetune/cli.py),
-``doctor`` and ``verify-model`` (ops/).
+``signals`` (signals_cli.py), ``doctor`` and ``verify-model`` (ops/).
 
 Exit codes: 0 when the job ran (failed rows included), 2 for unusable input (the message on
 stderr names the file, row, column or value), 1 for an internal error.
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 import tomllib
 
@@ -19,6 +20,7 @@ from pydantic import ValidationError
 
 from screening.config import ConfigKeyError, config_problems
 from screening.data.cli import add_universe_args, cmd_universe
+from screening.errors import explain
 from screening.screen.cli import add_screen_args, run_screen
 
 log = logging.getLogger("screening")
@@ -27,6 +29,7 @@ log = logging.getLogger("screening")
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m screening", description=__doc__)
     p.add_argument("-v", "--verbose", action="store_true")
+    p.add_argument("--debug", action="store_true", help="show the traceback of a failure (anywhere on the line)")
     sub = p.add_subparsers(dest="command", required=True)
 
     s = sub.add_parser("screen", help="screen a pool file or a list of codes")
@@ -71,6 +74,12 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--fast-jobs", type=int, default=20, help="with --interactive: at least this many fast jobs")
     b.set_defaults(func=lambda a: __import__("screening.ops.bench.cli", fromlist=["main"]).main(a))
 
+    from screening.signals_cli import add_signals_args, cmd_signals
+
+    g = sub.add_parser("signals", help="the risk-text reader: eval recall and false escalations on a labelled set")
+    add_signals_args(g)
+    g.set_defaults(func=cmd_signals)
+
     from screening.finetune.cli import add_finetune_args, cmd_finetune
 
     f = sub.add_parser("finetune", help="LoRA recipe for the screening task: train, evaluate base vs adapter")
@@ -90,14 +99,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv  # anywhere on the line: `screen 600519 --debug` as well as `--debug screen ...`
+    args = build_parser().parse_args([a for a in argv if a != "--debug"])
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    if not args.verbose:  # vLLM's engine logs (60 lines for one stock) only with -v; its warnings stay
+        os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
     try:
         return int(args.func(args) or 0)
     except (ValidationError, ConfigKeyError, tomllib.TOMLDecodeError) as exc:  # bad config.toml or SCREENER_* variable
         for line in config_problems(exc, getattr(args, "config", None)):
             print(f"error: {line}", file=sys.stderr)
         return 2
+    except (Exception, KeyboardInterrupt) as exc:  # one line in Chinese with the fix; the traceback with --debug
+        if debug:
+            raise
+        code, line = explain(exc)
+        print(line, file=sys.stderr)
+        return code

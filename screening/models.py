@@ -180,6 +180,8 @@ class ResultRow:
     sources: dict[str, str] = field(default_factory=dict)  # figure -> "file" | "universe:<provider>@<date>" | "demo"
     data_date: str | None = None  # the date of the universe data the row was filled from
     input: str | None = None  # the code, name or file cell as the user gave it; ``code`` is normalised
+    # the risks the row's text states (screen/signals.py): signal, tier, matched words, title or sentence, date
+    signals: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -220,6 +222,7 @@ class ResultRow:
             "row": self.row,
             "sources": dict(self.sources),
             "data_date": self.data_date,
+            "signals": [dict(s) for s in self.signals],
         }
 
 

@@ -19,7 +19,7 @@ from screening.finetune.card import CARD_JSON, prompt_id, read_card
 from screening.finetune.cli import card_settings, drift
 from screening.finetune.dataset import DataSpec, TokenizerEngine, build_examples, build_stocks
 from screening.finetune.evaluate import RATE_KEYS
-from screening.finetune.signals import BENIGN_TITLES, LOOKALIKE_TITLES, SIGNALS, signal_in, signal_in_titles
+from screening.finetune.signals import BENIGN_TITLES, LOOKALIKE_TITLES, SIGNALS, visible_signal
 from screening.finetune.targets import names_decisive
 from screening.models import RISK_ORDER, StockInput
 from screening.screen.merge import reason_problem
@@ -52,13 +52,14 @@ def test_targets_are_right_by_construction(examples) -> None:
             answer = parse_answer(target.json())  # the schema guided decoding enforces
             assert answer.score == verdict.score == assess(e.stock).score
             assert reason_problem(target.reason) is None and len(target.reason) <= REASON_MAX_CHARS
-            assert RISK_ORDER[target.risk_level] >= RISK_ORDER[verdict.risk]
+            floor = verdict.figure_risk  # the floor the prompt shows: the figures'
+            assert RISK_ORDER[target.risk_level] >= RISK_ORDER[floor]
             if e.signal is None:
-                assert target.risk_level == verdict.risk and not target.escalates
+                assert target.risk_level == floor and not target.escalates
             else:
                 assert e.signal.name in target.reason
-                assert target.escalates == (RISK_ORDER[e.signal.tier] > RISK_ORDER[verdict.risk])
-                assert target.risk_level == max(verdict.risk, e.signal.tier, key=RISK_ORDER.__getitem__)
+                assert target.escalates == (RISK_ORDER[e.signal.tier] > RISK_ORDER[floor])
+                assert target.risk_level == max(floor, e.signal.tier, key=RISK_ORDER.__getitem__)
             assert names_decisive(target.reason, target.decisive)
 
 
@@ -73,15 +74,16 @@ def test_prompts_are_the_products(examples, model_dir: str) -> None:
         assert system_prompt(False) in text and "<<<数据开始>>>" in text
         assert e.messages[1]["content"] in text
         if e.signal is not None:
-            assert any(t in text for t in e.signal.titles)
+            assert e.signal.matched in text
     assert engine.prompt_ids_many([heldout[0].messages])[0] == heldout[0].prompt_ids
 
 
 def test_signal_lookalikes_are_not_signals() -> None:
     for title in LOOKALIKE_TITLES:
-        assert signal_in(title) is None, title
+        assert visible_signal(title) is None, title
     both = SIGNALS[4].titles[0] + "\n" + SIGNALS[0].titles[1]  # 审计保留意见 (中) and 立案调查 (高)
-    assert signal_in(both) == SIGNALS[0]
+    hit = visible_signal(both)
+    assert hit is not None and (hit.name, hit.tier) == ("立案调查", "高")
 
 
 def _dated(*titles: str) -> str:
@@ -89,18 +91,18 @@ def _dated(*titles: str) -> str:
     return "主营业务稳定。\n近30日公告（新→旧）：\n" + "\n".join(dated)
 
 
-def test_real_titles_are_read_by_keyword() -> None:
-    """Real titles are worded many ways: the keyword reading finds every catalogued risk, ignores the benign
-    titles and the look-alikes (不存在违规担保, 标准无保留意见, 增持, 和解), and reads titles, not the report."""
-    for signal in SIGNALS:
-        for title in signal.titles:
-            assert signal_in_titles(_dated(title)) == signal, title
+def test_planted_titles_read_as_their_tier() -> None:
+    """The product's reader (the rules floor's) reads every planted risk title as the tier its group was
+    written for, and none of the benign titles or look-alikes (不存在违规担保, 标准无保留意见, 增持, 和解) as a risk;
+    so the training targets, which take the reader's name and tier, agree with the planting spec."""
+    for group in SIGNALS:
+        for title in group.titles:
+            hit = visible_signal(_dated(title))
+            assert hit is not None and hit.tier == group.tier, title
     for title in (*BENIGN_TITLES, *LOOKALIKE_TITLES):
-        assert signal_in_titles(_dated(title)) is None, title
-    assert signal_in_titles(_dated("关于公司收到中国证监会《立案告知书》的公告")).name == "立案调查"
-    assert signal_in_titles(_dated("2026年度业绩预告（预亏）")).name == "业绩预亏"
-    assert signal_in_titles(_dated("2026年度业绩预告（预亏）", "关于公司债券未能按期兑付的公告")).name == "债务违约"
-    assert signal_in_titles("审计机构出具保留意见,存在退市风险。") is None  # a report sentence, not a title
+        assert visible_signal(_dated(title)) is None, title
+    hit = visible_signal(_dated("2026年度业绩预告（预亏）", "关于公司债券未能按期兑付的公告"))
+    assert hit is not None and hit.name == "债务违约"
 
 
 def test_real_universe_stocks_join_the_split(tmp_path: Path, model_dir: str) -> None:

@@ -234,3 +234,15 @@ def test_shared_prefix_blocks_stops_at_the_first_per_stock_token(alone: dict[str
     assert got == qt.prefix_blocks(got.prefix_tokens, 16)
     with pytest.raises(ValueError):
         qt.shared_prefix_blocks(tok, 16, convs[:1])
+
+
+def test_the_full_system_prompt_fills_whole_qwen35_cache_blocks(alone: dict[str, Any]):
+    """The signal list is rendered from screen/signal_table.py: whatever it says, the shared prefix of the full
+    prompt must stay a whole number of vLLM 0.26's 544-token hybrid blocks, or every stock recomputes the rest."""
+    from screening.screen.prompt import system_prompt
+
+    system = {"role": "system", "content": system_prompt(True)}
+    convs = [[system, {"role": "user", "content": "代码: 600519.SH"}],
+             [system, {"role": "user", "content": "代码: 000001.SZ"}]]
+    got = qt.shared_prefix_blocks(alone["qwen3.5"], qt.VLLM_HYBRID_BLOCK, convs)
+    assert got.full_blocks >= 2 and got.prefix_tokens == got.full_blocks * qt.VLLM_HYBRID_BLOCK, got

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from bot.core.text import Line, b, code, i, line, t
 from screening.models import Pool, ResultRow
-from screening.output.report import summary, top_picks
+from screening.output.report import signal_text, summary, top_picks
 from screening.output.text import RISK_BADGE, sources_brief
 from screening.queue.status import JobStatus
 
@@ -49,6 +49,8 @@ def row_line(r: ResultRow) -> Line:
     parts: list[object] = [f"{badge} ", code(r.code), *name, " · ", t(r.risk_level), " · ", b(score)]
     if r.reason:
         parts += [" — ", t(r.reason, 60)]
+    if r.signals:  # the risk the text states, with its title and date: the one flag that must never be cut off
+        parts += [" 📢 ", t("; ".join(signal_text(s) for s in r.signals[:2]), 120)]
     if r.flags:
         parts += [" ", i(f"[{t('; '.join(r.flags), 80).text}]")]
     if r.sources:
@@ -71,8 +73,8 @@ def summary_lines(rows: Sequence[ResultRow], *, job_id: str, source: str = "", s
            line("任务 ", code(job_id[:12]), f" · {seconds:.1f} s" if seconds else ""), counts_line(rows)]
     if data:  # where the figures came from and as of when; 演示数据 in demo mode
         out.append(line("📊 ", t(data, 200)))
-    extra = [f"{label} {s[key]}" for key, label in (("model_raised", "模型上调"), ("score_fixed", "评分校正"),
-                                                   ("data_doubt", "数据存疑")) if s[key]]
+    extra = [f"{label} {s[key]}" for key, label in (("text_raised", "公告/报告上调"), ("model_raised", "模型上调"),
+                                                   ("score_fixed", "评分校正"), ("data_doubt", "数据存疑")) if s[key]]
     if extra:
         out.append(line(" / ".join(extra)))
     ok_rows = [r for r in rows if r.status == "ok"]

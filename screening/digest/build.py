@@ -24,6 +24,7 @@ from screening.data.universe import UniverseInfo
 from screening.digest.files import write_files
 from screening.digest.history import History, compare, snapshot
 from screening.digest.model import Digest, scope_of
+from screening.digest.text_risk import text_risks
 from screening.models import PoolItem, ResultRow
 from screening.output import report
 from screening.queue.client import JobQueue, make_client
@@ -64,6 +65,7 @@ def build_digest(day: dt.date, rows: list[ResultRow], items: Sequence[PoolItem],
         failed=[r for r in rows if r.status != "ok"], previous_date=prev_date, data_as_of=as_of[0],
         data_as_of_oldest=as_of[1], warnings=warnings, engine=engine, seconds=seconds,
         data_label=info.label() if info else "", demo=bool(info and info.demo), calendar_basis=day_basis.footer(),
+        text_risks=text_risks(rows, prev, prev_date is not None), text_raised=report.summary(rows)["text_raised"],
     )
     if history is not None and save_history:
         try:

@@ -3,7 +3,7 @@
 Each digest's per-code risk/score/ST is stored under its date, so the next one can show what
 changed::
 
-    P:digest:snap:{scope}:{YYYY-MM-DD}   hash code -> json [risk, score, st, name, status]
+    P:digest:snap:{scope}:{YYYY-MM-DD}   hash code -> json [risk, score, st, name, status, signal keys]
     P:digest:days:{scope}                zset of dates with a snapshot (score = date ordinal)
 """
 
@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from screening.digest.model import RiskChange
+from screening.digest.text_risk import row_keys
 from screening.models import RISK_ORDER, ResultRow
 
 
@@ -56,7 +57,7 @@ class History:
         return None, {}
 
 def snapshot(rows: Sequence[ResultRow], st: dict[str, bool]) -> dict[str, list[Any]]:
-    return {r.code: [r.risk_level, r.score, bool(st.get(r.code)), r.name, r.status] for r in rows}
+    return {r.code: [r.risk_level, r.score, bool(st.get(r.code)), r.name, r.status, row_keys(r)] for r in rows}
 
 
 def compare(rows: Sequence[ResultRow], st: dict[str, bool],

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from screening.digest.text_risk import TextRisk
 from screening.models import RISK_ORDER, ResultRow
 
 WEEKDAYS = "一二三四五六日"
@@ -54,6 +55,8 @@ class Digest:
     job_id: str | None = None  # the queue job that screened it (None when screened in process)
     data_label: str = ""  # where the figures came from and as of when (UniverseInfo.label)
     demo: bool = False  # screened on the demo universe: the title says so, subscribers never get it by default
+    text_risks: list[TextRisk] = field(default_factory=list)  # signals new since the previous digest (公告风险)
+    text_raised: int = 0  # all stocks whose risk the text raised today
     calendar_basis: str = ""  # footer: which calendar source decided the day (trading_calendar.DayStatus.footer)
 
     @property

@@ -9,6 +9,7 @@ entities, so data can never format a message or mention anyone.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 from collections.abc import Callable
 from typing import Any
@@ -35,6 +36,24 @@ def _change_text(c: RiskChange, esc: Callable[..., str]) -> str:
     return f"{arrow} {esc(c.code)} {esc(c.name or '', 24)} {esc(c.old_risk)}→{esc(c.new_risk)}{score}"
 
 
+def _text_risk_lines(d: Digest, ds: DigestSettings, esc: Callable[..., str], bold: Callable[[str], str],
+                     item: str) -> list[str]:
+    """The 公告风险 section: new signals, newest first, then how many stocks the text raised in all."""
+    since = f"自 {d.previous_date} 以来新增" if d.previous_date else "本期"
+    if not d.text_risks:
+        return [f"{bold('公告风险')}: {since}无; 文本上调共 {d.text_raised} 只", ""]
+    lines = [f"{bold(f'公告风险 {len(d.text_risks)} 条')} ({since}, 新→旧)"]
+    for t in d.text_risks[:ds.max_change_lines]:
+        badge = RISK_BADGE.get(t.tier, "")
+        when = f"{esc(t.date)} " if t.date else ""
+        lines.append(f"{item}{badge} {esc(t.code)} {esc(t.name or '', 24)} · {esc(t.signal)}({esc(t.tier)})"
+                     f" · {when}{esc(t.text, 60)}")
+    if len(d.text_risks) > ds.max_change_lines:
+        lines.append(f"…另有 {len(d.text_risks) - ds.max_change_lines} 条, 见 XLSX「文本信号」列")
+    lines += [f"文本上调共 {d.text_raised} 只", ""]
+    return lines
+
+
 def _sections(d: Digest, ds: DigestSettings, esc: Callable[..., str], head: Callable[[str], str],
               bold: Callable[[str], str], item: str) -> list[str]:
     """The digest as lines; ``head``/``bold`` wrap fixed text, ``esc`` escapes dynamic text."""
@@ -46,6 +65,7 @@ def _sections(d: Digest, ds: DigestSettings, esc: Callable[..., str], head: Call
              f"{as_of} · {esc(d.source, 60)} · 生成于 {d.generated_at.strftime('%H:%M')}",
              f"{bold('风险分布')}: 🔴 高 {c['高']} · 🟡 中 {c['中']} · 🟢 低 {c['低']} · ⚠️ 失败 {c['failed']}"
              f" (共 {c['total']})", ""]
+    lines += _text_risk_lines(d, ds, esc, bold, item)
     if d.top:
         lines.append(bold(f"评分前 {len(d.top)}"))
         lines += [f"{i}. {RISK_BADGE.get(r.risk_level or '', '')} {_row_text(r, esc)}" for i, r in enumerate(d.top, 1)]
@@ -129,6 +149,7 @@ def render_json(d: Digest) -> dict[str, Any]:
         "risk_changes": [{"code": c.code, "name": c.name, "old_risk": c.old_risk, "new_risk": c.new_risk,
                           "old_score": c.old_score, "new_score": c.new_score} for c in d.changes],
         "new_st": [row(r) for r in d.new_st], "failed": [row(r) for r in d.failed],
+        "text_risks": [dataclasses.asdict(t) for t in d.text_risks], "text_raised": d.text_raised,
         "warnings": list(d.warnings), "engine": d.engine, "seconds": round(d.seconds, 2),
         "job_id": d.job_id, "data": d.data_label, "demo": d.demo, "calendar_basis": d.calendar_basis,
         "xlsx": str(d.xlsx_path) if d.xlsx_path else None,

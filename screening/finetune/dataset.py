@@ -30,18 +30,12 @@ from screening.data.synthetic import generate_market
 from screening.data.universe import Universe
 from screening.engines.base import ChatTokenizerMixin, Engine
 from screening.engines.types import EngineOutput, EngineRequest
-from screening.finetune.signals import (
-    BENIGN_TITLES,
-    LOOKALIKE_TITLES,
-    SIGNALS,
-    Signal,
-    signal_in,
-    signal_in_titles,
-)
+from screening.finetune.signals import BENIGN_TITLES, LOOKALIKE_TITLES, SIGNALS, Signal, shown_data, visible_signal
 from screening.finetune.targets import Target, target_for
 from screening.models import PoolItem, StockInput
 from screening.screen.pipeline import Prepared, Screener
 from screening.screen.rules import MissingData, RuleVerdict, assess
+from screening.screen.signals import SignalHit
 
 ANNOUNCEMENT_DAYS = 30
 AS_OF = dt.date(2026, 12, 1)  # the planted titles' dates lie in the 30 days before this
@@ -76,8 +70,8 @@ class Example:
     verdict: RuleVerdict
     prompt_ids: list[int]
     messages: list[dict[str, str]]
-    planted: Signal | None  # the risk title put into the report, visible or not
-    signal: Signal | None  # the risk the model can see in the prompt
+    planted: Signal | None  # the group of the risk title put into the report, visible or not
+    signal: SignalHit | None  # the risk the model can see in the prompt, as the product's reader reads it
     target: Target
     real: bool = False  # from the refreshed real universe: real figures and real announcement titles
 
@@ -142,7 +136,7 @@ def plant(rng: random.Random, stock: StockInput, spec: DataSpec) -> tuple[StockI
     return dataclasses.replace(stock, report_text=text, notes=list(stock.notes)), signal
 
 
-Stocks = dict[str, list[tuple[StockInput, Signal | None]]]
+Stocks = dict[str, list[tuple[StockInput, Signal | None]]]  # a real stock's entry has no planted group
 
 
 def real_universe(path: str) -> Universe:
@@ -156,9 +150,9 @@ def real_universe(path: str) -> Universe:
 
 def real_stocks(spec: DataSpec) -> Stocks:
     """Up to ``spec.real_stocks`` stocks of the real universe, as stored: real figures, and in their report
-    text the real announcement titles. The risk a title carries is read by keyword (``signal_in_titles``:
-    real titles are worded many ways); a stock the rules cannot assess (a figure missing) is left out, as
-    the product would fail its row."""
+    text the real announcement titles (read, like every prompt, by the product's signal reader in
+    ``prepare``); a stock the rules cannot assess (a figure missing) is left out, as the product would fail
+    its row."""
     out: Stocks = {"train": [], "heldout": []}
     if spec.real_stocks <= 0:
         return out
@@ -172,7 +166,7 @@ def real_stocks(spec: DataSpec) -> Stocks:
     random.Random(spec.seed).shuffle(usable)
     share = spec.n_heldout / max(1, spec.n_train + spec.n_heldout)
     for stock in usable[: spec.real_stocks]:
-        out[split_of(stock.code, spec.seed, share)].append((stock, signal_in_titles(stock.report_text or "")))
+        out[split_of(stock.code, spec.seed, share)].append((stock, None))
     return out
 
 
@@ -208,8 +202,7 @@ def prepare(stocks: list[tuple[StockInput, Signal | None]], engine: Engine,
     for (stock, planted), prep in zip(stocks, prepared, strict=True):
         if not isinstance(prep, Prepared):
             raise ValueError(f"{stock.code}: the product would not screen this stock ({prep.error})")
-        shown = prep.request.messages[1]["content"]
-        signal = (signal_in_titles if real else signal_in)(shown) if planted is not None else None
+        signal = visible_signal(shown_data(prep.request.messages[1]["content"]))
         ids = list(prep.request.prompt_ids or [])
         out.append(Example(stock, prep.verdict, ids, prep.request.messages, planted, signal,
                            target_for(stock, prep.verdict, signal), real))
@@ -227,7 +220,7 @@ def summary(examples: list[Example]) -> dict[str, int]:
     """What a split holds, for the model card."""
     tiers: dict[str, int] = {}
     for e in examples:
-        tiers[f"rule_{e.verdict.risk}"] = tiers.get(f"rule_{e.verdict.risk}", 0) + 1
+        tiers[f"rule_{e.verdict.figure_risk}"] = tiers.get(f"rule_{e.verdict.figure_risk}", 0) + 1
     return {
         "stocks": len(examples),
         "real_universe": sum(e.real for e in examples),

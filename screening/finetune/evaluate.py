@@ -107,7 +107,7 @@ def scores(outcomes: list[Outcome]) -> dict[str, Any]:
     parsed = [o for o in outcomes if o.answer is not None]
     should = [o for o in outcomes if o.example.target.escalates]
     raised = [o for o in parsed
-              if RISK_ORDER[o.answer.risk_level] > RISK_ORDER[o.example.verdict.risk]]  # type: ignore[union-attr]
+              if RISK_ORDER[o.answer.risk_level] > RISK_ORDER[o.example.verdict.figure_risk]]  # type: ignore[union-attr]
     right_raises = [o for o in raised if o.example.target.escalates]
     unplanted = [o for o in parsed if o.example.signal is None]
     counts = {
@@ -121,7 +121,7 @@ def scores(outcomes: list[Outcome]) -> dict[str, Any]:
         "escalated_right": len(right_raises),
         "false_escalations": len(raised) - len(right_raises),
         "unplanted": len(unplanted),
-        "rule_agreement": sum(o.answer.risk_level == o.example.verdict.risk for o in unplanted),  # type: ignore[union-attr]
+        "rule_agreement": sum(o.answer.risk_level == o.example.verdict.figure_risk for o in unplanted),  # type: ignore[union-attr]
         "score_exact": sum(o.answer.score == o.example.verdict.score for o in parsed),  # type: ignore[union-attr]
         "final_risk_correct": sum(o.row.risk_level == o.example.target.risk_level for o in outcomes),
     }
@@ -142,7 +142,7 @@ def samples(outcomes: list[Outcome], k: int = 6) -> list[dict[str, Any]]:
     """A few answers to show in the model card: the first escalations due, then ordinary rows."""
     chosen = [o for o in outcomes if o.example.target.escalates][: k // 2]
     chosen += [o for o in outcomes if o not in chosen][: k - len(chosen)]
-    return [{"code": o.example.stock.code, "rule": o.example.verdict.risk,
+    return [{"code": o.example.stock.code, "rule": o.example.verdict.figure_risk,
              "signal": o.example.signal.name if o.example.signal else None,
              "target": o.example.target.json(),
              "model": o.answer.model_dump_json() if o.answer else None,

@@ -1,24 +1,29 @@
-"""The announcement titles planted into training and held-out report texts, each with what it means.
+"""The announcement titles planted into training and held-out report texts.
 
 SYNTHETIC: the titles are written in the style of real Shanghai/Shenzhen announcement titles, but they are
-attached to invented companies. Each risk title carries the signal's short name (the word a reason must
-name) and the tier it justifies, as the product's full system prompt (``RISK_SIGNALS``) states them.
+attached to invented companies. They are grouped by the tier they were written for (the planting draws a
+tier, then a group, then a title: the order is part of the data spec, so a model card's held-out set can be
+rebuilt). What a title means is NOT decided here: ``visible_signal`` reads the prompt with the product's
+own signal reader (screen/signals.py, the rules floor's), so a target names the signal as the floor does;
+tests check that the reader reads every planted title as the tier of its group.
 Benign titles are there so that a block of announcements is not itself a clue; the look-alikes (担保 for a
 subsidiary, 增持 instead of 减持, 标准无保留意见) are there so that a keyword alone is not one either.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+
+from screening.screen.prompt import DATA_CLOSE, DATA_OPEN
+from screening.screen.signals import SignalHit, read_signals
 
 
 @dataclass(frozen=True)
 class Signal:
-    """A risk the rules cannot see: its name as a reason should say it, and the tier it justifies."""
+    """A group of planted risk titles and the tier they were written for (the reader names the signal)."""
 
-    name: str
-    tier: str  # 高 or 中: the least risk the announcement justifies
+    name: str  # a label for the group (the reader's name for its titles may be finer)
+    tier: str  # 高 or 中
     titles: tuple[str, ...]
 
 
@@ -87,36 +92,18 @@ LOOKALIKE_TITLES: tuple[str, ...] = (
 
 TIERS = ("低", "中", "高")
 
-# Real titles are worded many ways, so a real stock's announcements are read by keyword, one title at a
-# time. A negation right before the keyword (不存在违规担保, 标准无保留意见) makes it no signal.
-_NOT = r"(?<!不存在)(?<!无)(?<!未)(?<!没有)"
-KEYWORDS: dict[str, str] = {
-    "立案调查": r"立案",
-    "退市风险警示": r"退市风险警示|终止上市",
-    "违规担保": _NOT + r"违规担保|违规占用",
-    "债务违约": r"未能按期兑付|(?<!不存在)逾期|违约",
-    "审计保留意见": _NOT + r"保留意见|无法表示意见|否定意见",
-    "重大诉讼": r"重大诉讼|重大仲裁",
-    "商誉减值": r"商誉减值",
-    "股东减持": r"减持",
-    "业绩预亏": r"预亏|首次亏损|预计亏损",
-}
-_TITLE_LINE = re.compile(r"^\d{4}-\d{2}-\d{2} (.+)$", re.MULTILINE)
+
+def shown_data(user_message: str) -> str:
+    """The fenced data of a rendered user message: the part of the prompt a title can be seen in."""
+    _, _, rest = user_message.partition(DATA_OPEN)
+    return rest.partition(DATA_CLOSE)[0] if rest else ""
 
 
-def signal_in(text: str) -> Signal | None:
-    """The highest-tier signal whose title appears in ``text`` (first in catalogue order among equals)."""
-    found = [s for s in SIGNALS if any(t in text for t in s.titles)]
-    if not found:
-        return None
-    return max(found, key=lambda s: (TIERS.index(s.tier), -SIGNALS.index(s)))
+def visible_signal(text: str) -> SignalHit | None:
+    """The risk a text states, read by the product's own reader (the rules floor's): the highest tier, newest.
 
-
-def signal_in_titles(text: str) -> Signal | None:
-    """The highest-tier signal among the dated announcement titles in ``text`` (a real report text, as
-    data/providers/report_text.py writes it), read by keyword; the report's own sentences are not read."""
-    titles = _TITLE_LINE.findall(text)
-    found = [s for s in SIGNALS if any(re.search(KEYWORDS[s.name], t) for t in titles)]
-    if not found:
-        return None
-    return max(found, key=lambda s: (TIERS.index(s.tier), -SIGNALS.index(s)))
+    Training targets name the signal exactly as the floor's flag and reason do, so what the model learns to
+    say and what the product says without a model cannot drift apart.
+    """
+    hits = read_signals(text)
+    return hits[0] if hits else None

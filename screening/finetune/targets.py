@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from screening.finetune.signals import Signal
 from screening.models import RISK_ORDER, StockInput
 from screening.screen.merge import reason_problem
 from screening.screen.prompt import REASON_MAX_CHARS
 from screening.screen.rules import RuleVerdict, is_st
+from screening.screen.signals import SignalHit
 
 
 @dataclass(frozen=True)
@@ -60,18 +60,23 @@ def rule_reason(stock: StockInput) -> tuple[str, str, tuple[str, ...]]:
     return f"ROE {_g(roe)}%且PE {_g(pe)}倍,基本面稳健", f"ROE {_g(roe)}%", (_g(roe), _g(pe))
 
 
-def target_for(stock: StockInput, verdict: RuleVerdict, signal: Signal | None) -> Target:
-    """The right answer for one prepared stock; ``signal`` is the planted risk the model can see, if any."""
+def target_for(stock: StockInput, verdict: RuleVerdict, signal: SignalHit | None) -> Target:
+    """The right answer for one prepared stock; ``signal`` is the risk the model can see, if any.
+
+    The floor is the one the prompt shows: the figures' (``figure_risk``); the text's tier is what the
+    model should add to it, naming the signal as the product's reader names it.
+    """
+    floor = verdict.figure_risk
     base, short, figures = rule_reason(stock)
     if signal is None:
-        return _checked(Target(verdict.risk, base, verdict.score, figures, False))
-    if RISK_ORDER[signal.tier] > RISK_ORDER[verdict.risk]:
-        reason = f"公告{signal.name},风险由{verdict.risk}上调为{signal.tier}"
+        return _checked(Target(floor, base, verdict.score, figures, False))
+    if RISK_ORDER[signal.tier] > RISK_ORDER[floor]:
+        reason = f"公告{signal.name},风险由{floor}上调为{signal.tier}"
         return _checked(Target(signal.tier, reason, verdict.score, (signal.name,), True))
-    reason = f"{short},另有{signal.name}公告,维持{verdict.risk}风险"
+    reason = f"{short},另有{signal.name}公告,维持{floor}风险"
     if len(reason) > REASON_MAX_CHARS:
-        reason = f"公告{signal.name},规则已为{verdict.risk}风险"
-    return _checked(Target(verdict.risk, reason, verdict.score, (signal.name,), False))
+        reason = f"公告{signal.name},规则已为{floor}风险"
+    return _checked(Target(floor, reason, verdict.score, (signal.name,), False))
 
 
 def _checked(t: Target) -> Target:

@@ -45,8 +45,16 @@ def to_json(rows: Sequence[ResultRow]) -> str:
     return json.dumps([public_row(r) for r in rows], ensure_ascii=False, indent=1)
 
 
+def signal_text(s: dict[str, Any]) -> str:
+    """One text signal of a row as a reader sees it: ``立案调查(高) 2026-11-20 关于收到…的公告``."""
+    where = " ".join(str(x) for x in (s.get("date"), s.get("text")) if x)
+    return f"{s.get('signal')}({s.get('tier')}) {where}".strip()
+
+
 def cell(value: object) -> object:
     """One value as a spreadsheet/CSV cell: lists and maps as text, strings made inert and storable."""
+    if isinstance(value, list) and value and isinstance(value[0], dict) and "signal" in value[0]:
+        value = [signal_text(s) for s in value]
     if isinstance(value, dict):
         value = "; ".join(f"{k}={v}" for k, v in value.items())
     if isinstance(value, list):
@@ -78,7 +86,13 @@ def summary(rows: Sequence[ResultRow]) -> dict[str, int]:
         "model_raised": sum(any(f.startswith("模型上调") for f in r.flags) for r in rows),
         "score_fixed": sum(any(f.startswith("评分已按") for f in r.flags) for r in rows),
         "data_doubt": sum(any(f.startswith("数据存疑") for f in r.flags) for r in rows),
+        "text_raised": sum(text_raised(r) for r in rows),
     }
+
+
+def text_raised(r: ResultRow) -> bool:
+    """The row's risk was raised by a signal its announcements or report text state (screen/signals.py)."""
+    return r.status == "ok" and any(s.get("raises") for s in r.signals)
 
 
 def rank_value(r: ResultRow) -> float | None:

@@ -22,6 +22,7 @@ from screening.screen.rules import (
 )
 
 FLAG_REASON_REPLACED = "模型理由无效(已用规则理由)"
+FLAG_MODEL_MISSED_TEXT = "模型未识别文本风险(已按公告/报告)"
 # characters of markup (HTML, Markdown, templates) and links: a reason is one plain sentence
 _MARKUP = re.compile(r"[<>`*\[\]{}#|\\]|https?:|www\.", re.IGNORECASE)
 # words of an instruction rather than a judgement: what injected report text tries to make the model say
@@ -53,8 +54,16 @@ class Merged:
     flags: list[str] = field(default_factory=list)
 
 
+def _names_signal(reason: str, verdict: RuleVerdict) -> bool:
+    return any(h.name in reason or h.group in reason for h in verdict.signals)
+
+
 def merge(verdict: RuleVerdict, answer: ModelAnswer) -> Merged:
-    """The row's verdict from the rule verdict and a parsed answer (flags for every disagreement)."""
+    """The row's verdict from the rule verdict and a parsed answer (flags for every disagreement).
+
+    The model was shown the figures' floor only (``figure_risk``), so a model that stays below a tier the
+    text states has missed the signal: that is its own flag, naming the signal, and the floor stands.
+    """
     flags: list[str] = []
     risk: str
     if RISK_ORDER[answer.risk_level] > RISK_ORDER[verdict.risk]:
@@ -62,7 +71,13 @@ def merge(verdict: RuleVerdict, answer: ModelAnswer) -> Merged:
         flags.append(f"{FLAG_MODEL_RAISED}: {verdict.risk}→{answer.risk_level}")
     elif RISK_ORDER[answer.risk_level] < RISK_ORDER[verdict.risk]:
         risk, reason = verdict.risk, verdict.reason
-        flags.append(f"{FLAG_MODEL_LOWER}: 模型{answer.risk_level} 规则{verdict.risk}")
+        if verdict.raised_by_text and RISK_ORDER[answer.risk_level] >= RISK_ORDER[verdict.figure_risk]:
+            missed = verdict.signals[0].name
+            flags.append(f"{FLAG_MODEL_MISSED_TEXT}: {missed} (模型{answer.risk_level} 公告{verdict.risk})")
+        else:
+            flags.append(f"{FLAG_MODEL_LOWER}: 模型{answer.risk_level} 规则{verdict.risk}")
+    elif verdict.raised_by_text and not _names_signal(answer.reason, verdict):
+        risk, reason = verdict.risk, verdict.reason  # the text decided the tier: the reason must name it
     else:
         risk, reason = verdict.risk, answer.reason
     if reason is answer.reason:

@@ -116,7 +116,8 @@ class Screener:
             for (_, _, stock, _, verdict), report, ids in zip(todo, reports, self.engine.encode_many(reports),
                                                               strict=True):
                 text, cut = cut_to_tokens(report, ids, self.settings.max_report_tokens, self.engine.decode)
-                floor = (verdict.risk, verdict.score, verdict.reason)
+                # the figures' floor: whether the model reads the text itself stays visible (screen/merge.py)
+                floor = (verdict.figure_risk, verdict.score, verdict.figure_reason)
                 conversations.append(chat_messages(stock, text, floor, self.system))
                 cuts.append(cut)
             budget = self.settings.max_model_len - self.settings.max_output_tokens
@@ -148,7 +149,8 @@ class Screener:
                         rule_risk=verdict.risk, rule_score=verdict.score, pe_ttm=stock.pe_ttm, roe=stock.roe,
                         row=item.row, engine=self.engine.name, sources=dict(stock.sources), data_date=stock.data_date,
                         input=item.raw_code,
-                        risk_level=verdict.risk, score=verdict.score, reason=verdict.reason, flags=flags)
+                        risk_level=verdict.risk, score=verdict.score, reason=verdict.reason, flags=flags,
+                        signals=verdict.signal_dicts())
         if not self.engine.is_model:  # no model: the rule verdict, and no model verdict that never existed
             return row
         try:

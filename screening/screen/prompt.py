@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from screening.models import StockInput
+from screening.screen.signal_table import GROUPS, SIGNALS
 
 PROMPT_VERSION = "v2"
 REASON_MAX_CHARS = 30
@@ -58,22 +59,34 @@ SYSTEM_PROMPT = f"""你是A股基本面筛选助手。你只根据给出的数�
 
 
 # What the rules cannot see and the model is there for: the announcement signals, each with the tier it
-# justifies, and one worked answer. With Qwen3.5's tokenizer the system prompt with both is exactly 1,088
-# tokens of shared prefix (two of vLLM 0.26's 544-token hybrid cache blocks; bench/qwen_tokenizer.py
-# measures it), so every stock reuses it; without them the 403-token prefix never fills a block (0% hits).
-RISK_SIGNALS = """【报告原文中的风险信号】规则看不到公告标题和报告文字里的风险, 这要由你判断。只认原文明确写出的事实, 不要推测:
-- 立案调查: 公司或实际控制人收到证监会《立案告知书》、被立案调查 → 高。可能涉及信息披露违法, 严重时触发重大违法强制退市。
-- 退市风险警示: 公告将被或已被实施退市风险警示(*ST)、其他风险警示(ST), 或提示股票可能被终止上市 → 高。
-- 审计意见: 无法表示意见或否定意见 → 高; 保留意见, 或带"持续经营能力存在重大不确定性"段落 → 至少中。
-- 违规担保、资金占用: 为控股股东或关联方违规提供担保, 或控股股东非经营性占用上市公司资金 → 高。
-- 重大诉讼、仲裁: 公司作为被告、涉案金额较大 → 中; 涉案金额超过最近一期净资产的10%, 或主要资产、银行账户被冻结 → 高。
-- 商誉减值: 计提大额商誉减值 → 中; 减值导致当期转为亏损 → 高。
-- 减持: 控股股东、实际控制人或董监高披露减持计划或大比例减持 → 至少中; 清仓式减持且业绩下滑 → 高。
-- 股权质押: 控股股东质押比例超过80%, 或提示平仓风险 → 中; 质押股份已被强制平仓 → 高。
-- 业绩预告: 预亏、首亏或净利润降幅超过50% → 至少中; 续亏或预计期末净资产为负 → 高。
-- 债务违约: 债券违约或展期、借款逾期, 或被申请破产重整 → 高。
-- 其他: 定期报告无法按期披露、会计差错更正涉及虚增利润、实际控制人被留置或失联 → 高; 收到问询函或监管警示函 → 至少中。
-否定或正面的表述不是风险: "未发生重大诉讼、仲裁事项""标准无保留意见""不存在违规担保"只说明没有该风险, 不能据此上调。原文中没有任何信号时, 风险等级就取规则风险下限; 同时出现多个信号时, 取其中最高的等级。上调时在reason里写出信号本身, 如"立案调查""违规担保"。"""
+# justifies, and one worked answer. The list is rendered from screen/signal_table.py, the table the rules
+# floor reads, so the model is told exactly the signals that raise a verdict without it. With Qwen3.5's
+# tokenizer the system prompt with both must stay a whole number of vLLM 0.26's 544-token hybrid cache
+# blocks of shared prefix (tests/test_qwen_tokenizer.py measures it with the real tokenizer), so every stock
+# reuses it; without them the 403-token prefix never fills a block (0% hits).
+def _tiers(group: str) -> str:
+    """'高' / '至少中' per row of one group, rows of one tier joined: "审计意见(保留)、持续经营不确定 至少中"."""
+    rows = [r for r in SIGNALS if r.group == group]
+    if len({r.tier for r in rows}) == 1 and [r.name for r in rows] == [group]:
+        return "高" if rows[0].tier == "高" else "至少中"
+    parts = []
+    for tier, word in (("高", "高"), ("中", "至少中")):
+        names = [r.name for r in SIGNALS if r.group == group and r.tier == tier]
+        if names:
+            parts.append(f"{'、'.join(names)} {word}")
+    return "; ".join(parts)
+
+
+def render_signals() -> str:
+    """The prompt's signal list: one line per group of the signal table."""
+    lines = ["【报告原文中的风险信号】只认原文明确写出的事实,不推测:"]
+    lines += [f"- {g.name}: {g.describe} → {_tiers(g.name)}。" for g in GROUPS]
+    lines.append("否定或正面的表述不是风险, 如\"不存在违规担保\"\"标准无保留意见\"\"撤销退市风险警示\"\"一审胜诉\"; "
+                 "进展公告仍是风险。无信号取规则下限; 多个信号取最高等级。上调时reason写出信号。")
+    return "\n".join(lines)
+
+
+RISK_SIGNALS = render_signals()
 
 WORKED_EXAMPLE = f"""【示例】输入:
 代码: 000000.SZ
@@ -89,7 +102,7 @@ EPS: 0.52
 {DATA_CLOSE}
 输出:
 {{"risk_level":"高","reason":"公告被证监会立案调查,由中上调为高","score":80}}
-"标准无保留意见"不是风险; 立案调查使风险由中升为高, 评分仍等于公式评分。"""
+立案调查使风险由中升为高, 评分仍等于公式评分。"""
 
 
 def system_prompt(risk_signals: bool = True) -> str:

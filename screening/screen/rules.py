@@ -1,8 +1,9 @@
-"""The deterministic rules: ST detection, rule risk, the score, and merging the model's answer.
+"""The deterministic rules: ST detection, rule risk from the figures and from the text, and the score.
 
-The rules are the floor. The model may raise risk (with a reason) but never lower it,
-and its score only stands when it is within ``SCORE_TOLERANCE`` of the formula. Every
-place where the two disagree becomes a visible flag on the row instead of a silent fix.
+The rules are the floor: the figures' tier, raised by any risk the announcement titles or report
+sentences state plainly (``screen/signals.py``), on every engine. The model may raise risk (with a
+reason) but never lower it, and its score only stands when it is within ``SCORE_TOLERANCE`` of the
+formula. Every place where the two disagree becomes a visible flag on the row, not a silent fix.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from screening.models import RISK_ORDER, StockInput
+from screening.screen.signals import SignalHit, read_signals, text_tier
 
 SCORE_TOLERANCE = 3
 DATA_DOUBT_TOLERANCE = 0.05  # report figure vs given figure, relative
@@ -90,15 +92,43 @@ def formula_value(pe_ttm: float, roe: float) -> float:
 
 @dataclass
 class RuleVerdict:
+    """The floor: ``risk`` is the higher of the figures' tier and the text's; the score is the formula's.
+
+    ``figure_risk``/``figure_reason`` are the figures' verdict alone: it is what the model is shown as its
+    floor, so whether the model reads the text itself stays measurable (and a miss is a visible flag).
+    """
+
     risk: str
     score: int
     reason: str
     flags: list[str] = field(default_factory=list)
+    figure_risk: str = ""
+    figure_reason: str = ""
+    signals: list[SignalHit] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.figure_risk = self.figure_risk or self.risk
+        self.figure_reason = self.figure_reason or self.reason
+
+    @property
+    def raised_by_text(self) -> bool:
+        return RISK_ORDER[self.risk] > RISK_ORDER[self.figure_risk]
+
+    def signal_dicts(self) -> list[dict[str, str | bool | None]]:
+        """The row's ``signals``: each hit, and whether its tier is above the figures' (it raised the row)."""
+        return [{**h.to_dict(), "raises": RISK_ORDER[h.tier] > RISK_ORDER[self.figure_risk]} for h in self.signals]
+
+
+def text_reason(hit: SignalHit, figure_reason: str) -> str:
+    """The reason of a row the text raised: the signal first, then what the figures said."""
+    where = "公告" if hit.is_title else "报告"
+    dated = f"{hit.date}{where}" if hit.date else where
+    return f"{dated}: {hit.name}; {figure_reason}"
 
 
 def assess(stock: StockInput) -> RuleVerdict:
     """The complete rule verdict; raises MissingData for a stock the rules cannot judge."""
-    risk, reason = rule_risk(stock)
+    figure_risk, figure_reason = rule_risk(stock)
     score = rule_score(stock)
     flags: list[str] = list(stock.notes)  # the data layer's flags first: demo, stale, cached formula ...
     if is_st(stock.name, stock.st):
@@ -106,7 +136,14 @@ def assess(stock: StockInput) -> RuleVerdict:
     if stock.pe_ttm is not None and stock.pe_ttm <= 0:
         flags.append(FLAG_LOSS_PE)
     flags.extend(data_doubts(stock))
-    return RuleVerdict(risk=risk, score=score, reason=reason, flags=flags)
+    hits = read_signals(stock.report_text)
+    flags.extend(h.flag() for h in hits)
+    risk, reason = figure_risk, figure_reason
+    tier = text_tier(hits)
+    if tier is not None and RISK_ORDER[tier] > RISK_ORDER[figure_risk]:
+        risk, reason = tier, text_reason(hits[0], figure_reason)
+    return RuleVerdict(risk=risk, score=score, reason=reason, flags=flags, figure_risk=figure_risk,
+                       figure_reason=figure_reason, signals=hits)
 
 
 def higher_risk(a: str, b: str) -> str:

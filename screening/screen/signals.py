@@ -17,9 +17,11 @@ from screening.screen.signal_table import NEGATIONS, SIGNALS, TIER_RANK, SignalR
 
 # a dated announcement title, as data/providers/report_text.py writes them: "2026-11-20 关于...的公告"
 _TITLE_LINE = re.compile(r"^\s*(\d{4}-\d{2}-\d{2})\s+(.+?)\s*$")
+# a dated title inside running text, as a file's report column carries titles: "近30日公告：2026-11-20 关于…；"
+_INLINE_TITLE = re.compile(r"^(?:[^：:，,]{0,12}[：:])?\s*(\d{4}-\d{2}-\d{2})\s*(.+?)[；;。]?$")
 _NOTICE_DATE = re.compile(r"(\d{4}-\d{2}-\d{2})公告")
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])")
-_CLAUSE_BREAK = re.compile(r"[，,：:]")
+_CLAUSE_BREAK = re.compile(r"[，：:]|,(?!\d{3})")  # "1,200万元" is a number, not two clauses
 _NEGATION = re.compile(NEGATIONS)
 _SHOWN_CHARS = 60  # a sentence quoted in a flag is cut to this
 
@@ -82,9 +84,14 @@ def _units(text: str) -> list[tuple[str, str | None, bool]]:
             continue
         for sentence in _SENTENCE_END.split(line):
             sentence = sentence.strip()
-            if sentence:
-                date = _NOTICE_DATE.search(sentence)
-                units.append((sentence, date.group(1) if date else None, False))
+            if not sentence:
+                continue
+            inline = _INLINE_TITLE.match(sentence)
+            if inline:
+                units.append((inline.group(2), inline.group(1), True))
+                continue
+            date = _NOTICE_DATE.search(sentence)
+            units.append((sentence, date.group(1) if date else None, False))
     return units
 
 
