@@ -48,6 +48,7 @@ def test_fallback_past_the_calendar_uses_the_config_list_and_warns(tmp_path: Pat
     ok, warning = is_trading_day(D(2027, 1, 1), NEW_YEAR_2027, store=tmp_path)
     assert not ok and warning and "fallback" in warning and "2026-12-31" in warning
     assert day_status(D(2027, 1, 1), NEW_YEAR_2027, store=tmp_path).basis == "config"
+    assert "configured list" in warning and "no official arrangement" not in warning
     ok, warning = is_trading_day(D(2027, 1, 4), NEW_YEAR_2027, store=tmp_path)
     assert ok and warning
     assert is_trading_day(D(2027, 1, 2), NEW_YEAR_2027, store=tmp_path)[0] is False  # weekends never trade

@@ -114,11 +114,12 @@ class DayStatus:
         rng = known_range()
         known = f"{rng[0]}..{rng[1]}" if rng else "unavailable"
         y = self.day.year
-        text = (f"交易日历回退: {self.day} 超出 exchange-calendars XSHG 已知范围 ({known}), 未导入 {y} 年国务院"
-                f"放假通知, 按法定节假日判断 / trading-calendar fallback: statutory holidays by law, no official "
-                f"arrangement imported for {y}")
-        if self.basis == "config":
-            text += f"; {self.day} 按 config.toml [digest].holidays 休市 / closed per the configured list"
+        text = f"交易日历回退: {self.day} 超出 exchange-calendars XSHG 已知范围 ({known}), "
+        if self.basis == "config":  # the operator's list closed it, whatever else is known about the year
+            return text + ("按 config.toml [digest].holidays 休市 / trading-calendar fallback: closed per the "
+                           "configured list")
+        text += (f"未导入 {y} 年国务院放假通知, 按法定节假日判断 / trading-calendar fallback: statutory holidays "
+                 f"by law, no official arrangement imported for {y}")
         if self.open is None:
             text += (f"; {self.day} {UNDECIDED} ({self.note}), 导入通知后确定 / undecided bridging day: "
                      f"{IMPORT_HINT}")
