@@ -21,6 +21,7 @@ from screening.config import Settings, load_settings
 from screening.data.load import load_pool as load_inputs
 from screening.data.load import open_universe
 from screening.data.universe import UniverseInfo
+from screening.errors import check_model_folder
 from screening.models import Pool, PoolRejected, ResultRow
 from screening.output import report
 from screening.output.chart import draw_chart
@@ -84,6 +85,8 @@ def _in_process(settings: Settings, pool: Pool, kind: str, show_bar: bool) -> li
     from screening.engines import make_engine
     from screening.screen.pipeline import Screener
 
+    if kind == "vllm":
+        check_model_folder(settings.engine.model)  # before vLLM tries the hub in a subprocess
     engine = make_engine(settings.engine, kind)
     _, advance, stop = _progress_bar(len(pool.items), show_bar)
     try:
@@ -99,15 +102,15 @@ def run_screen(args: argparse.Namespace) -> int:
         universe = open_universe(settings)
         pool = load_inputs(args.inputs, settings, universe=universe)
     except PoolRejected as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"错误: {exc}", file=sys.stderr)
         return 2
     if not pool.items:
-        print("error: nothing to screen", file=sys.stderr)
+        print("错误: 没有可筛选的股票", file=sys.stderr)
         return 2
     if universe.info.demo:
-        print(f"warning: {DEMO_BANNER}", file=sys.stderr)
+        print(f"注意: {DEMO_BANNER}", file=sys.stderr)
     for w in pool.warnings:
-        print(f"warning: {w}", file=sys.stderr)
+        print(f"注意: {w}", file=sys.stderr)
     started = time.perf_counter()
     show_bar = args.format == "table" and sys.stderr.isatty()
     try:
@@ -116,15 +119,15 @@ def run_screen(args: argparse.Namespace) -> int:
         else:
             rows = _in_process(settings, pool, args.engine or settings.engine.kind, show_bar)
     except RedisError as exc:
-        print(f"error: Redis at {settings.redis.url} is not reachable ({type(exc).__name__}: {exc}); start "
-              "redis-server (see README) or fix redis.url / SCREENER_REDIS__URL", file=sys.stderr)
+        print(f"错误: 连不上 Redis {settings.redis.url} ({type(exc).__name__}: {exc}): 启动 redis-server "
+              "(见 README), 或改 redis.url / SCREENER_REDIS__URL", file=sys.stderr)
         return 2
     except KeyError as exc:  # the job's keys vanished while we waited (expired, or deleted by hand)
-        print(f"error: {exc.args[0] if exc.args else exc}: the job is gone from Redis; submit it again",
+        print(f"错误: {exc.args[0] if exc.args else exc}: 任务已不在 Redis 中 (过期或被删除), 请重新提交",
               file=sys.stderr)
         return 2
     except TimeoutError as exc:
-        print(f"error: {exc}; is a worker running (`python -m screening worker`)?", file=sys.stderr)
+        print(f"错误: {exc}; worker 在运行吗 (`python -m screening worker`)?", file=sys.stderr)
         return 2
     emit(rows, pool, args, time.perf_counter() - started, universe.info)
     return 0
