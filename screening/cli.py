@@ -1,8 +1,8 @@
 """The command line: one subcommand per job, each wired here to the module that does it.
 
 ``screen`` (screen/cli.py), ``universe`` (data/cli.py), ``worker`` (queue/run.py), ``digest``
-(digest/cli.py), ``bench`` (ops/bench/), ``finetune`` (finetune/cli.py), ``doctor`` and ``verify-model``
-(ops/).
+(digest/cli.py), ``calendar`` (data/calendar_cli.py), ``bench`` (ops/bench/), ``finetune`` (finetune/cli.py),
+``signals`` (signals_cli.py), ``doctor`` and ``verify-model`` (ops/).
 
 Exit codes: 0 when the job ran (failed rows included), 2 for unusable input (the message on
 stderr names the file, row, column or value), 1 for an internal error.
@@ -46,6 +46,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_worker_args(w)
     w.set_defaults(func=cmd_worker)
 
+    from screening.data.calendar_cli import add_calendar_args, cmd_calendar
+
+    c = sub.add_parser("calendar", help="a year's closed and undecided (调休待定) weekdays; import the notice")
+    add_calendar_args(c)
+    c.set_defaults(func=cmd_calendar)
+
     from screening.digest.cli import add_digest_args, cmd_digest
 
     d = sub.add_parser("digest", help="render the pre-market digest without sending it")
@@ -67,6 +73,12 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--fast-every", type=float, default=3.0, help="with --interactive: seconds between fast jobs")
     b.add_argument("--fast-jobs", type=int, default=20, help="with --interactive: at least this many fast jobs")
     b.set_defaults(func=lambda a: __import__("screening.ops.bench.cli", fromlist=["main"]).main(a))
+
+    from screening.signals_cli import add_signals_args, cmd_signals
+
+    g = sub.add_parser("signals", help="the risk-text reader: eval recall and false escalations on a labelled set")
+    add_signals_args(g)
+    g.set_defaults(func=cmd_signals)
 
     from screening.finetune.cli import add_finetune_args, cmd_finetune
 

@@ -1,4 +1,4 @@
-"""``python -m screening universe refresh|status|show|import|export``: the local market data by hand.
+"""``python -m screening universe refresh|status|show|import|export|probe``: the local market data by hand.
 
 stdout carries only what was asked for (``show`` and ``status`` as text or JSON, ``export`` as
 CSV); progress and logs go to stderr. Exit codes: 0 done, 1 the refresh failed (the last good
@@ -60,6 +60,7 @@ def add_universe_args(parser: argparse.ArgumentParser) -> None:
     i = sub.add_parser("import", help="merge a file of your own figures into it (any pool file `screen` reads)")
     i.add_argument("file")
     i.add_argument("--as-of", help="date the figures are as of (default: today)")
+    sub.add_parser("probe", help="one small request per Eastmoney host: ok, throttled, empty, schema drift, blocked")
     e = sub.add_parser("export", help="write the universe as CSV (stdout, or --out FILE)")
     e.add_argument("--out")
 
@@ -116,6 +117,18 @@ def _show(universe: Universe, code: str, fmt: str) -> int:
     return 0
 
 
+def _probe() -> int:
+    """One line per host on stdout, then what to change; exit 1 when no refresh could work."""
+    from screening.data.providers.probe import advice, essential_ok, probes, run_probe
+
+    results = [run_probe(p) for p in probes(dt.date.today())]
+    for r in results:
+        sys.stdout.write(r.line() + "\n")
+    for line in advice(results):
+        sys.stdout.write(f"advice: {line}\n")
+    return 0 if essential_ok(results) else 1
+
+
 def cmd_universe(args: argparse.Namespace) -> int:
     settings = load_settings(getattr(args, "config", None))
     today = dt.date.today()
@@ -133,6 +146,8 @@ def cmd_universe(args: argparse.Namespace) -> int:
             for note in outcome.notes:
                 print(f"note: {note}", file=sys.stderr)
             return 0
+        if args.action == "probe":
+            return _probe()
         universe = open_universe(settings)
         if args.action == "status":
             d = info_dict(universe, today)
