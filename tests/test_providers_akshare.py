@@ -257,7 +257,7 @@ def test_renamed_upstream_field_names_the_column_and_version(small: FakeMarketRe
     # the titles are optional: the fetch completes without them, the named error in a warning, rows flagged
     snap = _provider().fetch(TRADE_DATE, announcement_days=1)
     assert snap.degraded == ["公告数据缺失"]
-    assert any(n.startswith("warning: 公告数据缺失") and "公告标题" in n for n in snap.notes)
+    assert any(n.startswith("warning: 公告数据缺失") and "could not find title" in n for n in snap.notes)
     assert all("近1日" not in (p.stock.report_text or "") for p in snap.stocks)
 
 

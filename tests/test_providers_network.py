@@ -305,3 +305,24 @@ def test_probe_names_each_host_state_in_one_line(remote: FakeMarketRemote, tmp_p
     remote.faults.host_drop["82.push2delay.eastmoney.com"] = 10_000
     res = cli("universe", "probe", env=env, timeout=120)
     assert res.returncode == 1 and "HTTPS_PROXY" in res.stdout and "TUSHARE_TOKEN" in res.stdout
+
+
+def test_each_title_lands_on_the_codes_its_own_item_names(
+        remote: FakeMarketRemote, fresh: tuple[dict[str, str], Path]) -> None:
+    """akshare 1.19.5 joins titles and codes by position: one item without an A-share code shifts the rest."""
+    env, path = fresh
+    remote.faults.foreign_notices = 2
+    res = refresh(env)
+    assert res.returncode == 0, res.stderr[-3000:]
+    u = Universe.load(path)
+    days = [TODAY - dt.timedelta(days=i) for i in range(3)]
+    checked = 0
+    for s in remote.market.stocks:
+        text = (u.get(f"{s.code}.{s.exchange}").report_text or "")  # type: ignore[union-attr]
+        own = {a.title.split(":", 1)[1] for d in days for a in remote.market.announcements(d) if a.code == s.code}
+        block = text.split("公告（新→旧）：\n", 1)
+        shown = [ln[11:] for ln in block[1].splitlines() if ln[:4].isdigit()] if len(block) == 2 else []
+        assert set(shown) == own, (s.code, shown, own)  # no other company's title, none of its own lost
+        assert "港股" not in text
+        checked += bool(own)
+    assert checked > 50

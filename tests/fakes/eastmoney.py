@@ -333,6 +333,18 @@ class FakeEastmoney:
         return out
 
     # ---- announcements -----------------------------------------------------------------------------------
+    @staticmethod
+    def _foreign_item(i: int, day: dt.date) -> dict[str, Any]:
+        """An item whose codes are all H shares (ann_type H): akshare 1.19.5 adds no code row for it."""
+        codes = [{"ann_type": "H,HK", "inner_code": str(900 + i), "market_code": "116", "short_name": f"港股{i}",
+                  "stock_code": f"0{700 + i:04d}"} for _ in range(2)]
+        return {"art_code": f"AN{day:%Y%m%d}H{i:09d}", "codes": codes,
+                "columns": [{"column_code": "001002004001", "column_name": "重大事项"}],
+                "display_time": f"{day} 18:00:00:000", "eiTime": f"{day} 18:00:00:000", "language": "0",
+                "listing_state": "0", "notice_date": _day(day), "product_code": "", "sort_date": f"{day} 18:00:00:000",
+                "source_type": "0", "title": f"港股{i}:关于H股发行的公告", "title_ch": f"港股{i}:关于H股发行的公告",
+                "title_en": ""}
+
     def _notices(self, p: dict[str, str]) -> Answer:
         endpoint = "notice"
         fixed = {"sr": "-1", "page_size": "100", "ann_type": "A", "client_source": "web", "f_node": "0",
@@ -374,5 +386,7 @@ class FakeEastmoney:
                 "notice_date": _day(a.day), "product_code": "", "sort_date": a.display_time, "source_type": "0",
                 "title": a.title, "title_ch": a.title, "title_en": "",
             }))
+        if page == 1 and items:  # items naming no A-share code (an H share's, a bond's) at the top of the day
+            records[:0] = [self._foreign_item(i, begin) for i in range(self.faults.foreign_notices)]
         return _json({"data": {"list": records, "page_index": page, "page_size": 100, "total_hits": len(items)},
                       "error": "", "success": 1})

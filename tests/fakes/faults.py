@@ -32,6 +32,7 @@ class Faults:
     # code -> the 预告类型 of an original 业绩预告 published 10 days before the stock's (revised) forecast
     forecast_original: dict[str, str] = field(default_factory=dict)
     withheld: dict[str, set[str]] = field(default_factory=dict)  # period ISO -> codes whose report is not out (late)
+    foreign_notices: int = 0  # items naming only H-share codes at the top of each day's announcements
     host_drop: dict[str, int] = field(default_factory=dict)  # host -> how many more requests are dropped
     host_empty: set[str] = field(default_factory=set)  # quote hosts answering an empty board (data: null)
 

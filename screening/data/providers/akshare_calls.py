@@ -136,6 +136,8 @@ class AkshareCalls:
         except ProviderError as exc:
             self.records.append(CallRecord(label, time.monotonic() - started, None, pages[0], type(exc).__name__))
             raise
+        if self.progress is not None and pages[0]:  # tqdm throttles its redraws: the last page may go unseen
+            self.progress(label, pages[0], pages[0])
         rows = None if frame is None else len(frame)
         outcome = "empty" if frame is None or rows == 0 else "ok"
         self.records.append(CallRecord(label, round(time.monotonic() - started, 3), rows, pages[0], outcome))

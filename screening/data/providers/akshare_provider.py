@@ -23,6 +23,7 @@ import datetime as dt
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -48,6 +49,7 @@ from screening.data.providers.base import (
     SchemaChanged,
 )
 from screening.data.providers.eastmoney_clist import DELAY_HOST, delayed_board
+from screening.data.providers.eastmoney_notices import notice_day
 from screening.data.providers.fetch_plan import CallPlan, announcement_window, supporting_periods
 from screening.data.providers.fundamentals import (
     PeriodFigures,
@@ -307,7 +309,7 @@ class AkshareProvider:
         empty_days: list[dt.date] = []
         for d in days:
             label = f"stock_notice_report({ymd(d)})"
-            frame = f.run("stock_notice_report", label, symbol="全部", date=ymd(d))
+            frame = f.run("stock_notice_report", label, fn=partial(notice_day, ymd(d)))
             if frame is None or frame.empty:
                 empty_days.append(d)
                 continue
