@@ -150,3 +150,15 @@ def test_vllm_engine_json_stdout_is_only_the_array(env, tmp_path):
     assert [r["code"] for r in rows] == ["600519.SH", "300750.SZ"]
     assert all(r["status"] == "ok" and r["model_risk"] is not None for r in rows), rows  # the model answered
     assert "vLLM" in p.stderr or "vllm" in p.stderr  # the engine's logs are there, on stderr
+
+
+def test_a_name_after_its_own_code_is_a_note_and_an_index_is_named(env, tmp_path):
+    """Issue 25.5: `600519 贵州茅台` is one stock said twice; sh000001 is 上证指数, not a stock."""
+    env = {**env, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    p = screen(env, "600519", "贵州茅台", "sh000001", "000300.SH", "--engine", "rules", "--format", "json", "--demo")
+    assert p.returncode == 0, p.stderr
+    rows = json.loads(p.stdout)
+    assert [r["input"] for r in rows] == ["600519", "sh000001", "000300.SH"]
+    assert rows[0]["status"] == "ok" and "贵州茅台 即 600519 (600519.SH), 已合并为一行" in rows[0]["flags"]
+    assert "sh000001 是上证指数, 不是股票" in rows[1]["error"] and rows[1]["fail_code"] == "input"
+    assert "000300.SH 是沪深300, 不是股票" in rows[2]["error"]

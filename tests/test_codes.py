@@ -66,10 +66,38 @@ def test_full_width_codes_are_folded(raw: str, code: str) -> None:
 
 
 def test_a_claimed_exchange_must_match_the_board() -> None:
-    with pytest.raises(CodeError, match="says SH but 000001 is listed on SZ"):
-        normalise_code("000001.SH")
+    with pytest.raises(CodeError, match="says SH but 000333 is listed on SZ"):
+        normalise_code("000333.SH")
     with pytest.raises(CodeError, match="says SZ but 920001 is listed on BJ"):
         normalise_code("sz920001")
+
+
+@pytest.mark.parametrize(
+    ("raw", "says"),
+    [
+        ("000001.SH", "000001.SH 是上证指数, 不是股票"),  # the first codes a Chinese user types
+        ("sh000001", "sh000001 是上证指数, 不是股票"),
+        ("000300.SH", "000300.SH 是沪深300, 不是股票"),
+        ("SH000905", "是中证500, 不是股票"),
+        ("399001", "是深证成指"),
+        ("399006.SZ", "是创业板指"),
+        ("899050", "是北证50"),
+        ("900901", "是上海B股"),
+        ("200002", "是深圳B股"),
+        ("510300", "是上海基金/ETF"),
+        ("159915", "是深圳基金/ETF"),
+        ("113050", "是债券或可转债"),
+        ("128001", "是债券或可转债"),
+    ],
+)
+def test_indices_b_shares_funds_and_bonds_are_named_as_what_they_are(raw: str, says: str) -> None:
+    with pytest.raises(CodeError) as exc:
+        normalise_code(raw)
+    assert says in str(exc.value)
+
+
+def test_the_stock_sharing_an_index_number_is_still_the_stock() -> None:
+    assert normalise_code("000001") == "000001.SZ" and normalise_code("sz000001") == "000001.SZ"  # 平安银行
 
 
 def test_exchange_of_uses_the_table() -> None:

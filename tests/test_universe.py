@@ -179,23 +179,23 @@ def test_pool_from_codes_mixed(tmp_path: Path) -> None:
     tokens = ["600519.SH", "sz000858", "宁德时代", "000001.SH", "abc"]
     tokens += ["688981", "600519", "茅台", "银行", "999999"]
     pool = pool_from_codes(tokens, u, source="/screen")
-    assert [i.index for i in pool.items] == list(range(len(tokens)))
-    assert [i.raw_code for i in pool.items] == tokens
+    assert [i.index for i in pool.items] == list(range(len(tokens) - 1))
+    assert [i.raw_code for i in pool.items] == [t for t in tokens if t != "茅台"]  # 茅台 is 600519.SH again
     by = {i.raw_code: i for i in pool.items}
     assert by["600519.SH"].stock.roe == 34.2
     assert by["sz000858"].stock.code == "000858.SZ"
     assert by["宁德时代"].stock.code == "300750.SZ"
-    assert "listed on SZ" in by["000001.SH"].error.message
+    assert "是上证指数, 不是股票" in by["000001.SH"].error.message and "000001.SZ" in by["000001.SH"].error.message
     assert "no stock named" in by["abc"].error.message
     assert by["abc"].error.value == "abc" and by["abc"].error.source == "/screen"
     # a valid code the universe does not know: a failed item that says what to do, never invented data
     assert by["688981"].stock is None and "unknown to the local data" in by["688981"].error.message
     assert "universe refresh" in by["688981"].error.message
     assert by["600519"].stock is None and "duplicate of 600519.SH" in by["600519"].error.message
-    assert "duplicate of 600519.SH" in by["茅台"].error.message
+    assert "茅台 即 600519.SH (600519.SH), 已合并为一行" in by["600519.SH"].stock.notes  # a note, not a failed row
     assert "several" in by["银行"].error.message and "600036.SH" in by["银行"].error.message
     assert by["999999"].error is not None
-    assert len(pool.ok_items) == 3 and len(pool.failed_items) == 7
+    assert len(pool.ok_items) == 3 and len(pool.failed_items) == 6
 
 
 def test_malformed_import_file_raises_with_location(tmp_path: Path) -> None:

@@ -36,12 +36,32 @@ BOARD_PREFIXES: dict[str, str] = {
     "000": "SZ", "001": "SZ", "002": "SZ", "003": "SZ", "300": "SZ", "301": "SZ", "302": "SZ",
     "43": "BJ", "83": "BJ", "87": "BJ", "88": "BJ", "920": "BJ",
 }
-# what a rejected prefix is, when it is a well-known non-A-share security (said in the message)
+# what a rejected prefix is, when it is a well-known non-A-share security (said in the message, in Chinese and
+# English). Longest prefix first where they overlap.
 _NOT_A_SHARES: dict[str, str] = {
-    "900": "a Shanghai B share", "200": "a Shenzhen B share", "82": "a BSE preferred share",
-    "399": "a Shenzhen index", "51": "a Shanghai fund/ETF", "15": "a Shenzhen fund/ETF", "16": "a Shenzhen LOF",
-    "11": "a bond or convertible bond", "12": "a bond or convertible bond", "40": "a NEEQ 老三板 share",
+    "900": "上海B股 (a Shanghai B share), 不是A股", "200": "深圳B股 (a Shenzhen B share), 不是A股",
+    "82": "北交所优先股 (a BSE preferred share), 不是A股", "399": "深圳指数 (a Shenzhen index), 不是股票",
+    "899": "北交所指数 (a BSE index), 不是股票",
+    "50": "上海基金 (a Shanghai fund/ETF), 不是股票", "51": "上海基金/ETF (a Shanghai fund/ETF), 不是股票",
+    "52": "上海基金/ETF (a Shanghai fund/ETF), 不是股票", "56": "上海基金/ETF (a Shanghai fund/ETF), 不是股票",
+    "58": "上海基金/ETF (a Shanghai fund/ETF), 不是股票", "15": "深圳基金/ETF (a Shenzhen fund/ETF), 不是股票",
+    "16": "深圳LOF基金 (a Shenzhen LOF), 不是股票", "18": "深圳封闭式基金 (a Shenzhen fund), 不是股票",
+    "10": "债券 (a bond), 不是股票", "11": "债券或可转债 (a bond or convertible bond), 不是股票",
+    "12": "债券或可转债 (a bond or convertible bond), 不是股票", "13": "债券 (a bond), 不是股票",
+    "40": "老三板股份 (a NEEQ 老三板 share), 不是A股",
 }
+# Index codes users type first. Shanghai's indices share their numbers with Shenzhen main-board stocks
+# (000001 is both 上证指数 and 平安银行): a code that claims SH with one of these numbers is the index.
+SH_INDICES: dict[str, str] = {
+    "000001": "上证指数", "000002": "上证A股指数", "000003": "上证B股指数", "000009": "上证380",
+    "000010": "上证180", "000016": "上证50", "000300": "沪深300", "000688": "科创50", "000852": "中证1000",
+    "000903": "中证100", "000905": "中证500", "000906": "中证800", "000985": "中证全指",
+}
+SZ_INDICES: dict[str, str] = {
+    "399001": "深证成指", "399005": "中小100", "399006": "创业板指", "399106": "深证综指", "399300": "沪深300",
+    "399673": "创业板50", "399905": "中证500",
+}
+BJ_INDICES: dict[str, str] = {"899050": "北证50"}
 
 
 class CodeError(ValueError):
@@ -53,11 +73,21 @@ def exchange_of(number: str) -> str | None:
     return BOARD_PREFIXES.get(number[:3]) or BOARD_PREFIXES.get(number[:2])
 
 
+def index_name(num: str, claimed: str | None = None) -> str | None:
+    """The index a number names: SH's when the code claims SH (or says nothing and no stock has it), else SZ/BJ."""
+    if claimed == "SH":
+        return SH_INDICES.get(num)
+    return SZ_INDICES.get(num) or BJ_INDICES.get(num) or (SH_INDICES.get(num) if claimed is None else None)
+
+
 def _board_error(num: str, given: str) -> CodeError:
     shown = repr(given) if given.endswith(num) else f"{given!r} (read as {num})"
+    index = SZ_INDICES.get(num) or BJ_INDICES.get(num)
+    if index:
+        return CodeError(f"{shown} 是{index} (an index), 不是股票")
     what = _NOT_A_SHARES.get(num[:3]) or _NOT_A_SHARES.get(num[:2])
     if what:
-        return CodeError(f"{shown} is {what}, not an A share (no A-share board starts with {num[:3]})")
+        return CodeError(f"{shown} 是{what} (no A-share board starts with {num[:3]})")
     return CodeError(
         f"no A-share board starts with {num[:3]}: {shown} "
         "(SH 600/601/603/605/688/689, SZ 000/001/002/003/300/301/302, BJ 920 and the older 43/83/87/88)"
@@ -93,6 +123,9 @@ def normalise_code(raw: object) -> str:
     claimed = m.group("pre") or m.group("suf")
     if claimed:
         claimed = _SUFFIX_ALIASES.get(claimed.upper(), claimed.upper())
+        index = SH_INDICES.get(num) if claimed == "SH" else None
+        if index:  # sh000001 / 000300.SH: the index, not the SZ stock sharing its number
+            raise CodeError(f"{given} 是{index}, 不是股票 (an index; 深市个股 {num} 写作 {num}.SZ)")
         if claimed != market:
             raise CodeError(f"{text!r} says {claimed} but {num} is listed on {market}")
     return f"{num}.{market}"

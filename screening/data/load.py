@@ -16,7 +16,7 @@ import datetime as dt
 from pathlib import Path
 
 from screening.config import Settings, cache_dir
-from screening.data.codes import CodeError, normalise_code
+from screening.data.codes import CodeError, index_name, normalise_code
 from screening.data.freshness import stale_notes
 from screening.data.pool import read_pool
 from screening.data.stock_csv import read_stock_csv
@@ -33,6 +33,9 @@ def unknown_code_message(code: str, universe: Universe) -> str:
     """What a user is told for a valid code no data covers, with what to do about it."""
     where = "the universe is empty" if not len(universe) else universe.info.label()
     moved = ""
+    index = index_name(code[:6])
+    if index:  # 000300 typed bare: no stock has it, the index does
+        moved = f"; {code[:6]} 也是{index}的指数代码, 指数不能筛选"
     if code.endswith(".BJ") and not code.startswith("920"):
         # the BSE gave every listed stock a 920 code on 2025-10-09; old exports still carry 43/83/87/88
         moved = "; the BSE moved every stock to a 920xxx code on 2025-10-09: look up its new code"
@@ -155,18 +158,33 @@ def _resolve(token: str, universe: Universe) -> tuple[str | None, StockInput | N
     return code, stock, None
 
 
+def _is_name(token: str) -> bool:
+    try:
+        normalise_code(token)
+    except CodeError:
+        return True
+    return False
+
+
 def pool_from_codes(tokens: list[str], universe: Universe, source: str = "command") -> Pool:
     """One PoolItem per typed token, in order: resolved stock, or a per-item error.
 
-    Nothing is dropped: an invalid token, an unknown code or a repeat of an earlier stock becomes a
-    failed item that says why, so the reply accounts for every token the user typed.
+    Nothing is dropped: an invalid token, an unknown code or a repeated code becomes a failed item that
+    says why, so the reply accounts for every token the user typed; a name for a stock already given by
+    its code (or the reverse) is a note on that stock's row, not a second, failed one.
     """
     pool = Pool(source=source)
     first_seen: dict[str, tuple[int, str]] = {}
-    for index, token in enumerate(tokens):
+    for token in tokens:
+        index = len(pool.items)
         code, stock, error = _resolve(token, universe)
         if code is not None and code in first_seen:
             first_index, first_token = first_seen[code]
+            first = pool.items[first_index].stock
+            if first is not None and (_is_name(token) or _is_name(first_token)):
+                # 600519 贵州茅台: the same stock said twice, one row with a note, not a failed row
+                first.notes.append(f"{token} 即 {first_token} ({code}), 已合并为一行")
+                continue
             error = f"duplicate of {code} (item {first_index + 1}, {first_token!r})"
             stock = None
         if error is not None or stock is None:
