@@ -85,6 +85,15 @@ def test_cpu_smoke_runs_every_phase(tmp_path: Path, model_dir: str):
     assert inter["bulk_finished"] and inter["bulk_rows"] == 8, inter
     assert inter["fast_finished"] == inter["fast_jobs"] >= 3 and 0 < inter["p50_s"] <= inter["max_s"], inter
     assert pipe["worker_error"] is None and not pipe["worker_alive_after"]
+    traces = inter["fast_traces"]  # every fast job's legs, in submission order, vLLM's stamps included
+    assert len(traces) == inter["fast_finished"], inter
+    assert [t["submit_wall"] for t in traces] == sorted(t["submit_wall"] for t in traces)
+    for t in traces:
+        assert {"claim", "prepare", "vllm_queue", "prefill", "decode", "store"} <= set(t["legs"]), t
+        assert abs(sum(t["legs"].values()) - t["total_s"]) < 0.01, t
+    hold = by["interactive@hold"]  # the fast-lane hold variant on the same engine
+    assert hold["worker_settings"]["fast_hold_bulk"] == 0 and hold["bulk_finished"], hold
+    assert hold["fast_finished"] == hold["fast_jobs"] >= 3, hold
 
     serial = by["serial"]
     assert serial["stocks"] == 3 and serial["valid"] == 3 and serial["batched_over_serial"] > 0

@@ -8,6 +8,11 @@ fast request enters the next scheduler step ahead of every waiting bulk request,
 never drains while work is queued. The engine runs in its own event loop thread; ``submit`` returns
 a ``concurrent.futures.Future``, so the (synchronous, Redis-side) worker loop needs no asyncio.
 Same prompt ids as the sync engine (the pipeline's exact ids), same guided JSON params.
+
+Each output carries its request's timing (``EngineOutput.timing``, read by queue/fast_trace.py): when
+it was handed over, when the event loop ran it, and, with stat logging on, vLLM's own per-request
+stamps (``RequestOutput.metrics``, a ``RequestStateStats`` in vLLM 0.26: queued, first scheduled, first
+and last token, engine-core ``time.monotonic()``), converted to wall-clock seconds.
 """
 
 from __future__ import annotations
@@ -38,6 +43,24 @@ def async_engine_args(settings: EngineSettings, model_path: str, log_stats: bool
     kwargs = llm_kwargs(settings, model_path)
     kwargs["structured_outputs_config"] = StructuredOutputsConfig(**kwargs["structured_outputs_config"])
     return AsyncEngineArgs(**kwargs, scheduling_policy="priority", disable_log_stats=not log_stats)
+
+
+def vllm_stamps(out: Any) -> dict[str, float]:
+    """vLLM's per-request stamps as wall-clock seconds; empty without stat logging (metrics is None).
+
+    ``arrival_time`` is already wall-clock; the engine core's stamps are ``time.monotonic()``, which
+    on Linux is one clock for every process of the machine, so one offset converts them.
+    """
+    m = getattr(out, "metrics", None)
+    if m is None:
+        return {}
+    offset = time.time() - time.monotonic()
+    stamps = {"arrival": float(getattr(m, "arrival_time", 0.0) or 0.0)}
+    for name in ("queued", "scheduled", "first_token", "last_token"):
+        value = float(getattr(m, f"{name}_ts", 0.0) or 0.0)
+        if value:
+            stamps[name] = value + offset
+    return {k: v for k, v in stamps.items() if v}
 
 
 class AsyncVllmEngine(ChatTokenizerMixin, Engine):
@@ -76,9 +99,10 @@ class AsyncVllmEngine(ChatTokenizerMixin, Engine):
         rid = f"{request.key}#{next(self._ids)}"
         with self._lock:
             self._live.setdefault(request.key, set()).add(rid)
-        return asyncio.run_coroutine_threadsafe(self._one(request, rid, priority, params), self.loop)
+        return asyncio.run_coroutine_threadsafe(self._one(request, rid, priority, params, time.time()), self.loop)
 
-    async def _one(self, req: EngineRequest, rid: str, priority: int, params: Any) -> EngineOutput:
+    async def _one(self, req: EngineRequest, rid: str, priority: int, params: Any, handed: float) -> EngineOutput:
+        loop_at = time.time()
         prompt: Any = ({"prompt_token_ids": req.prompt_ids.tolist()} if req.prompt_ids is not None
                        else self.tokenizer.apply_chat_template(req.messages, tokenize=False,
                                                                add_generation_prompt=True, **CHAT_TEMPLATE_KWARGS))
@@ -101,7 +125,8 @@ class AsyncVllmEngine(ChatTokenizerMixin, Engine):
         self.stats.prompt_tokens += len(final.prompt_token_ids or [])
         self.stats.output_tokens += len(comp.token_ids)
         return EngineOutput(req.key, comp.text, comp.finish_reason, prompt_tokens=len(final.prompt_token_ids or []),
-                            output_tokens=len(comp.token_ids))
+                            output_tokens=len(comp.token_ids),
+                            timing={"handed": handed, "loop": loop_at, **vllm_stamps(final), "answered": time.time()})
 
     def generate(self, requests: list[EngineRequest], params: Any = None) -> list[EngineOutput]:
         """All at once, as one would hand ``LLM.generate`` a list: the raw-engine baseline of the bench."""

@@ -28,6 +28,9 @@ class EngineOutput:
     error: str | None = None  # the engine failed for this request (not a bad answer)
     prompt_tokens: int = 0
     output_tokens: int = 0
+    # wall-clock seconds (time.time()) of the request's legs inside the engine, when the engine keeps them:
+    # handed, arrival, queued, scheduled, first_token, last_token, answered (engines/async_vllm.py)
+    timing: dict[str, float] | None = None
 
 
 @dataclass

@@ -11,6 +11,15 @@ queue/intake.py; the command line is queue/run.py):
   within ``worker.flush_s``. vLLM's priority scheduler (engines/async_vllm.py) then lets a
   /screen of three stocks into the next step of a whole-market run, and the engine never drains
   between calls (the batch-shaped worker made a fast job wait for the bulk call in flight).
+* The fast-lane hold (``worker.fast_hold_bulk``, off by default): priority only decides who enters
+  the next step; a fast request then decodes in steps shared with every running bulk request and
+  the prefills of the ones admitted after it. While a fast request is in flight the worker can stop
+  handing vLLM new bulk requests (until fewer than ``fast_hold_bulk`` are in flight), for at most
+  ``fast_hold_max_s``, then admits bulk freely for ``fast_hold_gap_s``, so the bulk job always
+  progresses. With ``max_in_flight`` close to vLLM's ``max_num_seqs`` vLLM's own waiting queue stays
+  shallow, so a hold takes effect within a step. vLLM's scheduler is not touched.
+* Each fast job's legs (claimed, prepared, handed, vLLM's queue, prefill, decode, stored, done) are
+  kept in ``fast_traces`` and logged (queue/fast_trace.py): the figure to read before choosing a lever.
 * Crash safety: a stock's attempt counter is incremented in Redis BEFORE it is submitted, so a
   stock that kills the process (SIGKILL, OOM, a segfault in a kernel) is seen as such by the next
   worker. Such "crash suspects" run apart from everything else, in groups halved per death they
@@ -26,6 +35,7 @@ import logging
 import queue
 import threading
 import time
+from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass
 from functools import partial
@@ -36,8 +46,9 @@ from screening import metrics as _metrics  # ops: Prometheus counters and /healt
 from screening.config import Settings
 from screening.engines.base import Engine
 from screening.engines.types import EngineOutput
-from screening.models import FailCode, ResultRow, failed_row
+from screening.models import FailCode, PoolItem, ResultRow, failed_row
 from screening.queue.client import GROUP, TRANSIENT_ERRORS
+from screening.queue.fast_trace import JobClock
 from screening.queue.intake import ActiveJob, BatchResult, JobIntake
 from screening.screen.pipeline import Prepared
 
@@ -90,6 +101,12 @@ class Worker(JobIntake):
         self.out = BatchResult()
         self._next_flush = 0.0
         self._started = time.perf_counter()
+        self.fast_traces: deque[dict] = deque(maxlen=2000)  # finished fast jobs' legs, oldest first
+        self._clocks: dict[str, JobClock] = {}
+        self._prepared_at: dict[str, float] = {}
+        self._hold_since: float | None = None  # monotonic start of the current fast-lane hold
+        self._hold_free_until = 0.0  # no new hold before this (the bulk job's turn)
+        self._next_fast_poll = 0.0
 
     # -- the loop -------------------------------------------------------------------------
     def run(self) -> None:
@@ -122,6 +139,7 @@ class Worker(JobIntake):
             self.engine.abort({w.prep.request.key for w in (f.work for f in self.flights.values())})
             self.flights.clear()
         self.out = BatchResult()
+        self._clocks.clear()
         super()._recover()
 
     def _step(self) -> bool:
@@ -131,6 +149,9 @@ class Worker(JobIntake):
             self._abort_dropped()
         if len(self.flights) < self.max_in_flight:
             self._refill()
+        elif self.ws.fast_poll_ms > 0 and time.monotonic() >= self._next_fast_poll:  # a full engine: fast only
+            self._next_fast_poll = time.monotonic() + self.ws.fast_poll_ms / 1000
+            self._adopt_response(self.r.xreadgroup(GROUP, self.name, {self.q.stream("fast"): ">"}, count=64))
         admitted = self._admit()
         self._collect(timeout=0.0 if admitted else min(0.05, self.ws.block_ms / 1000))
         if time.monotonic() >= self._next_flush or len(self.out.rows) >= 256:
@@ -172,12 +193,30 @@ class Worker(JobIntake):
         in_bulk = sum(1 for f in self.flights.values() if f.work.job.lane == "bulk")
         # a batch-shaped engine gets whole calls: the next bulk call is admitted once the last one is back
         room = 0 if in_bulk and not self.engine.continuous else max(0, self.max_in_flight - in_bulk)
+        cap = self._hold_cap(bool(fast) or len(self.flights) > in_bulk)
+        if cap is not None:
+            room = min(room, max(0, cap - in_bulk))
         bulk = sorted((w for w in waiting if w.job.lane == "bulk"),
                       key=lambda w: (w.job.created_at, w.prompt_tokens))[:room]
         work = fast + bulk
         if work:
             self._submit(work)
         return len(work)
+
+    def _hold_cap(self, fast_live: bool) -> int | None:
+        """The bulk in-flight cap of the fast-lane hold now, or None (no hold: admit as usual)."""
+        if self.ws.fast_hold_bulk < 0 or not fast_live:
+            self._hold_since = None
+            return None
+        now = time.monotonic()
+        if self._hold_since is None:
+            if now < self._hold_free_until:
+                return None  # the bulk job's turn after a hold that ran its full length
+            self._hold_since = now
+        elif now - self._hold_since >= self.ws.fast_hold_max_s:
+            self._hold_since, self._hold_free_until = None, now + self.ws.fast_hold_gap_s
+            return None
+        return self.ws.fast_hold_bulk
 
     def _admit_suspects(self, suspects: list[Work]) -> int:
         if self.flights:
@@ -224,6 +263,13 @@ class Worker(JobIntake):
                 w.job.attempts[w.index] = int(n)
             if solo:
                 work[0].job.alone[work[0].index] = int(counts[1])
+        clocks = [self._clocks.get(w.job.job_id) for w in work]
+        if any(clocks):
+            in_bulk = sum(1 for f in self.flights.values() if f.work.job.lane == "bulk")
+            for w, clock in zip(work, clocks, strict=True):
+                if clock is not None:
+                    clock.stocks[w.index] = {"handed": time.time()}
+                    clock.info[w.index] = {"bulk_in_flight": in_bulk, "hold": self._hold_since is not None}
         for w in work:
             future = self.engine.submit(w.prep.request, PRIORITY.get(w.job.lane, 1), alone)
             flight = Flight(w, future, final, suspect, alone)
@@ -260,7 +306,12 @@ class Worker(JobIntake):
         if exc is not None:
             self._engine_error(flight, f"{type(exc).__name__}: {exc}")
             return
-        row = self.screener.finish(w.prep, flight.future.result(), final=flight.final)
+        output = flight.future.result()
+        clock = self._clocks.get(w.job.job_id)
+        if clock is not None and w.index in clock.stocks:
+            clock.stocks[w.index].update({**(output.timing or {}), "collected": time.time()})
+            clock.info[w.index]["output_tokens"] = output.output_tokens
+        row = self.screener.finish(w.prep, output, final=flight.final)
         if row is None:  # unparsable answer or a per-request engine error: one more, final try
             self._submit([w], final=True)
             return
@@ -304,12 +355,44 @@ class Worker(JobIntake):
         seconds = time.perf_counter() - self._started
         self._started = time.perf_counter()
         self._write(res)
+        self._stamp_stored(res)
         _metrics.observe_batch([row for _, row in res.rows], seconds, 0, 0)
         _metrics.JOBS_IN_FLIGHT.set(len(self.jobs))
         if res.rows:
             log.info("rows: %d of %d jobs written (%d in flight, %d prompt / %d output tokens so far)",
                      len(res.rows), len({j.job_id for j, _ in res.rows}), len(self.flights), st.prompt_tokens,
                      st.output_tokens, extra={"job_ids": sorted({j.job_id for j, _ in res.rows})})
+
+    # -- fast-job traces (queue/fast_trace.py) -------------------------------------------
+    def _prepare(self, jid: str, todo: list[tuple[int, PoolItem]]) -> list[Prepared | ResultRow]:
+        out = super()._prepare(jid, todo)
+        self._prepared_at[jid] = time.time()
+        return out
+
+    def _adopt(self, lane: str, entries: list[tuple[str, dict[str, str] | None]]) -> None:
+        """Claiming as usual; a fast job that now waits for the engine gets a clock."""
+        claimed, held = time.time(), set(self.jobs)
+        super()._adopt(lane, entries)
+        bulk = [j.created_at for j in self.jobs.values() if j.lane == "bulk"]
+        for jid in set(self.jobs) - held:
+            job = self.jobs[jid]
+            if job.lane == "fast":
+                self._clocks[jid] = JobClock(jid, job.created_at or claimed, claimed,
+                                             self._prepared_at.get(jid, claimed),
+                                             job.created_at - min(bulk) if bulk and job.created_at else None)
+        self._prepared_at.clear()
+
+    def _stamp_stored(self, res: BatchResult) -> None:
+        """Rows just written: stamp them; a traced job that is now finished gives its record."""
+        now = time.time()
+        for job, row in res.rows:
+            clock = self._clocks.get(job.job_id)
+            if clock is not None and row.index in clock.stocks:
+                clock.stocks[row.index]["stored"] = now
+        for jid in [j for j in self._clocks if j not in self.jobs]:
+            rec = self._clocks.pop(jid).record(now)
+            self.fast_traces.append(rec)
+            log.info("fast job %s: %.2f s, legs %s", jid, rec["total_s"], rec["legs"])
 
     def _abort_dropped(self) -> None:
         """Requests of jobs no longer held (cancelled, finished or taken over elsewhere) are aborted."""

@@ -1,0 +1,256 @@
+"""The GPU bench's report: markdown sections for bench/RESULTS.md from results.jsonl."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from pathlib import Path
+
+
+# --------------------------------------------------------------------------------------------
+# markdown
+# --------------------------------------------------------------------------------------------
+def _fmt(v, digits: int = 2) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.{digits}f}"
+    return str(v)
+
+
+def _hit(rec: dict) -> str:
+    pc = rec.get("prefix_cache")
+    if isinstance(pc, dict):
+        return "-" if pc.get("hit_rate") is None else f"{100 * pc['hit_rate']:.1f}%"
+    return pc or "n/a"
+
+
+SERVE_HEADER = ("gpu", "nvidia_smi", "versions", "engine_settings")  # serve_load fields a section header shows
+
+
+def render_section(recs: list[dict]) -> str:
+    """One markdown section for one configuration of one run, from its jsonl records."""
+    by = {}
+    for r in recs:
+        by.setdefault(r["phase"], r)
+    first = recs[0]
+    # the in-process engine's header; a serve-only run has the server's instead (no batcher there)
+    load = by.get("load") or {k: v for k, v in by.get("serve_load", {}).items() if k in SERVE_HEADER}
+    prompts = by.get("prompts", {})
+    eng = load.get("engine_settings") or {}
+    keys = ("dtype", "quantization", "max_num_batched_tokens", "max_num_seqs", "async_scheduling",
+            "enable_prefix_caching", "enforce_eager", "max_model_len", "gpu_memory_utilization", "kv_cache_gib",
+            "load_format")
+    lines = [
+        f"\n## GPU bench: {first['config']} ({first['model']}), {first['at'][:16]}",
+        "",
+        f"- command: `{first['command']}`",
+        f"- run id: {first['run_id']}",
+        f"- GPU: {load.get('gpu', '?')}" + (f" ({load['nvidia_smi']})" if load.get("nvidia_smi") else ""),
+        "- versions: " + ", ".join(f"{k} {v}" for k, v in (load.get("versions") or {}).items())
+        + (f", {load['redis']}" if load.get("redis") else ""),
+        "- engine: " + ", ".join(f"{k}={eng.get(k)}" for k in keys if k in eng),
+    ]
+    if load.get("batcher"):
+        lines.append("- pipeline: batcher " + json.dumps(load["batcher"]) + ", worker batch_stocks "
+                     + str((load.get("worker") or {}).get("batch_stocks", "?")))
+    if "error" in load:
+        lines.append(f"- **engine failed to start**: {load['error'][:600]}")
+    elif "load" in by:
+        lines.append(f"- engine load: {_fmt(load.get('load_s'), 1)} s")
+    if prompts:
+        pt = prompts.get("prompt_tokens") or {}
+        lines.append(
+            f"- prompts: {prompts.get('stocks')} stocks, {prompts.get('screenable')} screenable; prompt tokens "
+            f"min/median/p90/max {pt.get('min')}/{pt.get('median')}/{pt.get('p90')}/{pt.get('max')} "
+            f"(mean {pt.get('mean')}); system prompt {prompts.get('system_prompt_tokens')} tokens; "
+            f"prepare (rules + prompt + token count) {_fmt(prompts.get('prepare_s'))} s"
+        )
+        sp = prompts.get("shared_prefix")
+        if sp:
+            lines.append(f"- shared prefix (risk_signals={prompts.get('risk_signals')}): {sp['prefix_tokens']} tokens"
+                         " = "
+                         f"{sp['full_blocks']} cache block(s) of {sp['block_size']} (block size read from the engine; "
+                         f"{sp['reused_tokens']} reusable per stock, {sp['spare_tokens']} recomputed)")
+        if prompts.get("product_count_matches") is False:
+            pc = prompts.get("product_count_prompt_tokens") or {}
+            lines.append(f"- **the product's prompt ids disagree**: min/median/max "
+                         f"{pc.get('min')}/{pc.get('median')}/{pc.get('max')} (the batcher plans with it)")
+    lines += ["", "| phase | stocks | seconds | stocks/s | whole market (5,400) s | valid JSON | cut (length) "
+              "| output tokens mean | prefix-cache hit |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    seen: dict[str, int] = {}
+    for r in (r for r in recs if _base(r["phase"]) in TABLE_PHASES):  # in the order they ran (order matters)
+        phase = r["phase"]
+        seen[phase] = seen.get(phase, 0) + 1
+        if seen[phase] > 1:
+            phase = f"{phase} #{seen[phase]}"
+        if r.get("skipped") or r.get("error"):
+            why = f"skipped: {r['skipped']}" if r.get("skipped") else f"error: {r['error'][:200]}"
+            lines.append(f"| {phase} | {why} | | | | | | | |")
+            continue
+        n = r.get("rows", r.get("bulk_rows", r.get("stocks")))
+        valid = f"{r.get('valid')}/{n} ({_fmt(r.get('valid_pct'))}%)" if r.get("valid") is not None else "-"
+        out_mean = (r.get("output_tokens") or {}).get("mean")
+        lines.append(f"| {phase} | {n} | {_fmt(r.get('seconds'))} | {_fmt(r.get('req_s'))} | "
+                     f"{_fmt(r.get('whole_market_s'), 1)} | {valid} | {_fmt(r.get('cut_length'))} | "
+                     f"{_fmt(out_mean, 1)} | {_hit(r)} |")
+    rate = {p: by[p]["req_s"] for p in by if by[p].get("req_s")}
+    notes = []
+    it = by.get("interactive")
+    if it and not it.get("skipped") and not it.get("error"):
+        rate["interactive"] = it.get("bulk_stocks_per_s")
+        notes.append(f"interactive under load: {it.get('fast_finished')}/{it.get('fast_jobs')} two-stock fast jobs "
+                     f"(one every {it.get('every_s')} s, {it.get('fast_submitted_during_bulk')} while the bulk job "
+                     "ran), "
+                     f"submit -> last row p50 {_fmt(it.get('p50_s'))} s, p95 {_fmt(it.get('p95_s'))} s, "
+                     f"max {_fmt(it.get('max_s'))} s; bulk {_fmt(it.get('bulk_stocks_per_s'))} stocks/s"
+                     + (f" = {rate['interactive'] / rate['pipeline']:.3f}x the pipeline without them"
+                        if rate.get("pipeline") and rate.get("interactive") else ""))
+    if "raw" in rate and "sorted" in rate:
+        notes.append(f"sorted / random order: {rate['sorted'] / rate['raw']:.3f}")
+    if "pipeline" in rate:
+        for p, what in (("raw", "raw, random order"), ("sorted", "raw, sorted by length"),
+                        ("raw_ids", "raw given token ids")):
+            if p in rate:
+                notes.append(f"pipeline / {what}: {rate['pipeline'] / rate[p]:.3f}")
+        pr = by["pipeline"]
+        werr = f", worker error {pr['worker_error']}" if pr.get("worker_error") else ""
+        feed = (f"{pr.get('engine_requests')} requests fed one by one (AsyncLLM)" if not pr.get("engine_calls")
+                else f"{pr.get('engine_calls')} engine calls")
+        notes.append(f"pipeline: {feed}, {pr.get('failed_rows')} failed rows, "
+                     f"finished={pr.get('finished')}{werr}")
+    best = max((rate[p] for p in ("raw", "sorted") if p in rate), default=None)
+    for p in ("serial", "serial_openai"):
+        if best and p in rate:
+            notes.append(f"batched (best raw) / {p}: {best / rate[p]:.1f}x")
+    if "nocache" in rate and "raw" in rate:
+        notes.append(f"prefix reuse on / off (a cache salt per request, random order): "
+                     f"{rate['raw'] / rate['nocache']:.3f}")
+    if "serve_batched" in rate:
+        if best:
+            notes.append(f"vllm serve through the openai engine (concurrency {by['serve_batched'].get('concurrency')})"
+                         f" / in-process best raw: {rate['serve_batched'] / best:.3f}")
+        if "serve_serial" in rate:
+            ratio = rate["serve_batched"] / rate["serve_serial"]
+            notes.append(f"batched / serial, both through vllm serve: {ratio:.1f}x")
+    if by.get("serve_load"):
+        sl = by["serve_load"]
+        notes.append(f"vllm serve start: {_fmt(sl.get('load_s'), 1)} s" if "error" not in sl
+                     else f"**vllm serve failed**: {sl['error'][-400:]}")
+    if "unguided" in rate and "raw" in rate:
+        notes.append(f"guided / unguided (random order, max_tokens {by['unguided'].get('max_tokens')}): "
+                     f"{rate['raw'] / rate['unguided']:.3f}")
+    if notes:
+        lines.append("")
+        lines += [f"- {n}" for n in notes]
+    lines += repeat_lines(recs) + breakdown_lines(recs)
+    fails = [r for r in recs if r["phase"] == "child"]
+    for r in fails:
+        step = f" ({r['step']})" if r.get("step") else ""
+        lines.append(f"- child process{step}: {r.get('status')}" + (f"; log tail: `{r.get('tail', '')[-300:]}`"
+                                                               if r.get("status") != "ok" else ""))
+    return "\n".join(lines) + "\n"
+
+
+TABLE_PHASES = ("raw", "sorted", "raw_ids", "pipeline", "interactive", "serial", "serial_openai", "unguided",
+                "nocache", "serve_batched", "serve_serial")
+
+
+def _base(phase: str) -> str:
+    return phase.split("@", 1)[0].split(":", 1)[0]
+
+
+def _ok(r: dict) -> bool:
+    return not r.get("skipped") and not r.get("error")
+
+
+def _median_range(values: list[float], digits: int = 2) -> str:
+    v = sorted(values)
+    return f"median {statistics.median(v):.{digits}f} (min {v[0]:.{digits}f}, max {v[-1]:.{digits}f}, n={len(v)})"
+
+
+def repeat_lines(recs: list[dict]) -> list[str]:
+    """Phases run more than once in this engine (``--phases pipeline,pipeline,pipeline``): median and spread."""
+    groups: dict[str, list[dict]] = {}
+    for r in recs:
+        if _base(r["phase"]) in ("pipeline", "interactive", "raw", "raw_ids", "sorted") and _ok(r) and r.get("req_s"):
+            groups.setdefault(r["phase"], []).append(r)
+    out = []
+    for phase, rs in groups.items():
+        if len(rs) < 2:
+            continue
+        line = f"repeats of {phase}: stocks/s {_median_range([r['req_s'] for r in rs])}"
+        if _base(phase) == "interactive":
+            p95 = [r["p95_s"] for r in rs if r.get("p95_s") is not None]
+            if p95:
+                line += f"; fast-job p95 {_median_range(p95)} s"
+        out.append(f"- {line}")
+    return out
+
+
+def breakdown_lines(recs: list[dict]) -> list[str]:
+    """Each interactive phase: its fast jobs' legs (median / p95 / max s) under load, from the worker's traces."""
+    out: list[str] = []
+    pipeline = {r["phase"].split("@", 1)[-1] if "@" in r["phase"] else "": r["req_s"] for r in recs
+                if _base(r["phase"]) == "pipeline" and _ok(r) and r.get("req_s")}
+    for r in recs:
+        if _base(r["phase"]) != "interactive" or not _ok(r):
+            continue
+        variant = r["phase"].split("@", 1)[1] if "@" in r["phase"] else ""
+        alone = pipeline.get(variant)
+        ratio = f" = {r['req_s'] / alone:.3f}x the pipeline{'@' + variant if variant else ''} alone" if alone else ""
+        ws = r.get("worker_settings") or {}
+        out.append(f"- {r['phase']} (max_in_flight {ws.get('max_in_flight')}, fast_hold_bulk "
+                   f"{ws.get('fast_hold_bulk')}): {r.get('fast_finished')}/{r.get('fast_jobs')} fast jobs, one every "
+                   f"{r.get('every_s')} s, {r.get('fast_submitted_during_bulk')} during the bulk job; submit -> last "
+                   f"row p50 {_fmt(r.get('p50_s'))} s, p95 {_fmt(r.get('p95_s'))} s, max {_fmt(r.get('max_s'))} s; "
+                   f"bulk {_fmt(r.get('req_s'))} stocks/s{ratio}")
+        legs = r.get("breakdown_under_load") or {}
+        if not legs:
+            continue
+        out += ["", f"  legs of the fast jobs claimed while the bulk job ran ({r['phase']}; seconds, slowest stock "
+                    "of each job):", "",
+                "  | leg | n | median | p95 | max |", "  |---|---:|---:|---:|---:|"]
+        out += [f"  | {name} | {v['n']} | {_fmt(v['median'], 3)} | {_fmt(v['p95'], 3)} | {_fmt(v['max'], 3)} |"
+                for name, v in legs.items()]
+        out.append("")
+    return out
+
+
+def append_markdown(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        path.write_text("# Benchmark results\n\nEvery figure with the command and machine that produced it.\n",
+                        encoding="utf-8")
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def read_records(jsonl: Path, run_id: str | None = None) -> dict[tuple[str, str], list[dict]]:
+    groups: dict[tuple[str, str], list[dict]] = {}
+    if not jsonl.exists():
+        return groups
+    for line in jsonl.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        rec = json.loads(line)
+        if run_id and rec.get("run_id") != run_id:
+            continue
+        groups.setdefault((rec["run_id"], rec["config"]), []).append(rec)
+    return groups
+
+
+def cmd_report(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="gpu_bench.py report", description="markdown sections from results.jsonl")
+    p.add_argument("jsonl")
+    p.add_argument("--results", default=None, help="append here (default: print only)")
+    p.add_argument("--run-id", default=None)
+    a = p.parse_args(argv)
+    for recs in read_records(Path(a.jsonl), a.run_id).values():
+        text = render_section(recs)
+        print(text)
+        if a.results:
+            append_markdown(Path(a.results), text)
+    return 0
+
