@@ -15,10 +15,14 @@ from pathlib import Path
 
 import dingtalk_stream
 import pytest
+import redis
 import websockets
 
+from bot.core.guard import ChatGuard
 from bot.core.inbound import ChatRef, Inbound
 from bot.dingtalk import DingTalkAuthError, DingTalkClient, DingTalkConfigError, DingTalkCredentials, DingTalkError
+from screening.config import Settings
+from screening.ops.local_redis import free_port
 from tests.fakes.dingtalk import MARKDOWN_CARD_TEMPLATE, MAX_BODY_BYTES, FakeDingTalk
 
 USER = "manager001"
@@ -26,9 +30,10 @@ GROUP = "cidGroupResearch0001=="
 
 
 class Bot:
-    def __init__(self, fake: FakeDingTalk, **kw: object) -> None:
+    def __init__(self, fake: FakeDingTalk, guard: ChatGuard, **kw: object) -> None:
         self.received: list[Inbound] = []
-        self.client = DingTalkClient(DingTalkCredentials(fake.client_id, fake.client_secret), self._on, **kw)  # type: ignore[arg-type]
+        self.client = DingTalkClient(DingTalkCredentials(fake.client_id, fake.client_secret), self._on, guard,
+                                     **kw)  # type: ignore[arg-type]
 
     async def _on(self, inbound: Inbound) -> None:
         self.received.append(inbound)
@@ -48,16 +53,22 @@ def fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeDingTa
     fake.stop()
 
 
-async def _running(fake: FakeDingTalk, **kw: object) -> Bot:
-    bot = Bot(fake, **kw)
+@pytest.fixture
+def guard(queue_settings: Settings) -> ChatGuard:
+    """The durable guard on the session's real redis-server, under this test's own prefix."""
+    return ChatGuard(redis.Redis.from_url(queue_settings.redis.url), queue_settings.redis.prefix, "dingtalk")
+
+
+async def _running(fake: FakeDingTalk, guard: ChatGuard, **kw: object) -> Bot:
+    bot = Bot(fake, guard, **kw)
     await bot.client.start()
     await bot.client.wait_connected()
     return bot
 
 
 @pytest.fixture
-async def bot(fake: FakeDingTalk) -> AsyncIterator[Bot]:
-    bot = await _running(fake)
+async def bot(fake: FakeDingTalk, guard: ChatGuard) -> AsyncIterator[Bot]:
+    bot = await _running(fake, guard)
     yield bot
     await bot.client.stop()
 
@@ -85,8 +96,10 @@ async def test_private_text_received_and_answered_through_the_session_webhook(fa
     assert set(fake.proxy_hosts) <= {"api.dingtalk.com", "oapi.dingtalk.com"} and not fake.proxy_refused
 
 
-async def test_group_mention_is_stripped_and_replies_go_through_the_robot_api(fake: FakeDingTalk) -> None:
-    bot = await _running(fake, webhook_margin_s=fake.session_ttl_s + 60)  # every session webhook counts as expired
+async def test_group_mention_is_stripped_and_replies_go_through_the_robot_api(fake: FakeDingTalk,
+                                                                              guard: ChatGuard) -> None:
+    # every session webhook counts as expired
+    bot = await _running(fake, guard, webhook_margin_s=fake.session_ttl_s + 60)
     try:
         await fake.send_text("analyst002", "/help", group=GROUP)
         await fake.wait_for(lambda: len(bot.received) == 1)
@@ -161,10 +174,10 @@ async def test_a_card_is_sent_and_updated_in_place(fake: FakeDingTalk, bot: Bot)
 
 
 async def test_forged_credentials_are_refused(fake: FakeDingTalk) -> None:
-    forged = DingTalkClient(DingTalkCredentials(fake.client_id, "not-the-secret"), _ignore)
+    forged = DingTalkClient(DingTalkCredentials(fake.client_id, "not-the-secret"), _ignore, _NO_GUARD)
     with pytest.raises(DingTalkAuthError, match="client id and client secret"):
         await forged.start()
-    unknown = DingTalkClient(DingTalkCredentials("dingunknownapp", fake.client_secret), _ignore)
+    unknown = DingTalkClient(DingTalkCredentials("dingunknownapp", fake.client_secret), _ignore, _NO_GUARD)
     with pytest.raises(DingTalkAuthError):
         await unknown.start()
     sdk = dingtalk_stream.DingTalkStreamClient(dingtalk_stream.Credential(fake.client_id, "forged"))
@@ -196,10 +209,10 @@ async def test_a_redelivered_message_is_processed_once(fake: FakeDingTalk, bot: 
 
 
 async def test_an_unacknowledged_frame_is_pushed_again_and_still_processed_once(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, guard: ChatGuard) -> None:
     fake = _start_fake(tmp_path, monkeypatch, redeliver_unacked=True, ack_timeout_s=0.2)
     try:
-        bot = await _running(fake)
+        bot = await _running(fake, guard)
         fake.lose_acks = 1
         frame = await fake.send_text(USER, "/digest")
         await fake.wait_acked(frame)
@@ -241,8 +254,8 @@ async def test_a_ticket_opens_one_connection_only(fake: FakeDingTalk, bot: Bot) 
     assert refused.value.response.status_code == 401
 
 
-async def test_a_revoked_token_is_refreshed_once(fake: FakeDingTalk) -> None:
-    bot = await _running(fake, webhook_margin_s=fake.session_ttl_s + 60)
+async def test_a_revoked_token_is_refreshed_once(fake: FakeDingTalk, guard: ChatGuard) -> None:
+    bot = await _running(fake, guard, webhook_margin_s=fake.session_ttl_s + 60)
     try:
         fake.revoke_tokens()
         await bot.client.send_text(ChatRef("dingtalk", USER, "private"), "after revoke")
@@ -253,9 +266,9 @@ async def test_a_revoked_token_is_refreshed_once(fake: FakeDingTalk) -> None:
 
 
 async def test_no_secret_reaches_the_logs(fake: FakeDingTalk, caplog: pytest.LogCaptureFixture,
-                                          tmp_path: Path) -> None:
+                                          tmp_path: Path, guard: ChatGuard) -> None:
     caplog.set_level(logging.DEBUG)
-    bot = await _running(fake, webhook_margin_s=fake.session_ttl_s + 60)
+    bot = await _running(fake, guard, webhook_margin_s=fake.session_ttl_s + 60)
     try:
         fake.revoke_tokens()  # the upload is refused once (errcode 40014), then retried with a fresh token
         xlsx = tmp_path / "r.xlsx"
@@ -284,6 +297,56 @@ def test_the_redactor_masks_what_the_sdk_would_print() -> None:
 
 async def _ignore(_: Inbound) -> None:
     return None
+
+
+_NO_GUARD = ChatGuard(redis.Redis(port=1), "unused", "dingtalk")  # for clients that never receive
+
+
+async def test_a_redelivery_after_a_restart_or_to_a_second_process_is_processed_once(
+        fake: FakeDingTalk, guard: ChatGuard, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING, logger="bot.dingtalk.client")
+    first = await _running(fake, guard)
+    frame = await fake.send_text(USER, "/screen 600519")
+    await fake.wait_acked(frame)
+    await fake.wait_for(lambda: len(first.received) == 1)
+    await first.client.stop()  # the ACK was lost in the crash: DingTalk pushes the msgId again
+    restarted = await _running(fake, guard)
+    second = await _running(fake, guard)  # and a second bot process on the same app
+    try:
+        for _ in (restarted, second):
+            again = await fake.deliver(json.loads(frame.payload["data"]))
+            await fake.wait_acked(again)
+        await asyncio.sleep(0.1)
+        assert restarted.received == [] and second.received == []
+        assert sum("already processed" in r.getMessage() for r in caplog.records) == 2
+    finally:
+        await restarted.client.stop()
+        await second.client.stop()
+
+
+async def test_without_redis_a_message_is_answered_500_and_redelivered(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, guard: ChatGuard,
+        caplog: pytest.LogCaptureFixture) -> None:
+    fake = _start_fake(tmp_path, monkeypatch)
+    caplog.set_level(logging.WARNING, logger="bot.dingtalk.client")
+    nowhere = ChatGuard(redis.Redis(port=free_port(), socket_connect_timeout=0.5), guard.prefix, "dingtalk")
+    bots: list[Bot] = []
+    try:
+        bots.append(down := await _running(fake, nowhere))
+        frame = await fake.send_text(USER, "/screen 600519")
+        await fake.wait_acked(frame)
+        assert frame.acks[0]["code"] == 500 and down.received == []  # not taken: DingTalk pushes it again
+        await down.client.stop()
+        bots.append(up := await _running(fake, guard))  # a bot with Redis: the redelivery is processed once
+        await fake.redeliver(frame)
+        await fake.wait_for(lambda: len(up.received) == 1, what="the redelivered message")
+        assert [a["code"] for a in frame.acks] == [500, 200]
+    finally:
+        for b in bots:
+            await b.client.stop()
+        fake.stop()
+    lines = [r for r in caplog.records if "Redis unavailable" in r.getMessage()]
+    assert lines and all(r.levelno == logging.WARNING and not r.exc_info for r in lines)
 
 
 async def test_other_hosts_are_passed_to_an_upstream_fake_proxy(tmp_path: Path) -> None:

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import redis
 from aiohttp import web
 
+from bot.core.guard import ChatGuard
 from bot.core.inbound import ChatRef, Inbound
 from bot.wecom import (
     SignatureError,
@@ -22,6 +25,8 @@ from bot.wecom import (
     WeComCryptoError,
     WeComSettings,
 )
+from screening.config import Settings
+from screening.ops.local_redis import free_port
 from tests.fakes.wecom import CallbackSender, FakeWeCom, wecom_encrypt, wecom_sign
 
 USER = ChatRef("wecom", "zhangsan", "private")
@@ -52,7 +57,13 @@ async def wecom() -> AsyncIterator[FakeWeCom]:
 
 
 @pytest.fixture
-async def bot(wecom: FakeWeCom) -> AsyncIterator[Bot]:
+def guard(queue_settings: Settings) -> ChatGuard:
+    """The durable guard on the session's real redis-server, under this test's own prefix."""
+    return ChatGuard(redis.Redis.from_url(queue_settings.redis.url), queue_settings.redis.prefix, "wecom")
+
+
+async def _serve(wecom: FakeWeCom, guard: ChatGuard) -> tuple[Bot, web.AppRunner]:
+    """One bot process's callback server (a restart or a second process is another call)."""
     received: list[Inbound] = []
     gate = asyncio.Event()
     gate.set()
@@ -61,14 +72,24 @@ async def bot(wecom: FakeWeCom) -> AsyncIterator[Bot]:
         await gate.wait()
         received.append(inbound)
 
-    client = WeComClient(WeComSettings.from_env(wecom.env()), on_message, api_base=wecom.base_url)
+    client = WeComClient(WeComSettings.from_env(wecom.env()), on_message, guard, api_base=wecom.base_url)
     runner = web.AppRunner(client.app(), access_log=None)
     await runner.setup()
     await web.TCPSite(runner, "127.0.0.1", 0).start()
     url = f"http://127.0.0.1:{runner.addresses[0][1]}/wecom/callback"
-    yield Bot(client, received, wecom.sender(url), gate)
-    await client.close()
+    return Bot(client, received, wecom.sender(url), gate), runner
+
+
+async def _stop(bot: Bot, runner: web.AppRunner) -> None:
+    await bot.client.close()
     await runner.cleanup()
+
+
+@pytest.fixture
+async def bot(wecom: FakeWeCom, guard: ChatGuard) -> AsyncIterator[Bot]:
+    served = await _serve(wecom, guard)
+    yield served[0]
+    await _stop(*served)
 
 
 async def _settle() -> None:
@@ -171,6 +192,49 @@ async def test_wecoms_retry_of_a_msg_id_is_answered_but_processed_once(bot: Bot)
     assert [i.text for i in bot.received] == ["/digest"]
 
 
+async def test_a_request_replayed_after_a_restart_or_to_a_second_process_is_refused(
+        wecom: FakeWeCom, guard: ChatGuard, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
+    first, first_runner = await _serve(wecom, guard)
+    second, second_runner = await _serve(wecom, guard)  # another bot process behind the same URL
+    try:
+        delivery = await first.sender.send_text("zhangsan", "/screen 600519")
+        inner, _ = first.sender.inner_text("zhangsan", "/digest")
+        retried = await first.sender.post(*first.sender.envelope(inner))
+        await _settle()
+        assert (delivery.status, retried.status) == (200, 200) and len(first.received) == 2
+        assert (await second.sender.replay(delivery)).status == 403  # the same bytes, to the other process
+        again = await second.sender.post(*second.sender.envelope(inner))  # WeCom's retry of the MsgId
+        assert again.status == 200
+        await _stop(first, first_runner)
+        restarted, restarted_runner = await _serve(wecom, guard)  # the first process, restarted
+        try:
+            assert (await restarted.sender.replay(delivery)).status == 403
+            await _settle()
+            assert restarted.received == [] and second.received == []
+        finally:
+            await _stop(restarted, restarted_runner)
+    finally:
+        await _stop(second, second_runner)
+    assert "already seen" in caplog.text and "already taken" in caplog.text
+    assert not [r for r in caplog.records if r.exc_info]
+
+
+async def test_without_redis_the_callback_answers_503_and_acts_on_nothing(
+        wecom: FakeWeCom, caplog: pytest.LogCaptureFixture) -> None:
+    nowhere = redis.Redis(port=free_port(), socket_connect_timeout=0.5)  # no server listens there
+    bot, runner = await _serve(wecom, ChatGuard(nowhere, "t", "wecom"))
+    try:
+        with caplog.at_level(logging.WARNING):
+            delivery = await bot.sender.send_text("zhangsan", "/screen 600519")
+        await _settle()
+        assert delivery.status == 503 and bot.received == []  # WeCom retries a callback it got no 200 for
+    finally:
+        await _stop(bot, runner)
+    [line] = [r for r in caplog.records if r.name == "bot.wecom.callback"]
+    assert line.levelno == logging.WARNING and "Redis unavailable" in line.getMessage() and not line.exc_info
+
+
 async def test_a_stale_timestamp_is_refused(bot: Bot) -> None:
     old = await bot.sender.send_text("zhangsan", "/screen 600519", timestamp=int(time.time()) - 3600)
     future = await bot.sender.send_text("zhangsan", "/screen 600519", timestamp=int(time.time()) + 3600)
@@ -242,7 +306,7 @@ async def test_wrong_credentials_are_refused(wecom: FakeWeCom) -> None:
     env = wecom.env()
     for key, value, code in (("SECRET", "not-the-secret", "40001"), ("CORP_ID", "wwnotthecorp", "40013")):
         settings = WeComSettings.from_env({**env, f"SCREENER_WECOM__{key}": value})
-        client = WeComClient(settings, _ignore, api_base=wecom.base_url)
+        client = WeComClient(settings, _ignore, _NO_GUARD, api_base=wecom.base_url)
         with pytest.raises(WeComAuthError, match=code):
             await client.check_credentials()
         await client.close()
@@ -273,3 +337,6 @@ async def test_a_template_card_is_replaced_once(bot: Bot, wecom: FakeWeCom) -> N
 
 async def _ignore(_: Inbound) -> None:
     return None
+
+
+_NO_GUARD = ChatGuard(redis.Redis(port=1), "unused", "wecom")  # for clients that only send

@@ -5,7 +5,9 @@ Receiving: the SDK's DingTalkStreamClient gets the token, opens the connection (
 ChatbotHandler turns each robot message into an ``Inbound``. The ACK goes back at once and the core's
 callback runs afterwards in its own task, so a slow /screen never holds the stream. A redelivered msgId
 or a message older than the staleness window is acknowledged (so DingTalk stops) but not processed, and
-a log line says which.
+a log line says which. msgIds are claimed in the shared Redis (bot/core/guard.py) for twice the window, so
+a redelivery after a restart, or to a second bot process on the same app, is not processed either; when
+Redis does not answer, the frame is answered 500 (not acknowledged as done) and nothing runs.
 
 Sending: markdown and text go through the chat's sessionWebhook while DingTalk says it is valid (the SDK's
 reply_markdown / reply_text), else through the robot APIs (oToMessages/batchSend for a private chat,
@@ -30,10 +32,10 @@ from typing import Any
 
 import dingtalk_stream
 
+from bot.core.guard import ChatGuard, GuardUnavailable, skew_problem, ttl_for
 from bot.core.inbound import ChatRef, Inbound
 from bot.dingtalk import redact
 from bot.dingtalk.errors import DingTalkApiError, DingTalkError
-from bot.dingtalk.guard import MessageGuard
 from bot.dingtalk.inbound import to_inbound
 from bot.dingtalk.openapi import FILE_TYPES, MAX_BODY_BYTES, MAX_FILE_BYTES, RobotApi
 from bot.dingtalk.settings import DingTalkCredentials
@@ -67,7 +69,7 @@ class _ChatbotHandler(dingtalk_stream.ChatbotHandler):
         self._owner = owner
 
     async def process(self, callback: Any) -> tuple[int, str]:
-        return self._owner._on_callback(callback)
+        return await self._owner._on_callback(callback)
 
 
 class _StopNoise(logging.Filter):
@@ -92,9 +94,9 @@ class DingTalkClient:
         self,
         credentials: DingTalkCredentials,
         on_message: MessageCallback,
+        guard: ChatGuard,
         *,
         stale_after_s: float = 300.0,
-        remember_s: float = 3600.0,
         webhook_margin_s: float = 120.0,
         robot_name: str | None = None,
         max_download_bytes: int = MAX_FILE_BYTES,
@@ -107,7 +109,10 @@ class DingTalkClient:
         self._webhook_margin_ms = int(webhook_margin_s * 1000)
         self._max_download = max_download_bytes
         self._clock = clock
-        self._guard = MessageGuard(stale_after_s=stale_after_s, remember_s=remember_s, clock=clock)
+        if stale_after_s <= 0:
+            raise ValueError("stale_after_s must be positive")
+        self._guard = guard
+        self._stale_after_s = stale_after_s
         self._sdk = dingtalk_stream.DingTalkStreamClient(
             dingtalk_stream.Credential(credentials.client_id, credentials.client_secret),
             logger=logging.getLogger("dingtalk_stream.client"),
@@ -189,7 +194,7 @@ class DingTalkClient:
             await asyncio.sleep(0.02)
 
     # ---- receiving --------------------------------------------------------------------------------------
-    def _on_callback(self, callback: Any) -> tuple[int, str]:
+    async def _on_callback(self, callback: Any) -> tuple[int, str]:
         """Runs inside the SDK's frame handling: decide quickly, ACK, process later."""
         try:
             message = dingtalk_stream.ChatbotMessage.from_dict(callback.data)
@@ -197,7 +202,11 @@ class DingTalkClient:
             log.warning("DingTalk robot message not understood (%s: %s); acknowledged, not processed",
                         type(exc).__name__, exc)
             return dingtalk_stream.AckMessage.STATUS_BAD_REQUEST, "malformed robot message"
-        refusal = self._guard.admit(message.message_id, message.create_at)
+        try:
+            refusal = await self._admit(message.message_id, message.create_at)
+        except GuardUnavailable as exc:
+            log.warning("DingTalk message %s not taken, answered 500 for a redelivery: %s", message.message_id, exc)
+            return dingtalk_stream.AckMessage.STATUS_SYSTEM_EXCEPTION, "duplicate guard unavailable, retry"
         if refusal is not None:
             log.warning("DingTalk message refused, not processed: %s", refusal)
             return dingtalk_stream.AckMessage.STATUS_OK, "OK"
@@ -210,6 +219,20 @@ class DingTalkClient:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return dingtalk_stream.AckMessage.STATUS_OK, "OK"
+
+    async def _admit(self, msg_id: str | None, create_at_ms: int | None) -> str | None:
+        """None when the message may be processed (its msgId is then claimed), else why it may not."""
+        if not msg_id:
+            return "it has no msgId, so a redelivery could not be recognised"
+        if create_at_ms is None:
+            return f"msgId {msg_id} has no createAt, so its age is unknown"
+        problem = skew_problem(create_at_ms / 1000.0, self._clock(), self._stale_after_s)
+        if problem is not None:
+            return f"msgId {msg_id} is stale: createAt {problem}"
+        ttl = ttl_for(self._stale_after_s)  # past that, createAt refuses it
+        if not await asyncio.to_thread(self._guard.first, "delivery", f"msgid:{msg_id}", ttl):
+            return f"msgId {msg_id} was already processed (redelivery)"
+        return None
 
     async def _deliver(self, inbound: Inbound) -> None:
         try:

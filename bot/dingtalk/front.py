@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from bot.core import dispatch
+from bot.core.guard import ChatGuard
 from bot.core.inbound import ChatRef, Inbound
 from bot.core.markdown_front import MarkdownFront
 from bot.core.service import ChatCore
@@ -30,7 +31,8 @@ class DingTalkFront(MarkdownFront):
 
     def __init__(self, core: ChatCore, settings: DingTalkSettings, env: Mapping[str, str] | None = None) -> None:
         self.core = core
-        self.client = DingTalkClient(DingTalkCredentials.from_env(env), self.on_message,
+        guard = ChatGuard(core.queue.r, core.queue.prefix, "dingtalk")  # shared by every bot process
+        self.client = DingTalkClient(DingTalkCredentials.from_env(env), self.on_message, guard,
                                      stale_after_s=settings.stale_after_s)
 
     async def on_message(self, msg: Inbound) -> None:

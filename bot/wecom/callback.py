@@ -6,6 +6,10 @@ was not seen; then decryption (which checks the ReceiveId = CorpID); then the Ag
 Only then is anything parsed into a message. WeCom waits 5 s for the answer and retries otherwise, so the
 answer (an empty 200, WeCom's "no passive reply") goes back at once and the message is handed to
 ``on_message`` in a task afterwards. A retry of a MsgId already taken is answered the same way and dropped.
+
+The (timestamp, nonce) pairs and MsgIds are claimed in the shared Redis (bot/core/guard.py), so a replay
+after a restart, or to a second bot process, is refused too. When Redis does not answer, the callback
+answers 503 and WeCom retries later: nothing is acted on without the guard.
 """
 
 from __future__ import annotations
@@ -17,8 +21,8 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
+from bot.core.guard import ChatGuard, GuardUnavailable, skew_problem, ttl_for
 from bot.wecom.crypto import SignatureError, WeComCrypto, WeComCryptoError, outer_encrypt
-from bot.wecom.guard import ReplayGuard
 from bot.wecom.messages import WeComMessage, parse_message
 
 log = logging.getLogger(__name__)
@@ -31,13 +35,22 @@ def _refuse(status: int, reason: str) -> web.Response:
     return web.Response(status=status, text=reason)
 
 
+def _retry_later(exc: GuardUnavailable) -> web.Response:
+    """503: WeCom retries; the reason (Redis's address) goes to the log, not to the caller."""
+    log.warning("WeCom callback refused (503): %s; WeCom will retry", exc)
+    return web.Response(status=503, text="temporarily unavailable, retry")
+
+
 class WeComCallback:
-    def __init__(self, crypto: WeComCrypto, agent_id: int, on_message: MessageHandler, *,
+    def __init__(self, crypto: WeComCrypto, agent_id: int, on_message: MessageHandler, guard: ChatGuard, *,
                  window_s: float = 300.0, clock: Callable[[], float] = time.time) -> None:
         self._crypto = crypto
         self._agent_id = str(agent_id)
         self._on_message = on_message
-        self._guard = ReplayGuard(window_s=window_s, clock=clock)
+        self._guard = guard
+        self._window_s = window_s
+        self._ttl_s = ttl_for(window_s)
+        self._clock = clock
         self._tasks: set[asyncio.Task[None]] = set()
 
     def routes(self, path: str) -> list[web.RouteDef]:
@@ -60,7 +73,7 @@ class WeComCallback:
         if params is None:
             return _refuse(400, "msg_signature, timestamp, nonce and echostr are required")
         signature, timestamp, nonce, echostr = params
-        if (stale := self._guard.stale(timestamp)) is not None:
+        if (stale := self._stale(timestamp)) is not None:
             return _refuse(403, stale)
         try:
             plain = self._crypto.verify_url(signature, timestamp, nonce, echostr)
@@ -76,7 +89,7 @@ class WeComCallback:
         if params is None:
             return _refuse(400, "msg_signature, timestamp and nonce are required")
         signature, timestamp, nonce = params
-        if (stale := self._guard.stale(timestamp)) is not None:
+        if (stale := self._stale(timestamp)) is not None:
             return _refuse(403, stale)
         body = await request.read()
         try:
@@ -86,7 +99,11 @@ class WeComCallback:
             return _refuse(403, str(exc))
         except WeComCryptoError as exc:
             return _refuse(400, str(exc))
-        if not self._guard.first_nonce(timestamp, nonce):
+        try:
+            first = await asyncio.to_thread(self._guard.first, "request", f"{timestamp}:{nonce}", self._ttl_s)
+        except GuardUnavailable as exc:
+            return _retry_later(exc)
+        if not first:
             return _refuse(403, f"replayed request (timestamp {timestamp}, nonce {nonce} already seen)")
         try:
             message = parse_message(self._crypto.decrypt(encrypt))
@@ -96,13 +113,24 @@ class WeComCallback:
             return _refuse(403, f"ToUserName {message.to_user!r} is not our CorpID")
         if message.agent_id is not None and message.agent_id != self._agent_id:
             return _refuse(403, f"AgentID {message.agent_id} is not this app's")
-        if message.msg_id is not None and not self._guard.first_msg_id(message.msg_id):
-            log.info("WeCom retried MsgId %s, already taken; answered, not processed again", message.msg_id)
-            return web.Response(text="")
+        if message.msg_id is not None:
+            try:
+                first = await asyncio.to_thread(self._guard.first, "delivery", f"msgid:{message.msg_id}",
+                                                self._ttl_s)
+            except GuardUnavailable as exc:
+                return _retry_later(exc)
+            if not first:
+                log.info("WeCom retried MsgId %s, already taken; answered, not processed again", message.msg_id)
+                return web.Response(text="")
         task = asyncio.get_running_loop().create_task(self._deliver(message))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return web.Response(text="")
+
+    def _stale(self, timestamp: str) -> str | None:
+        if not timestamp.isdigit():
+            return f"timestamp {timestamp[:20]!r} is not a number"
+        return skew_problem(int(timestamp), self._clock(), self._window_s)
 
     async def _deliver(self, message: WeComMessage) -> None:
         try:

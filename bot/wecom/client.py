@@ -29,6 +29,7 @@ from pathlib import Path
 
 from aiohttp import web
 
+from bot.core.guard import ChatGuard
 from bot.core.inbound import ChatRef, Inbound, InboundFile
 from bot.wecom.api import (
     DEFAULT_API_BASE,
@@ -64,6 +65,7 @@ class WeComClient:
         self,
         settings: WeComSettings,
         on_message: MessageCallback,
+        guard: ChatGuard,
         *,
         api_base: str = DEFAULT_API_BASE,
         callback_path: str = DEFAULT_CALLBACK_PATH,
@@ -79,7 +81,7 @@ class WeComClient:
         self.api = WeComApi(settings.corp_id, settings.agent_id, settings.secret, api_base=api_base,
                             timeout_s=http_timeout_s, clock=clock)
         self.callback = WeComCallback(settings.crypto(), settings.agent_id, self._on_callback_message,
-                                      window_s=window_s, clock=clock)
+                                      guard, window_s=window_s, clock=clock)
         self._card_locks: dict[int, asyncio.Lock] = {}
 
     # ---- wiring -----------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from pathlib import Path
 from aiohttp import web
 
 from bot.core import dispatch
+from bot.core.guard import ChatGuard
 from bot.core.inbound import ChatRef, Inbound
 from bot.core.markdown_front import MarkdownFront
 from bot.core.service import ChatCore
@@ -32,8 +33,9 @@ class WeComFront(MarkdownFront):
 
     def __init__(self, core: ChatCore, settings: WeComSettings, env: Mapping[str, str] | None = None) -> None:
         self.core, self.settings = core, settings
-        self.client = WeComClient(WeComCredentials.from_env(env), self.on_message, api_base=settings.api_base,
-                                  callback_path=settings.path)
+        guard = ChatGuard(core.queue.r, core.queue.prefix, "wecom")  # shared by every bot process
+        self.client = WeComClient(WeComCredentials.from_env(env), self.on_message, guard,
+                                  api_base=settings.api_base, callback_path=settings.path)
 
     async def on_message(self, msg: Inbound) -> None:
         await dispatch.handle(self.core, self, msg)

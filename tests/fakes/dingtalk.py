@@ -23,7 +23,8 @@ What it checks, as DingTalk does:
   ACK must echo its opaque), sends SYSTEM ping / disconnect on demand, and closes a connection 10 s
   (``disconnect_grace_s``) after a disconnect if the client does not. DingTalk documents robot messages as
   fire-and-forget; ``redeliver_unacked=True`` makes it push a frame again when no ACK came within
-  ``ack_timeout_s`` (as it does for events), and ``lose_acks`` drops ACKs as a network would.
+  ``ack_timeout_s`` (as it does for events) or the ACK's code was a 5xx (the client failed, asks for a
+  retry), and ``lose_acks`` drops ACKs as a network would.
 * Every OpenAPI call checks ``x-acs-dingtalk-access-token`` (401 InvalidAuthentication otherwise, which
   is what the SDK treats as "reset the token").
 * oToMessages/batchSend and groupMessages/send: robotCode, msgKey known, msgParam a JSON *string* with that
@@ -693,7 +694,8 @@ class FakeDingTalk(LoopThread):
             self._refuse("/connect", 0, "ping ACK without the ping's opaque")
             return
         frame.acks.append(ack)
-        frame.acked.set()
+        if ack["code"] < 500:  # a 5xx ACK says "failed here, try again": redelivered like a missing one
+            frame.acked.set()
 
     def _live(self, kind: str, topic: str) -> Connection:
         for conn in reversed(self.connections):
