@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import http.client
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -273,11 +274,17 @@ def test_akshare_side_rename_fails_in_the_adapter_with_the_columns_seen(small: F
 
 
 def test_added_upstream_field_breaks_positional_labels(small: FakeMarketRemote) -> None:
-    small.faults.extra_field["yjbb"] = "NEW_FIELD"
+    """akshare labels 业绩预告's fields by position: one added upstream (#5997) and no column can be trusted.
+    业绩报表 is read by name now (an added field changes nothing there); the forecasts degrade with a warning."""
+    small.faults.extra_field["yjyg"] = "NEW_FIELD"
+    small.faults.extra_field["yjbb"] = "BOARD_NEW_FIELD"
     with pytest.raises(SchemaChanged) as info:
-        _provider().fetch(TRADE_DATE)
-    assert info.value.function == "stock_yjbb_em(20260930)"
-    assert "returns 38 fields per row where akshare" in str(info.value) and "labels 37 by position" in str(info.value)
+        _runner().run("stock_yjyg_em", "stock_yjyg_em(20261231)", date="20261231")
+    assert info.value.function == "stock_yjyg_em(20261231)"
+    assert re.search(r"returns (\d+) fields per row where akshare \S+ labels (\d+) by position", str(info.value))
+    snap = _provider().fetch(TRADE_DATE, announcement_days=1)
+    assert snap.degraded == ["业绩预告数据缺失"] and all(p.stock.report_date for p in snap.stocks[:50])
+    assert any(n.startswith("warning: 业绩预告 unavailable") and "fields per row" in n for n in snap.notes)
 
 
 def test_empty_quotes_are_incomplete_data(small: FakeMarketRemote) -> None:
@@ -315,7 +322,7 @@ def test_no_announcements_on_any_weekday_is_not_taken_for_a_quiet_month(small: F
 
 def test_http_5xx_is_unavailable(small: FakeMarketRemote) -> None:
     small.faults.status["yjbb"] = 502
-    with pytest.raises(ProviderUnavailable, match=r"stock_yjbb_em\(20260930\): Eastmoney's answer was not JSON"):
+    with pytest.raises(ProviderUnavailable, match=r"stock_yjbb_em\(20260930\): Eastmoney answered HTTP 502"):
         _provider().fetch(TRADE_DATE)
 
 

@@ -30,6 +30,8 @@ from tests.fakes.fixtures import last_weekday_before
 from tests.fakes.market_data import FakeMarket
 from tests.fakes.market_proxy import FakeMarketRemote
 
+pytestmark = [pytest.mark.slow]  # each test is a real refresh (a subprocess with akshare) of a 300-stock market
+
 REPO = Path(__file__).resolve().parent.parent
 TODAY = dt.datetime.now(ZoneInfo("Asia/Shanghai")).date()
 TRADE_DATE = last_weekday_before(TODAY)
@@ -326,3 +328,37 @@ def test_each_title_lands_on_the_codes_its_own_item_names(
         assert "港股" not in text
         checked += bool(own)
     assert checked > 50
+
+
+def test_show_gives_each_report_figure_its_period_and_first_notice_date(
+        remote: FakeMarketRemote, good: Path, tmp_path: Path) -> None:
+    """Not 最新公告日期 (UPDATE_DATE), which akshare keeps: a report updated later would look newer than it is."""
+    path = tmp_path / "universe.sqlite"
+    shutil.copyfile(good, path)
+    env = env_for(remote, tmp_path, path)
+    m = remote.market
+    stock = next(s for s in m.stocks if not s.suspended and (r := m.latest_report(s.code)) is not None
+                 and r.update_date > r.notice_date and r.period.month != 12)
+    latest = m.latest_report(stock.code)
+    annual = m.published(stock.code, dt.date(latest.period.year - 1, 12, 31))  # type: ignore[union-attr]
+    assert latest is not None and annual is not None
+    shown = _show(env, f"{stock.code}.{stock.exchange}")
+    dates, notices = shown["dates"], shown["notices"]
+    assert isinstance(dates, dict) and isinstance(notices, dict)
+    assert dates["eps"] == latest.period.isoformat() and notices["eps"] == latest.notice_date.isoformat()
+    assert dates["roe"] == annual.period.isoformat() and notices["roe"] == annual.notice_date.isoformat()
+    text = shown["figures"]["report_text"]  # type: ignore[index]
+    assert f"（截至{latest.period.isoformat()}，{latest.notice_date.isoformat()}公告）" in text
+    assert latest.update_date.isoformat() + "公告" not in text
+    plain = cli("universe", "show", f"{stock.code}.{stock.exchange}", env=env).stdout
+    assert f"首次公告 {latest.notice_date.isoformat()}" in plain
+
+
+def test_an_added_upstream_field_in_reports_is_read_by_name(
+        remote: FakeMarketRemote, fresh: tuple[dict[str, str], Path]) -> None:
+    """业绩报表 gained BOARD_* fields in 2025-03 (akshare #5933): by name, an added field changes nothing."""
+    env, path = fresh
+    remote.faults.extra_field["yjbb"] = "BOARD_NEW_FIELD"
+    res = refresh(env)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert sum(s.roe is not None for s in Universe.load(path)) >= 0.9 * len(remote.market.stocks)

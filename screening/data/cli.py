@@ -18,6 +18,7 @@ from typing import Any
 from screening.config import InputSettings, load_settings
 from screening.data.load import open_universe
 from screening.data.pool import read_pool
+from screening.data.providers.records import NOTICE
 from screening.data.refresh import Refresher, RefreshFailed
 from screening.data.stock_csv import UniverseError, stocks_csv
 from screening.data.universe import Universe
@@ -105,13 +106,19 @@ def _show(universe: Universe, code: str, fmt: str) -> int:
         print(f"error: {code}: not in the local universe ({universe.info.label()})", file=sys.stderr)
         return 2
     fields = {k: v for k, v in rec.stock.data().items() if v is not None}
+    # report figures: the period is the field's date; the first notice date of that report is kept beside it
+    notices = {k[:-len(NOTICE)]: d for k, d in rec.dates.items() if k.endswith(NOTICE)}
+    dates = {k: d for k, d in rec.dates.items() if not k.endswith(NOTICE)}
+    view = universe.get(code)
     if fmt == "json":
         out = {"figures": fields, "sources": {k: universe.provenance(rec, k) for k in fields if k != "code"},
-               "source_ids": rec.sources, "dates": rec.dates, "as_of": rec.as_of}
+               "source_ids": rec.sources, "dates": dates, "notices": notices, "as_of": rec.as_of,
+               "flags": view.notes if view else []}
         sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=1) + "\n")
         return 0
     for k, v in fields.items():
-        where = "" if k == "code" else f"   [{universe.provenance(rec, k)}; {rec.sources.get(k, '')}]"
+        notice = f"; 首次公告 {notices[k]}" if k in notices else ""
+        where = "" if k == "code" else f"   [{universe.provenance(rec, k)}; {rec.sources.get(k, '')}{notice}]"
         text = str(v).replace("\n", " ")
         sys.stdout.write(f"{k}: {text[:300]}{where}\n")
     return 0

@@ -104,6 +104,17 @@ class AkshareCalls:
     ban_after_drops: int = 3  # consecutive dropped connections that make a ban (one drop is a blip)
     drops_in_a_row: int = 0
     _last_call: float = 0.0
+    _pages: dict[str, int] = field(default_factory=dict)  # label -> pages, from our own fetches' page hook
+
+    def page_hook(self, label: str) -> Callable[[int, int], None]:
+        """For our own paged fetches (no tqdm bar to read): page ``done`` of ``total`` has arrived."""
+
+        def on_page(done: int, total: int) -> None:
+            self._pages[label] = total
+            if self.progress is not None:
+                self.progress(label, done, total)
+
+        return on_page
 
     def run(
         self,
@@ -136,6 +147,7 @@ class AkshareCalls:
         except ProviderError as exc:
             self.records.append(CallRecord(label, time.monotonic() - started, None, pages[0], type(exc).__name__))
             raise
+        pages[0] = pages[0] or self._pages.pop(label, None)
         if self.progress is not None and pages[0]:  # tqdm throttles its redraws: the last page may go unseen
             self.progress(label, pages[0], pages[0])
         rows = None if frame is None else len(frame)

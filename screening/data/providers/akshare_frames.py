@@ -59,14 +59,17 @@ def period_table_of(frame: pd.DataFrame, period: dt.date, label: str, sdk: str) 
     check_codes(frame, "股票代码", function=label, sdk=sdk)
     source = f"akshare:{label}"
     out: PeriodTable = {}
-    for r in frame[list(YJBB_COLUMNS)].itertuples(index=False):
+    # the first notice date when the frame has it (eastmoney_reports.py); akshare's own frame has only
+    # 最新公告日期 (UPDATE_DATE), which is not when the report came out: then no notice date is claimed
+    first = frame["首次公告日期"] if "首次公告日期" in frame.columns else pd.Series([None] * len(frame))
+    for r, notice in zip(frame[list(YJBB_COLUMNS)].itertuples(index=False), first, strict=True):
         code = code_of(r[0])
         if code is None or code in out:  # newest update first: keep it
             continue
         out[code] = PeriodFigures(
             period=period, source=source, eps=num(r[1]), revenue=num(r[2]), revenue_yoy=num(r[3]),
             net_profit=num(r[4]), net_profit_yoy=num(r[5]), roe=num(r[6]), gross_margin=num(r[7]),
-            industry=text(r[8]), notice_date=day(r[9]),
+            industry=text(r[8]), notice_date=day(notice),
         )
     return out
 

@@ -1,20 +1,22 @@
 """AKShare (MIT, no token): the whole A-share market in a handful of Eastmoney calls.
 
 Calls per refresh (akshare 1.19.5; names and columns read in its installed source):
-- ``stock_zh_a_spot_em()``: quotes (代码, 名称, 最新价, 涨跌幅, 市净率, 总市值 in yuan). Its 市盈率-动态 annualises the
-  latest quarter; it is NOT PE-TTM and is not used as one. The quotes are Eastmoney's current board: before the
-  open that is the last session's close, so ``trade_date`` must be that session (checked against the clock).
-- ``stock_yjbb_em(date)`` per report period: EPS, 营业总收入 and YoY, 净利润 (归母, yuan) and YoY, ROE, 销售毛利率,
-  所处行业, 最新公告日期. Periods: walked back from the newest quarter end before ``trade_date`` until one covers
-  most of the market (a partly published period is used by the stocks that have reported it), plus for each
-  stock's latest period L: the last annual report before L and L a year before (TTM), and the annual report
-  before that (the second fiscal year).
-- ``stock_zh_a_st_em()``: the risk-warning board (ST, *ST).
+- ``stock_zh_a_spot_em()``: quotes (代码, 名称, 最新价, 涨跌幅, 市净率, 总市值 in yuan, 市盈率-动态 kept as
+  ``pe_dynamic``: it annualises the latest quarter and is NOT PE-TTM). The board is Eastmoney's current one:
+  before the 09:15 call auction it shows the last session's close, so ``trade_date`` must be that session.
+  When ``push2`` refuses or answers empty, the same akshare paging runs on ``push2delay`` (eastmoney_clist.py).
+- 业绩报表 per report period (akshare's ``stock_yjbb_em`` request, read by field name with the first notice
+  date: eastmoney_reports.py): EPS, 营业总收入 and YoY, 净利润 (归母) and YoY, ROE, 销售毛利率, 所处行业. Periods:
+  walked back from the newest quarter end before ``trade_date`` until one covers most of the market, a little
+  further for late filers, plus each stock's TTM and fiscal-year periods. A ``result: null`` for a period past
+  its legal deadline is Eastmoney's fault (#6522): retried, then named.
+- ``stock_zh_a_st_em()``: the risk-warning board (ST, *ST), with the same push2delay fallback.
 - ``stock_yjyg_em(date)``: 业绩预告 with 业绩变动原因, for the newest period and the one after it.
-- ``stock_notice_report(symbol="全部", date)``: one day's announcement titles, for each of the last N days.
-Essential (a failure fails the refresh): the quotes, every report period needed, the announcement days. The ST
-board and the forecasts are optional: without them the snapshot says so in its notes (ST is then None, and the
-ST names still mark ST to the rules).
+- announcement titles per day (akshare's ``stock_notice_report`` request, each title attached to the codes its own
+  item names: eastmoney_notices.py).
+Essential (a failure fails the refresh): the quotes and every report period needed. The ST board, the forecasts
+and the announcement titles are optional: without them the refresh completes with a ``warning:`` note and row
+flags (公告数据缺失), and ST then comes from the names alone.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from screening.data.providers.base import (
 )
 from screening.data.providers.eastmoney_clist import DELAY_HOST, delayed_board
 from screening.data.providers.eastmoney_notices import notice_day
+from screening.data.providers.eastmoney_reports import report_period
 from screening.data.providers.fetch_plan import CallPlan, announcement_window, supporting_periods
 from screening.data.providers.fundamentals import (
     PeriodFigures,
@@ -258,7 +261,8 @@ class AkshareProvider:
                 label = f"stock_yjbb_em({ymd(period)})"
                 # a period past its legal deadline (or one a later report needs) has reports: null is a fault
                 must = supporting or disclosure_deadline(period) < trade_date
-                frame = f.run("stock_yjbb_em", label, expect_data=must, date=ymd(period))
+                fetch = partial(report_period, ymd(period), on_page=f.calls.page_hook(label))
+                frame = f.run("stock_yjbb_em", label, expect_data=must, fn=fetch)
                 tables[period] = {} if frame is None else period_table_of(frame, period, label, f.sdk)
             return tables[period]
 
@@ -309,7 +313,8 @@ class AkshareProvider:
         empty_days: list[dt.date] = []
         for d in days:
             label = f"stock_notice_report({ymd(d)})"
-            frame = f.run("stock_notice_report", label, fn=partial(notice_day, ymd(d)))
+            fetch = partial(notice_day, ymd(d), on_page=f.calls.page_hook(label))
+            frame = f.run("stock_notice_report", label, fn=fetch)
             if frame is None or frame.empty:
                 empty_days.append(d)
                 continue

@@ -12,6 +12,7 @@ none. The frame has akshare's column names (代码, 公告标题, 公告日期),
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -41,7 +42,8 @@ def items_to_rows(items: list[dict[str, Any]]) -> tuple[list[tuple[str, str, str
     return rows, without
 
 
-def notice_day(day: str, *, timeout_s: float = 15.0) -> pd.DataFrame:
+def notice_day(day: str, *, timeout_s: float = 15.0,
+               on_page: Callable[[int, int], None] | None = None) -> pd.DataFrame:
     """All announcement titles of ``day`` (YYYYMMDD), one row per (code, title)."""
     import requests
 
@@ -57,6 +59,8 @@ def notice_day(day: str, *, timeout_s: float = 15.0) -> pd.DataFrame:
             pages = math.ceil(data["total_hits"] / 100)
             found, _ = items_to_rows(data["list"])
             rows += found
+            if on_page is not None and pages:
+                on_page(page, pages)
             page += 1
     frame = pd.DataFrame(rows, columns=list(COLUMNS))
     frame["公告日期"] = pd.to_datetime(frame["公告日期"], errors="coerce").dt.date

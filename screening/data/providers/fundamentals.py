@@ -36,7 +36,7 @@ class PeriodFigures:
     eps: float | None = None  # yuan
     gross_margin: float | None = None  # 销售毛利率, percent
     industry: str | None = None
-    notice_date: dt.date | None = None  # newest announcement of this report
+    notice_date: dt.date | None = None  # first notice of this report (not the latest update); None: unknown
     money_source: str | None = None  # where revenue / net profit come from, when not ``source``
 
     @property

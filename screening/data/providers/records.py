@@ -22,11 +22,18 @@ def new_record(code: str) -> ProvidedStock:
     return ProvidedStock(stock=StockInput(code=code))
 
 
-def put(record: ProvidedStock, name: str, value: object, when: str, source: str) -> None:
+NOTICE = "@notice"  # field_dates key suffix: "roe@notice" is the first notice date of the report ROE is from
+
+
+def put(record: ProvidedStock, name: str, value: object, when: str, source: str,
+        notice: dt.date | None = None) -> None:
+    """Set a field with its as-of date and source (and, for a report figure, its report's first notice date)."""
     if value is not None:
         setattr(record.stock, name, value)
         record.field_dates[name] = when
         record.field_sources[name] = source
+        if notice is not None:
+            record.field_dates[name + NOTICE] = notice.isoformat()
 
 
 # ST name marks (the brief's list) and the delisting-arrangement names (XX退, 退市XX): every exchange's board
@@ -64,8 +71,8 @@ def finder(tables: dict[dt.date, PeriodTable], code: str) -> Find:
 def put_latest(record: ProvidedStock, figures: PeriodFigures) -> None:
     """The report date and EPS, as of the latest report's period."""
     when = figures.period.isoformat()
-    put(record, "report_date", when, when, figures.source)
-    put(record, "eps", figures.eps, when, figures.source)
+    put(record, "report_date", when, when, figures.source, figures.notice_date)
+    put(record, "eps", figures.eps, when, figures.source, figures.notice_date)
 
 
 def put_fiscal_years(record: ProvidedStock, figures: PeriodFigures, find: Find) -> None:
@@ -76,11 +83,11 @@ def put_fiscal_years(record: ProvidedStock, figures: PeriodFigures, find: Find) 
     """
     annual = figures if is_annual(figures.period) else find(last_annual(figures.period))
     if annual is not None:
-        put(record, "roe", annual.roe, annual.period.isoformat(), annual.source)
+        put(record, "roe", annual.roe, annual.period.isoformat(), annual.source, annual.notice_date)
     for name, fy in (("net_profit_y1", find(last_annual(figures.period))),
                      ("net_profit_y2", find(year_before(last_annual(figures.period))))):
         if fy is not None:
-            put(record, name, fy.net_profit, fy.period.isoformat(), fy.profit_source)
+            put(record, name, fy.net_profit, fy.period.isoformat(), fy.profit_source, fy.notice_date)
 
 
 def current_forecast(forecast: Forecast | None, figures: PeriodFigures | None) -> Forecast | None:
