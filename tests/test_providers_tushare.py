@@ -175,3 +175,27 @@ def test_renamed_field_is_schema_changed(ts_env: FakeMarketRemote) -> None:
     err = info.value
     assert err.missing == ["pe_ttm"] and f"tushare {tushare.__version__}" in str(err)
     assert "columns seen: ts_code, trade_date, close, pb, total_mv" in str(err)
+
+
+def test_vip_reports_are_paged_and_roe_is_the_weighted_one(full: MarketSnapshot) -> None:
+    """fina_indicator_vip's roe is on period-end equity; roe_waa (weighted) is what the rules' thresholds mean."""
+    fina = next(c for c in full.calls if c.function == "fina_indicator_vip(20260930)")
+    assert fina.pages == 2 and fina.outcome == "ok"  # 5,000 rows fill one page: the next page is asked for
+
+
+def test_ip_limit_is_named_and_not_retried(ts_env: FakeMarketRemote) -> None:
+    ts_env.faults.tushare_ip_limited = True
+    provider = TushareProvider(retry=RetryPolicy(attempts=4, initial_wait_s=0), now=lambda: NOW, sleep=lambda s: None)
+    with pytest.raises(ProviderUnavailable) as info:
+        provider.fetch(TRADE_DATE)
+    assert info.value.ban and "more IPs than the account allows" in str(info.value)
+    assert "您的IP数量超限" in str(info.value) and len(ts_env.tushare.calls) == 1
+
+
+def test_a_per_minute_limit_waits_out_the_minute_before_the_retry(ts_env: FakeMarketRemote) -> None:
+    ts_env.faults.rate_limited.add("tushare:stock_basic")
+    waits: list[float] = []
+    provider = TushareProvider(retry=RetryPolicy(attempts=2, initial_wait_s=0), now=lambda: NOW, sleep=waits.append)
+    with pytest.raises(ProviderUnavailable, match="rate limit"):
+        provider.fetch(TRADE_DATE)
+    assert waits.count(61.0) == 2 and len(ts_env.tushare.calls) == 2

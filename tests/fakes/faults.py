@@ -25,6 +25,7 @@ class Faults:
     omit_fields: dict[str, set[str]] = field(default_factory=dict)  # endpoint -> fields left out of every record
     blank_fields: dict[str, set[str]] = field(default_factory=dict)  # endpoint -> fields answered null in every record
     rate_limited: set[str] = field(default_factory=set)  # tushare:<api>: "每分钟最多访问该接口" answers
+    tushare_ip_limited: bool = False  # Tushare: the token was used from more IPs than the account allows
     delay: dict[str, float] = field(default_factory=dict)  # endpoint -> seconds before answering (a stalled server)
     # endpoint -> {period ISO date: how many more requests answer result: null} (akshare #6522: a period with
     # data answered "no data"); a large count is "every time"

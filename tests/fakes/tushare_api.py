@@ -26,6 +26,7 @@ from tests.fakes.market_data import FakeMarket, FakeReport, quarter_ends
 HOST = "api.waditu.com"
 PERMISSION_MSG = "抱歉，您没有接口访问权限，权限的具体详情访问：https://tushare.pro/document/1?doc_id=108。"
 TOKEN_MSG = "您的token不对，请确认。"
+IP_MSG = "您的IP数量超限，最大数量为2个！"  # as users report it (waditu/tushare #1822, #1914)
 RATE_MSG = "抱歉，您每分钟最多访问该接口200次，权限的具体详情访问：https://tushare.pro/document/1?doc_id=108。"
 
 # endpoint -> (points needed, or None for a separately granted permission; rows per call)
@@ -88,6 +89,8 @@ class FakeTushare:
         endpoint = f"tushare:{api}"
         if endpoint in self.faults.rate_limited:
             return self._error(40203, RATE_MSG)
+        if self.faults.tushare_ip_limited:
+            return self._error(40101, IP_MSG)
         if endpoint in self.faults.status:
             return Reply(self.faults.status[endpoint], b"<html><body>502 Bad Gateway</body></html>", "text/html")
         producer, allowed, defaults = self._endpoint(api)
@@ -136,7 +139,7 @@ class FakeTushare:
                        "vol", "amount"]),
             "fina_indicator_vip": (self._fina, {"period", "ann_date", "start_date", "end_date"},
                                    ["ts_code", "ann_date", "end_date", "eps", "roe", "grossprofit_margin",
-                                    "netprofit_yoy", "tr_yoy", "bps", "update_flag"]),
+                                    "netprofit_yoy", "tr_yoy", "bps", "roe_waa", "update_flag"]),
             "income_vip": (self._income, {"period", "ann_date", "start_date", "end_date", "report_type"},
                            ["ts_code", "ann_date", "f_ann_date", "end_date", "report_type", "comp_type",
                             "total_revenue", "revenue", "n_income", "n_income_attr_p", "update_flag"]),
@@ -218,8 +221,11 @@ class FakeTushare:
         for r in self._reports(p):
             s = self.market.by_code[r.code]
             out.append({"ts_code": _ts_code(r.code, s.exchange), "ann_date": _ymd(r.notice_date),
-                        "end_date": _ymd(r.period), "eps": r.eps, "roe": r.roe, "grossprofit_margin": r.gross_margin,
-                        "netprofit_yoy": r.net_profit_yoy, "tr_yoy": r.revenue_yoy, "bps": r.bps, "update_flag": "1"})
+                        "end_date": _ymd(r.period), "eps": r.eps,
+                        # roe is on period-end equity, roe_waa on weighted-average equity (what 业绩报表 shows)
+                        "roe": round(r.roe * 0.92, 4), "grossprofit_margin": r.gross_margin,
+                        "netprofit_yoy": r.net_profit_yoy, "tr_yoy": r.revenue_yoy, "bps": r.bps, "roe_waa": r.roe,
+                        "update_flag": "1"})
         return out
 
     def _income(self, p: dict[str, Any]) -> list[dict[str, Any]]:

@@ -39,12 +39,17 @@ NEEDS: dict[str, str] = {
     "anns_d": "a separately granted permission (本接口为单独权限)",
 }
 ESSENTIAL = ("stock_basic", "daily_basic", "fina_indicator_vip")
-PAGE_ROWS = {"stock_basic": 6000, "daily_basic": 6000, "daily": 6000, "anns_d": 2000}
+# rows per call: the server caps each call (a capped answer looks complete), so whole-market calls page with
+# limit/offset until a short page; the _vip endpoints too, so a period past one page is never cut silently
+PAGE_ROWS = {"stock_basic": 6000, "daily_basic": 6000, "daily": 6000, "anns_d": 2000,
+             "fina_indicator_vip": 5000, "income_vip": 5000, "forecast_vip": 5000}
+RATE_WAIT_S = 61.0  # a per-minute limit: the next try waits out the minute
 FIELDS = {
     "stock_basic": ("ts_code", "name", "industry", "list_date"),
     "daily_basic": ("ts_code", "trade_date", "close", "pe_ttm", "pb", "total_mv"),
     "daily": ("ts_code", "pct_chg"),
-    "fina_indicator_vip": ("ts_code", "ann_date", "end_date", "eps", "roe", "grossprofit_margin",
+    # roe_waa: ROE on weighted-average equity, as 业绩报表's 净资产收益率 (roe is on period-end equity)
+    "fina_indicator_vip": ("ts_code", "ann_date", "end_date", "eps", "roe_waa", "grossprofit_margin",
                            "netprofit_yoy", "tr_yoy", "update_flag"),
     "income_vip": ("ts_code", "ann_date", "end_date", "report_type", "total_revenue", "n_income_attr_p",
                    "update_flag"),
@@ -85,6 +90,11 @@ def classify(api: str, label: str, exc: BaseException) -> ProviderError:
     if "权限" in msg and "最多访问" not in msg:
         return NotEntitled(f"{label}: this Tushare account may not call {api}; it needs {NEEDS.get(api, '?')} "
                            f"({msg})", endpoint=api, needs=NEEDS.get(api))
+    if "IP数量超限" in msg or ("IP" in msg and "超限" in msg):
+        return ProviderUnavailable(
+            f"{label}: Tushare refuses this token from this IP: it was used from more IPs than the account allows "
+            f"({msg}); stop the other machines or VPN exits using it, or wait for the count to reset",
+            function=label, ban=True)
     if "最多访问" in msg:
         per_day = "每天" in msg
         return ProviderUnavailable(f"{label}: Tushare rate limit ({msg})", function=label, ban=per_day)
@@ -170,7 +180,10 @@ class TushareCalls:
             extra = {} if limit is None else {"limit": limit, "offset": offset}
             frame = self.api.query(name, fields=",".join(FIELDS[name]), **params, **extra)
         except Exception as exc:
-            raise classify(name, label, exc) from exc
+            error = classify(name, label, exc)
+            if isinstance(error, ProviderUnavailable) and "每分钟" in str(exc):
+                self.sleep(RATE_WAIT_S)  # retried after the minute, not within it
+            raise error from exc
         if not isinstance(frame, pd.DataFrame):
             raise SchemaChanged(f"{label}: tushare returned {type(frame).__name__}", function=label)
         if len(frame.columns) == 0:
