@@ -56,7 +56,7 @@ def fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeDingTa
 @pytest.fixture
 def guard(queue_settings: Settings) -> ChatGuard:
     """The durable guard on the session's real redis-server, under this test's own prefix."""
-    return ChatGuard(redis.Redis.from_url(queue_settings.redis.url), queue_settings.redis.prefix, "dingtalk")
+    return ChatGuard.connect(queue_settings.redis.url, queue_settings.redis.prefix, "dingtalk")
 
 
 async def _running(fake: FakeDingTalk, guard: ChatGuard, **kw: object) -> Bot:
@@ -329,7 +329,7 @@ async def test_without_redis_a_message_is_answered_500_and_redelivered(
         caplog: pytest.LogCaptureFixture) -> None:
     fake = _start_fake(tmp_path, monkeypatch)
     caplog.set_level(logging.WARNING, logger="bot.dingtalk.client")
-    nowhere = ChatGuard(redis.Redis(port=free_port(), socket_connect_timeout=0.5), guard.prefix, "dingtalk")
+    nowhere = ChatGuard.connect(f"redis://127.0.0.1:{free_port()}/0", guard.prefix, "dingtalk")
     bots: list[Bot] = []
     try:
         bots.append(down := await _running(fake, nowhere))

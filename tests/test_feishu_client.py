@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import sys
 import time
@@ -19,6 +20,7 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
+from bot.core.guard import ChatGuard
 from bot.core.inbound import Inbound
 from bot.feishu import (
     BODY_LIMITS,
@@ -38,6 +40,8 @@ from bot.feishu import (
     markdown_card,
     message_body_bytes,
 )
+from screening.config import Settings
+from screening.ops.local_redis import free_port
 from tests.fakes.feishu import FakeFeishu
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
@@ -80,11 +84,22 @@ def client(fake: FakeFeishu, creds: FeishuCredentials) -> FeishuClient:
 
 
 @pytest.fixture
-async def router(fake: FakeFeishu, client: FeishuClient) -> tuple[FeishuEventRouter, Inbox]:
+def guard(queue_settings: Settings) -> ChatGuard:
+    """The durable guard on the session's real redis-server, under this test's own prefix."""
+    return ChatGuard.connect(queue_settings.redis.url, queue_settings.redis.prefix, "feishu")
+
+
+async def _router(fake: FakeFeishu, client: FeishuClient, guard: ChatGuard) -> tuple[FeishuEventRouter, Inbox]:
+    """One bot process's router (a restarted or second process makes its own, on the same Redis)."""
     inbox = Inbox()
     r = FeishuEventRouter(on_message=inbox.on_message, on_action=inbox.on_action, downloader=client,
-                          bot_open_id=await client.bot_open_id(), app_id=fake.app_id)
+                          bot_open_id=await client.bot_open_id(), app_id=fake.app_id, guard=guard)
     return r, inbox
+
+
+@pytest.fixture
+async def router(fake: FakeFeishu, client: FeishuClient, guard: ChatGuard) -> tuple[FeishuEventRouter, Inbox]:
+    return await _router(fake, client, guard)
 
 
 @pytest.fixture
@@ -100,12 +115,19 @@ async def long_connection(fake: FakeFeishu, creds: FeishuCredentials,
     assert not fake.protocol_errors
 
 
-@pytest.fixture
-async def callback_url(creds: FeishuCredentials, router: tuple[FeishuEventRouter, Inbox]) -> AsyncIterator[str]:
-    runner = web.AppRunner(FeishuCallback(creds, router[0]).app("/feishu/events"), access_log=None)
+async def _serve_callback(creds: FeishuCredentials, router: FeishuEventRouter,
+                          guard: ChatGuard) -> tuple[str, web.AppRunner]:
+    runner = web.AppRunner(FeishuCallback(creds, router, guard).app("/feishu/events"), access_log=None)
     await runner.setup()
     await web.TCPSite(runner, "127.0.0.1", 0).start()
-    yield f"http://127.0.0.1:{runner.addresses[0][1]}/feishu/events"
+    return f"http://127.0.0.1:{runner.addresses[0][1]}/feishu/events", runner
+
+
+@pytest.fixture
+async def callback_url(creds: FeishuCredentials, router: tuple[FeishuEventRouter, Inbox],
+                       guard: ChatGuard) -> AsyncIterator[str]:
+    url, runner = await _serve_callback(creds, router[0], guard)
+    yield url
     await runner.cleanup()
 
 
@@ -359,12 +381,87 @@ async def test_callback_refuses_forged_stale_replayed_and_unsigned_pushes(
     assert [m.text for m in inbox.messages] == ["/once", "/retried"]
 
 
-def test_callback_mode_needs_the_encrypt_key_and_token(fake: FakeFeishu) -> None:
+async def test_callback_replay_after_a_restart_or_to_a_second_process_is_refused(
+        fake: FakeFeishu, creds: FeishuCredentials, client: FeishuClient, guard: ChatGuard) -> None:
+    (first_router, first_inbox), (second_router, second_inbox) = (await _router(fake, client, guard),
+                                                                   await _router(fake, client, guard))
+    first_url, first_runner = await _serve_callback(creds, first_router, guard)
+    second_url, second_runner = await _serve_callback(creds, second_router, guard)  # a second bot process
+    try:
+        event = fake.text_message(fake.chat("group"), fake.user(), "/screen 600519")
+        pushed = await fake.send(fake.push_request(first_url, event.envelope))
+        assert pushed.status == 200
+        await fake.wait_for(lambda: len(first_inbox.messages) == 1)
+        replayed = await fake.send(fake.push_request(second_url, event.envelope))  # Feishu's retry, signed anew
+        assert replayed.status == 200
+        pushed.url = second_url
+        assert (await fake.send(pushed)).status == 401  # the same bytes and headers, to the other process
+        await first_runner.cleanup()
+        restarted_router, restarted_inbox = await _router(fake, client, guard)
+        restarted_url, restarted_runner = await _serve_callback(creds, restarted_router, guard)
+        try:
+            pushed.url = restarted_url
+            assert (await fake.send(pushed)).status == 401
+            assert (await fake.push(restarted_url, event)).status == 200
+            await second_inbox.settle()
+            assert second_inbox.messages == [] and restarted_inbox.messages == []
+        finally:
+            await restarted_runner.cleanup()
+    finally:
+        await second_runner.cleanup()
+
+
+async def test_callback_refusals_are_4xx_with_one_warning_and_no_traceback(
+        fake: FakeFeishu, callback_url: str, router: tuple[FeishuEventRouter, Inbox],
+        caplog: pytest.LogCaptureFixture) -> None:
+    group, alice = fake.chat("group"), fake.user()
+    wrong_token = fake.text_message(group, alice, "/screen 600519").envelope
+    wrong_token["header"]["token"] = "not-this-apps-token"  # type: ignore[index]
+    other = fake.text_message(group, alice, "x").envelope
+    other["header"]["event_type"] = "im.chat.member.bot.added_v1"  # type: ignore[index]
+    garbage = fake.push_request(callback_url, {"schema": "2.0"})
+    garbage.body = b'{"encrypt": "bm90IGNpcGhlcnRleHQgYXQgYWxsIQ=="}'
+    garbage.headers["X-Lark-Signature"] = fake.sign(garbage.headers["X-Lark-Request-Timestamp"],
+                                                    garbage.headers["X-Lark-Request-Nonce"], garbage.body)
+    caplog.set_level(logging.INFO)
+    statuses = {
+        "wrong token": (await fake.send(fake.push_request(callback_url, wrong_token))).status,
+        "undecryptable": (await fake.send(garbage)).status,
+        "forged": (await fake.send(fake.push_request(callback_url, other, forge=True))).status,
+        "unsubscribed event": (await fake.send(fake.push_request(callback_url, other))).status,
+    }
+    assert statuses == {"wrong token": 401, "undecryptable": 401, "forged": 401, "unsubscribed event": 200}
+    await router[1].settle()
+    assert router[1].messages == []
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 3 and "wrong Verification Token" in warnings[0], warnings
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+
+
+@pytest.mark.parametrize("down", ["both", "router"])  # the signature's claim fails, or only the event id's
+async def test_callback_without_redis_answers_503_and_acts_on_nothing(
+        fake: FakeFeishu, creds: FeishuCredentials, client: FeishuClient, guard: ChatGuard, down: str,
+        caplog: pytest.LogCaptureFixture) -> None:
+    nowhere = ChatGuard.connect(f"redis://127.0.0.1:{free_port()}/0", guard.prefix, "feishu")
+    router, inbox = await _router(fake, client, nowhere)
+    url, runner = await _serve_callback(creds, router, nowhere if down == "both" else guard)
+    try:
+        with caplog.at_level(logging.WARNING):
+            pushed = await fake.push(url, fake.text_message(fake.chat("group"), fake.user(), "/screen 600519"))
+        await inbox.settle()
+        assert pushed.status == 503 and inbox.messages == []  # Feishu redelivers a non-200 push
+    finally:
+        await runner.cleanup()
+    [line] = [r for r in caplog.records if r.name == "bot.feishu.callback"]
+    assert "Redis unavailable" in line.getMessage() and not any(r.exc_info for r in caplog.records)
+
+
+def test_callback_mode_needs_the_encrypt_key_and_token(fake: FakeFeishu, guard: ChatGuard) -> None:
     router = FeishuEventRouter(on_message=Inbox().on_message, downloader=FeishuClient(
         FeishuCredentials(fake.app_id, fake.app_secret), domain=fake.url), bot_open_id=fake.bot_open_id,
-        app_id=fake.app_id)
+        app_id=fake.app_id, guard=guard)
     with pytest.raises(FeishuConfigError, match="ENCRYPT_KEY"):
-        FeishuCallback(FeishuCredentials(fake.app_id, fake.app_secret, verification_token="t"), router)
+        FeishuCallback(FeishuCredentials(fake.app_id, fake.app_secret, verification_token="t"), router, guard)
 
 
 CHILD = """
@@ -372,6 +469,7 @@ import asyncio, os
 
 async def main():
     # imported lazily inside the running loop, as bot/fronts.py builds a front
+    from bot.core.guard import ChatGuard
     from bot.feishu import FeishuClient, FeishuCredentials, FeishuEventRouter, FeishuLongConnection
     import lark_oapi.ws.client as sdk
     assert sdk.loop is not asyncio.get_running_loop()
@@ -383,8 +481,9 @@ async def main():
         print("GOT", inbound.text, flush=True)
         got.set()
 
+    guard = ChatGuard.connect(os.environ["REDIS_URL"], os.environ["PREFIX"], "feishu")
     router = FeishuEventRouter(on_message=on_message, downloader=client, bot_open_id=await client.bot_open_id(),
-                               app_id=creds.app_id)
+                               app_id=creds.app_id, guard=guard)
     conn = FeishuLongConnection(creds, router, domain=os.environ["DOMAIN"])
     task = asyncio.create_task(conn.run())
     await asyncio.wait_for(got.wait(), 20)
@@ -395,20 +494,68 @@ asyncio.run(main())
 """
 
 
-async def test_long_connection_works_when_the_sdk_is_first_imported_inside_the_running_loop(
-        fake: FakeFeishu) -> None:
+async def _child_bot(fake: FakeFeishu, settings: Settings, *events: object) -> str:
+    """A second bot process (CHILD) on the same Redis: deliver ``events`` to it; what it printed."""
     env = {**os.environ, "APP_ID": fake.app_id, "APP_SECRET": fake.app_secret, "DOMAIN": fake.url,
-           "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+           "PYTHONPATH": str(Path(__file__).resolve().parent.parent), "PREFIX": settings.redis.prefix,
+           "REDIS_URL": settings.redis.url}
+    before = len(fake.connections)
     child = await asyncio.create_subprocess_exec(sys.executable, "-c", CHILD, env=env,
                                                  stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
     try:
-        await fake.wait_for(lambda: bool(fake.live_connections) or child.returncode is not None, timeout_s=30,
-                            what="the child's long connection")
-        assert (await fake.deliver(fake.text_message(fake.chat("group"), fake.user(), "/help"))).code == 200
+        await fake.wait_for(lambda: (len(fake.connections) > before and bool(fake.live_connections))
+                            or child.returncode is not None, timeout_s=30, what="the child's long connection")
+        for event in events:
+            assert (await fake.deliver(event)).code == 200  # type: ignore[arg-type]
         out, _ = await asyncio.wait_for(child.communicate(), 30)
     finally:
         if child.returncode is None:
             child.kill()
             await child.wait()
     assert child.returncode == 0, out.decode()
-    assert "GOT /help" in out.decode()
+    return out.decode()
+
+
+async def test_long_connection_works_when_the_sdk_is_first_imported_inside_the_running_loop(
+        fake: FakeFeishu, queue_settings: Settings) -> None:
+    out = await _child_bot(fake, queue_settings, fake.text_message(fake.chat("group"), fake.user(), "/help"))
+    assert "GOT /help" in out
+
+
+async def test_long_connection_redelivery_after_a_restart_or_to_a_second_process_is_not_acted_on(
+        fake: FakeFeishu, creds: FeishuCredentials, client: FeishuClient, guard: ChatGuard,
+        queue_settings: Settings) -> None:
+    event = fake.text_message(fake.chat("group"), fake.user(), "/screen 600519")
+    for attempt in ("first", "restarted"):
+        router, inbox = await _router(fake, client, guard)
+        conn = FeishuLongConnection(creds, router, domain=fake.url)
+        task = asyncio.create_task(conn.run())
+        await fake.wait_for(lambda t=task: bool(fake.live_connections) or t.done(),  # type: ignore[misc]
+                            what="the SDK to connect")
+        assert (await fake.deliver(event)).code == 200
+        await inbox.settle()
+        assert [m.text for m in inbox.messages] == (["/screen 600519"] if attempt == "first" else [])
+        await conn.stop()
+        await asyncio.wait_for(task, 5)
+    fresh = fake.text_message(fake.chat("group"), fake.user(), "/help")
+    out = await _child_bot(fake, queue_settings, event, fresh)  # the old event is dropped, the new one taken
+    assert "GOT /help" in out and "GOT /screen" not in out
+
+
+async def test_long_connection_without_redis_answers_500_so_feishu_redelivers(
+        fake: FakeFeishu, creds: FeishuCredentials, client: FeishuClient, caplog: pytest.LogCaptureFixture) -> None:
+    nowhere = ChatGuard.connect(f"redis://127.0.0.1:{free_port()}/0", "t", "feishu")
+    router, inbox = await _router(fake, client, nowhere)
+    conn = FeishuLongConnection(creds, router, domain=fake.url)
+    task = asyncio.create_task(conn.run())
+    try:
+        await fake.wait_for(lambda: bool(fake.live_connections) or task.done(), what="the SDK to connect")
+        with caplog.at_level(logging.WARNING):
+            ack = await fake.deliver(fake.text_message(fake.chat("group"), fake.user(), "/screen 600519"))
+        await inbox.settle()
+        assert ack.code == 500 and inbox.messages == []
+    finally:
+        await conn.stop()
+        await asyncio.wait_for(task, 5)
+    ours = [r for r in caplog.records if r.name == "bot.feishu.events"]
+    assert ours and "Redis unavailable" in ours[0].getMessage() and not any(r.exc_info for r in caplog.records)

@@ -59,7 +59,7 @@ async def wecom() -> AsyncIterator[FakeWeCom]:
 @pytest.fixture
 def guard(queue_settings: Settings) -> ChatGuard:
     """The durable guard on the session's real redis-server, under this test's own prefix."""
-    return ChatGuard(redis.Redis.from_url(queue_settings.redis.url), queue_settings.redis.prefix, "wecom")
+    return ChatGuard.connect(queue_settings.redis.url, queue_settings.redis.prefix, "wecom")
 
 
 async def _serve(wecom: FakeWeCom, guard: ChatGuard) -> tuple[Bot, web.AppRunner]:
@@ -222,8 +222,8 @@ async def test_a_request_replayed_after_a_restart_or_to_a_second_process_is_refu
 
 async def test_without_redis_the_callback_answers_503_and_acts_on_nothing(
         wecom: FakeWeCom, caplog: pytest.LogCaptureFixture) -> None:
-    nowhere = redis.Redis(port=free_port(), socket_connect_timeout=0.5)  # no server listens there
-    bot, runner = await _serve(wecom, ChatGuard(nowhere, "t", "wecom"))
+    nowhere = ChatGuard.connect(f"redis://127.0.0.1:{free_port()}/0", "t", "wecom")  # no server listens there
+    bot, runner = await _serve(wecom, nowhere)
     try:
         with caplog.at_level(logging.WARNING):
             delivery = await bot.sender.send_text("zhangsan", "/screen 600519")

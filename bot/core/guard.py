@@ -25,7 +25,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 import redis
+from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
+from redis.retry import Retry
 
 Kind = Literal["request", "delivery"]
 # what each kind of key is, for the log and docs/IM.md
@@ -33,6 +35,13 @@ KINDS: dict[Kind, str] = {
     "request": "a signed request: (timestamp, nonce) or its signature; a byte-identical replay",
     "delivery": "a vendor's delivery id (MsgId, event_id, message_id, msgId); a redelivery or retry",
 }
+
+
+# The vendors wait 3 s (Feishu) or 5 s (WeCom) for an answer: the guard's own client gives up within about
+# 2 s (one retry, 0.5 s timeouts) so the front can still answer "retry later" in time; the queue's client,
+# built to ride out blips, retries for several seconds.
+GUARD_TIMEOUT_S = 0.5
+GUARD_RETRIES = 1
 
 
 class GuardUnavailable(RuntimeError):
@@ -61,6 +70,13 @@ class ChatGuard:
     r: redis.Redis
     prefix: str
     platform: str
+
+    @classmethod
+    def connect(cls, url: str, prefix: str, platform: str) -> ChatGuard:
+        """A guard with a client of its own that fails fast (see GUARD_TIMEOUT_S)."""
+        client = redis.Redis.from_url(url, socket_connect_timeout=GUARD_TIMEOUT_S, socket_timeout=GUARD_TIMEOUT_S,
+                                      retry=Retry(NoBackoff(), GUARD_RETRIES))
+        return cls(client, prefix, platform)
 
     def key(self, kind: Kind, value: str) -> str:
         digest = hashlib.sha256(value.encode("utf-8")).hexdigest()[:32]

@@ -31,7 +31,7 @@ class DingTalkFront(MarkdownFront):
 
     def __init__(self, core: ChatCore, settings: DingTalkSettings, env: Mapping[str, str] | None = None) -> None:
         self.core = core
-        guard = ChatGuard(core.queue.r, core.queue.prefix, "dingtalk")  # shared by every bot process
+        guard = ChatGuard.connect(core.settings.redis.url, core.queue.prefix, "dingtalk")
         self.client = DingTalkClient(DingTalkCredentials.from_env(env), self.on_message, guard,
                                      stale_after_s=settings.stale_after_s)
 

@@ -17,7 +17,6 @@ from bot.feishu.client import (
     message_body_bytes,
 )
 from bot.feishu.config import ENV_APP_ID, ENV_APP_SECRET, ENV_ENCRYPT_KEY, ENV_VERIFICATION_TOKEN, FeishuCredentials
-from bot.feishu.dedupe import Deduper, MemoryDeduper
 from bot.feishu.errors import FeishuApiError, FeishuConfigError, FeishuError, FeishuTooLarge
 from bot.feishu.events import CardAction, FeishuEventRouter
 from bot.feishu.longconn import FeishuLongConnection
@@ -32,7 +31,6 @@ __all__ = [
     "LARK_DOMAIN",
     "Action",
     "CardAction",
-    "Deduper",
     "FeishuApiError",
     "FeishuCallback",
     "FeishuClient",
@@ -42,7 +40,6 @@ __all__ = [
     "FeishuEventRouter",
     "FeishuLongConnection",
     "FeishuTooLarge",
-    "MemoryDeduper",
     "SentMessage",
     "markdown_card",
     "message_body_bytes",

@@ -14,18 +14,27 @@ What becomes an ``Inbound``: ``im.message.receive_v1`` from a user, with
 In a group, text and posts that do not mention the bot are ignored (an app granted "read all group
 messages" would otherwise answer every remark); files always pass, a group cannot @ a file.
 A card button press (``card.action.trigger``) becomes a ``CardAction``.
+
+Each event_id (and a message's message_id) is claimed once in the shared Redis (bot/core/guard.py) for
+twice Feishu's redelivery window: Feishu redelivers an event whose push it thinks failed (no answer
+within 3 s, or a non-200) after 15 s, 5 min, 1 h and 6 h with the same event_id, and a reconnecting long
+connection may hand the same message again, to this process or, after a restart, to another. When Redis
+does not answer, the handler raises ``GuardUnavailable`` (the SDK answers the frame 500, so Feishu
+redelivers); under ``capture_guard_failures`` (the HTTP callback) it is recorded instead, for the
+callback to answer 503.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import json
 import logging
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -35,11 +44,13 @@ from lark_oapi.api.im.v1 import P2ImMessageReceiveV1
 from lark_oapi.event.callback.model.p2_card_action_trigger import P2CardActionTrigger, P2CardActionTriggerResponse
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from bot.core.guard import ChatGuard, GuardUnavailable, ttl_for
 from bot.core.inbound import ChatRef, ChatType, Inbound, InboundFile
 from bot.feishu.cards import ACTION_KEY
-from bot.feishu.dedupe import Deduper, MemoryDeduper
 
 log = logging.getLogger(__name__)
+
+REDELIVERY_WINDOW_S = 8 * 3600.0  # Feishu's last retry comes about 6 h 20 min after the first push
 
 
 class ResourceDownloader(Protocol):
@@ -195,8 +206,9 @@ class FeishuEventRouter:
     """
 
     def __init__(self, *, on_message: Callable[[Inbound], Awaitable[None]], downloader: ResourceDownloader,
-                 bot_open_id: str, app_id: str, on_action: Callable[[CardAction], Awaitable[None]] | None = None,
-                 deduper: Deduper | None = None, require_mention_in_groups: bool = True) -> None:
+                 bot_open_id: str, app_id: str, guard: ChatGuard,
+                 on_action: Callable[[CardAction], Awaitable[None]] | None = None,
+                 require_mention_in_groups: bool = True) -> None:
         if not bot_open_id:
             raise ValueError("the bot's open_id is needed to recognise @bot mentions")
         self._on_message = on_message
@@ -204,7 +216,8 @@ class FeishuEventRouter:
         self._downloader = downloader
         self.bot_open_id = bot_open_id
         self.app_id = app_id
-        self._deduper: Deduper = deduper or MemoryDeduper()
+        self._guard = guard
+        self._captured = threading.local()  # per thread: a list while a callback collects guard failures
         self._require_mention = require_mention_in_groups
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pending: set[concurrent.futures.Future[None]] = set()
@@ -231,9 +244,27 @@ class FeishuEventRouter:
             return True
         return False
 
-    def _fresh(self, *keys: str) -> bool:
-        seen = [self._deduper.first_time(k) for k in keys]  # record every key, even after a repeat
-        return all(seen)
+    @contextlib.contextmanager
+    def capture_guard_failures(self) -> Iterator[list[GuardUnavailable]]:
+        """While open (in this thread), a Redis failure of the guard is recorded instead of raised."""
+        captured: list[GuardUnavailable] = []
+        self._captured.failures = captured
+        try:
+            yield captured
+        finally:
+            self._captured.failures = None
+
+    def _fresh(self, *keys: str) -> bool | None:
+        """True for a first delivery, False for a repeat, None when Redis failed under capture."""
+        try:
+            return self._guard.first_all("delivery", keys, ttl_for(REDELIVERY_WINDOW_S))
+        except GuardUnavailable as exc:
+            captured = getattr(self._captured, "failures", None)
+            if captured is None:
+                log.warning("Feishu event not taken, answered 500 for a redelivery: %s", exc)
+                raise
+            captured.append(exc)
+            return None
 
     def _handle_message(self, data: P2ImMessageReceiveV1) -> None:
         header = data.header
@@ -245,8 +276,10 @@ class FeishuEventRouter:
         if not event_id or not message_id:
             log.warning("Feishu message event without event_id or message_id ignored")
             return
-        if not self._fresh(f"feishu:event:{event_id}", f"feishu:message:{message_id}"):
-            log.info("Feishu event %s (message %s) redelivered: already handled", event_id, message_id)
+        fresh = self._fresh(f"event:{event_id}", f"message:{message_id}")
+        if not fresh:
+            if fresh is False:
+                log.info("Feishu event %s (message %s) redelivered: already handled", event_id, message_id)
             return
         try:
             inbound = inbound_from_event(data, bot_open_id=self.bot_open_id, downloader=self._downloader,
@@ -273,7 +306,10 @@ class FeishuEventRouter:
         if not (event_id and isinstance(action, str) and user_id and chat_id and message_id):
             log.warning("Feishu card action %s without action, operator, chat or message ignored", event_id)
             return P2CardActionTriggerResponse({})
-        if not self._fresh(f"feishu:event:{event_id}"):
+        fresh = self._fresh(f"event:{event_id}")
+        if not fresh:
+            if fresh is False:
+                log.info("Feishu card action %s redelivered: already handled", event_id)
             return P2CardActionTriggerResponse({})
         press = CardAction(chat_id=chat_id, chat_type=self._chat_types.get(chat_id), user_id=user_id,
                            message_id=message_id, action=action, event_id=event_id)

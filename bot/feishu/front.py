@@ -19,6 +19,7 @@ from aiohttp import web
 from bot.core import dispatch
 from bot.core.actions import handle_action
 from bot.core.front import Button, Sent
+from bot.core.guard import ChatGuard
 from bot.core.inbound import ChatRef, Inbound
 from bot.core.markdown_front import MarkdownFront
 from bot.core.service import ChatCore
@@ -48,6 +49,7 @@ class FeishuFront(MarkdownFront):
         self.core, self.settings = core, settings
         self.credentials = FeishuCredentials.from_env(env)
         self.client = FeishuClient(self.credentials, domain=settings.domain)
+        self.guard = ChatGuard.connect(core.settings.redis.url, core.queue.prefix, "feishu")
 
     async def on_message(self, msg: Inbound) -> None:
         await dispatch.handle(self.core, self, msg)
@@ -61,13 +63,13 @@ class FeishuFront(MarkdownFront):
     async def router(self) -> FeishuEventRouter:
         return FeishuEventRouter(on_message=self.on_message, downloader=self.client,
                                  bot_open_id=await self.client.bot_open_id(), app_id=self.credentials.app_id,
-                                 on_action=self.on_action)
+                                 guard=self.guard, on_action=self.on_action)
 
     async def run(self) -> None:
         router = await self.router()
         if self.settings.mode == "http":
             self.credentials.require_callback_secrets()
-            runner = web.AppRunner(FeishuCallback(self.credentials, router).app(self.settings.path))
+            runner = web.AppRunner(FeishuCallback(self.credentials, router, self.guard).app(self.settings.path))
             await runner.setup()
             await web.TCPSite(runner, self.settings.listen, self.settings.port).start()
             try:

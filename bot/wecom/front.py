@@ -33,7 +33,7 @@ class WeComFront(MarkdownFront):
 
     def __init__(self, core: ChatCore, settings: WeComSettings, env: Mapping[str, str] | None = None) -> None:
         self.core, self.settings = core, settings
-        guard = ChatGuard(core.queue.r, core.queue.prefix, "wecom")  # shared by every bot process
+        guard = ChatGuard.connect(core.settings.redis.url, core.queue.prefix, "wecom")
         self.client = WeComClient(WeComCredentials.from_env(env), self.on_message, guard,
                                   api_base=settings.api_base, callback_path=settings.path)
 
