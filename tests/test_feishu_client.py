@@ -423,18 +423,28 @@ async def test_callback_refusals_are_4xx_with_one_warning_and_no_traceback(
     garbage.body = b'{"encrypt": "bm90IGNpcGhlcnRleHQgYXQgYWxsIQ=="}'
     garbage.headers["X-Lark-Signature"] = fake.sign(garbage.headers["X-Lark-Request-Timestamp"],
                                                     garbage.headers["X-Lark-Request-Nonce"], garbage.body)
+    big = fake.push_request(callback_url, other)
+    big.body = b" " * (1024 * 1024 + 1)
+    first = await fake.send(fake.push_request(callback_url, fake.text_message(group, alice, "/once").envelope))
+    await router[1].settle()
     caplog.set_level(logging.INFO)
+    caplog.clear()
     statuses = {
         "wrong token": (await fake.send(fake.push_request(callback_url, wrong_token))).status,
         "undecryptable": (await fake.send(garbage)).status,
         "forged": (await fake.send(fake.push_request(callback_url, other, forge=True))).status,
+        "stale": (await fake.send(fake.push_request(callback_url, other, timestamp=time.time() - 600))).status,
+        "unsigned": (await fake.send(fake.push_request(callback_url, other, signed=False))).status,
+        "replayed": (await fake.send(first)).status,
+        "too large": (await fake.send(big)).status,
         "unsubscribed event": (await fake.send(fake.push_request(callback_url, other))).status,
     }
-    assert statuses == {"wrong token": 401, "undecryptable": 401, "forged": 401, "unsubscribed event": 200}
+    assert statuses == {"wrong token": 401, "undecryptable": 401, "forged": 401, "stale": 401, "unsigned": 401,
+                        "replayed": 401, "too large": 413, "unsubscribed event": 200}
     await router[1].settle()
-    assert router[1].messages == []
+    assert [m.text for m in router[1].messages] == ["/once"]
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert len(warnings) == 3 and "wrong Verification Token" in warnings[0], warnings
+    assert len(warnings) == 7 and "wrong Verification Token" in warnings[0], warnings
     assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
 
 

@@ -235,6 +235,45 @@ async def test_without_redis_the_callback_answers_503_and_acts_on_nothing(
     assert line.levelno == logging.WARNING and "Redis unavailable" in line.getMessage() and not line.exc_info
 
 
+async def test_every_refusal_is_its_4xx_with_one_warning_and_no_traceback(
+        bot: Bot, caplog: pytest.LogCaptureFixture) -> None:
+    import aiohttp
+
+    sender = bot.sender
+    inner, _ = sender.inner_text("zhangsan", "/help")
+    other_agent = inner.replace(f"<AgentID>{sender.wecom.agent_id}</AgentID>", "<AgentID>1000099</AgentID>")
+    bomb = (b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;">]>'
+            b"<xml><Encrypt>&b;</Encrypt></xml>")
+    params, _ = sender.envelope(inner)
+    first = await sender.send_text("zhangsan", "/status")
+    caplog.set_level(logging.INFO)
+    caplog.clear()
+    async with aiohttp.ClientSession() as session:
+        async def get(query: dict[str, str]) -> int:
+            async with session.get(sender.url, params=query) as resp:
+                return resp.status
+        statuses = {
+            "no signature": (await sender.post({"timestamp": "1", "nonce": "2"}, b"<xml/>")).status,
+            "stale": (await sender.send_text("zhangsan", "/help", timestamp=int(time.time()) - 3600)).status,
+            "forged": (await sender.send_text("zhangsan", "/help", forge=True)).status,
+            "not xml": (await sender.post(params, b"not xml at all")).status,
+            "entity bomb": (await sender.post(params, bomb)).status,
+            "replayed": (await sender.replay(first)).status,
+            "another corp": (await sender.send_text("zhangsan", "/help", corp_id="wwanothercorp")).status,
+            "another agent": (await sender.post(*sender.envelope(other_agent))).status,
+            "get without echostr": await get({"msg_signature": "x", "timestamp": "1", "nonce": "2"}),
+        }
+    statuses["get forged"] = (await sender.verify_url(forge=True))[0]
+    assert statuses == {"no signature": 400, "stale": 403, "forged": 403, "not xml": 400, "entity bomb": 400,
+                        "replayed": 403, "another corp": 403, "another agent": 403, "get without echostr": 400,
+                        "get forged": 403}
+    ours = [r for r in caplog.records if r.name == "bot.wecom.callback"]
+    assert len(ours) == len(statuses) and all(r.levelno == logging.WARNING for r in ours)
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    await _settle()
+    assert [i.text for i in bot.received] == ["/status"]
+
+
 async def test_a_stale_timestamp_is_refused(bot: Bot) -> None:
     old = await bot.sender.send_text("zhangsan", "/screen 600519", timestamp=int(time.time()) - 3600)
     future = await bot.sender.send_text("zhangsan", "/screen 600519", timestamp=int(time.time()) + 3600)
