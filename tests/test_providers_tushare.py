@@ -147,6 +147,7 @@ def test_missing_optional_entitlement_is_a_note(ts_env: FakeMarketRemote, monkey
     snap = _provider().fetch(TRADE_DATE, announcement_days=3)
     assert any(n.startswith("anns_d(20261204) left out:") and "separately granted permission" in n for n in snap.notes)
     assert "announcement titles left out of the report texts (anns_d not available)" in snap.notes
+    assert snap.degraded == ["公告数据缺失"]  # every row says so
     assert all("公告（新→旧）" not in (p.stock.report_text or "") and "无公告" not in (p.stock.report_text or "")
                for p in snap.stocks)  # never "no announcements" when they were not fetched
 

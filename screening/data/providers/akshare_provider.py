@@ -27,7 +27,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
-from zoneinfo import ZoneInfo
 
 import pandas as pd
 
@@ -53,7 +52,7 @@ from screening.data.providers.base import (
 from screening.data.providers.eastmoney_clist import DELAY_HOST, delayed_board
 from screening.data.providers.eastmoney_notices import notice_day
 from screening.data.providers.eastmoney_reports import report_period
-from screening.data.providers.fetch_plan import CallPlan, announcement_window, supporting_periods
+from screening.data.providers.fetch_plan import CallPlan, supporting_periods
 from screening.data.providers.fundamentals import (
     PeriodFigures,
     PeriodPlan,
@@ -64,6 +63,7 @@ from screening.data.providers.fundamentals import (
     walk_latest_periods,
 )
 from screening.data.providers.periods import disclosure_deadline, next_period, ymd
+from screening.data.providers.provider_base import FLAG_NO_FORECASTS, FLAG_NO_TITLES, ProviderBase
 from screening.data.providers.records import (
     current_forecast,
     finder,
@@ -73,16 +73,12 @@ from screening.data.providers.records import (
     put_latest,
     put_st,
     report_day,
-    snapshot_period,
 )
 from screening.data.providers.report_text import Announcement, Forecast, compose_report_text
 from screening.data.providers.resilience import CircuitBreaker, RetryPolicy
 
-SHANGHAI = ZoneInfo("Asia/Shanghai")
 SESSION_STARTS = dt.time(9, 15)  # the call auction (refresh.quote_session says the same for the refresh)
 WARNING = "warning: "  # notes that start so are shown on `universe status` and the digest footer
-FLAG_NO_TITLES = "公告数据缺失"  # row flags: an optional source failed, so every row lacks what it gives
-FLAG_NO_FORECASTS = "业绩预告数据缺失"
 PE_NOTE = (
     "PE-TTM is derived: 总市值 (stock_zh_a_spot_em) / TTM net profit (stock_yjbb_em: latest cumulative "
     "period + last annual report - the same period a year before); 市盈率-动态 is not PE-TTM and is not used."
@@ -123,7 +119,7 @@ class _Market:
     st_source: str = "akshare:stock_zh_a_st_em"
 
 
-class AkshareProvider:
+class AkshareProvider(ProviderBase):
     name = "akshare"
 
     def __init__(
@@ -139,8 +135,8 @@ class AkshareProvider:
         now: Callable[[], dt.datetime] | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        self.retry = retry or RetryPolicy()
-        self.breaker = breaker or CircuitBreaker("akshare")
+        super().__init__(retry=retry, breaker=breaker, timeout_s=call_timeout_s, complete_share=complete_share,
+                         max_titles=max_titles, now=now, sleep=sleep)
         # the quote hosts get breakers of their own: push2 refusing must not stop push2delay or the datacenter
         self.host_breakers = {
             host: CircuitBreaker(f"akshare:{host}", failure_threshold=self.breaker.failure_threshold,
@@ -148,12 +144,7 @@ class AkshareProvider:
             for host in ("push2", "push2delay")
         }
         self.pace_s = pace_s
-        self.call_timeout_s = call_timeout_s
-        self.complete_share = complete_share
         self.max_quote_age_days = max_quote_age_days
-        self.max_titles = max_titles
-        self._now = now or (lambda: dt.datetime.now(SHANGHAI))
-        self._sleep = sleep
 
     # ---- the fetch ----------------------------------------------------------------------------------------
     def fetch(
@@ -163,13 +154,12 @@ class AkshareProvider:
         announcement_days: int = 30,
         progress: ProgressCallback | None = None,
     ) -> MarketSnapshot:
-        now = self._now().astimezone(SHANGHAI)
+        now, days = self._start(trade_date, announcement_days)
         self._check_quote_day(trade_date, now)
         if self.breaker.state == "open":
             self.breaker.before_call()  # raises CircuitOpen: nothing goes out while the provider's breaker is open
         version = akshare_version()
-        days = announcement_window(trade_date, now.date(), announcement_days)
-        calls = AkshareCalls(self.breaker, self.retry, self.call_timeout_s, progress, sleep=self._sleep,
+        calls = AkshareCalls(self.breaker, self.retry, self.timeout_s, progress, sleep=self._sleep,
                              pace_s=self.pace_s)
         f = _Fetch(calls, CallPlan(progress, planned=2 + 4 + 2 + len(days)), version, [PE_NOTE])
         quotes, quote_source = self._load_quotes(f)
@@ -180,11 +170,8 @@ class AkshareProvider:
         market = _Market(quotes, st_codes, latest, tables, forecasts, titles, quote_source, st_source)
         stocks, counts = self._assemble(market, trade_date, announcement_days)
         f.notes.extend(counts)
-        return MarketSnapshot(
-            provider=self.name, provider_version=version, trade_date=trade_date.isoformat(),
-            report_period=snapshot_period(latest.values()).isoformat(), fetched_at=now.isoformat(timespec="seconds"),
-            stocks=stocks, notes=f.notes, calls=calls.records, degraded=sorted(set(f.degraded)),
-        )
+        return self._snapshot(version=version, trade_date=trade_date, now=now, latest=latest.values(),
+                              stocks=stocks, notes=f.notes, calls=calls.records, degraded=f.degraded)
 
     def _check_quote_day(self, trade_date: dt.date, now: dt.datetime) -> None:
         """The spot board is Eastmoney's current one: it can stand only for a recent session, never a future one,

@@ -25,15 +25,12 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from zoneinfo import ZoneInfo
 
 import pandas as pd
 
 from screening.data.providers.base import IncompleteData, MarketSnapshot, ProgressCallback, ProvidedStock
-from screening.data.providers.fetch_plan import CallPlan, announcement_window, supporting_periods
+from screening.data.providers.fetch_plan import CallPlan, supporting_periods
 from screening.data.providers.frames import code_of, day, num, text
 from screening.data.providers.fundamentals import (
     PeriodFigures,
@@ -44,6 +41,7 @@ from screening.data.providers.fundamentals import (
     walk_latest_periods,
 )
 from screening.data.providers.periods import next_period, ymd
+from screening.data.providers.provider_base import FLAG_NO_FORECASTS, FLAG_NO_TITLES, ProviderBase
 from screening.data.providers.records import (
     Find,
     current_forecast,
@@ -53,13 +51,10 @@ from screening.data.providers.records import (
     put_fiscal_years,
     put_latest,
     report_day,
-    snapshot_period,
 )
 from screening.data.providers.report_text import Announcement, Forecast, compose_report_text
-from screening.data.providers.resilience import CircuitBreaker, RetryPolicy
 from screening.data.providers.tushare_calls import FIELDS, TushareCalls, open_api, tushare_version
 
-SHANGHAI = ZoneInfo("Asia/Shanghai")
 _ST_NAME = re.compile(r"^(S\*ST|SST|\*ST|ST)")
 Valuation = tuple[float | None, float | None, float | None, float | None]  # close, pe_ttm, pb, total_mv (yuan)
 
@@ -127,27 +122,8 @@ class _Market:
     titles: dict[str, list[Announcement]] | None  # None: anns_d not available
 
 
-class TushareProvider:
+class TushareProvider(ProviderBase):
     name = "tushare"
-
-    def __init__(
-        self,
-        *,
-        retry: RetryPolicy | None = None,
-        breaker: CircuitBreaker | None = None,
-        timeout_s: float = 60.0,
-        complete_share: float = 0.8,
-        max_titles: int | None = 20,
-        now: Callable[[], dt.datetime] | None = None,
-        sleep: Callable[[float], None] = time.sleep,
-    ) -> None:
-        self.retry = retry or RetryPolicy()
-        self.breaker = breaker or CircuitBreaker("tushare")
-        self.timeout_s = timeout_s
-        self.complete_share = complete_share
-        self.max_titles = max_titles
-        self._now = now or (lambda: dt.datetime.now(SHANGHAI))
-        self._sleep = sleep
 
     # ---- the fetch --------------------------------------------------------------------------------------
     def fetch(
@@ -157,11 +133,10 @@ class TushareProvider:
         announcement_days: int = 30,
         progress: ProgressCallback | None = None,
     ) -> MarketSnapshot:
-        now = self._now().astimezone(SHANGHAI)
+        now, days = self._start(trade_date, announcement_days)
         api = open_api(self.timeout_s)
         version = tushare_version()
         notes: list[str] = []
-        days = announcement_window(trade_date, now.date(), announcement_days)
         calls = TushareCalls(api, breaker=self.breaker, retry=self.retry, sleep=self._sleep, progress=progress,
                              plan=CallPlan(progress, planned=3 + 4 + 4 + 2 + len(days)), notes=notes)
         names = self._load_names(calls)
@@ -172,11 +147,11 @@ class TushareProvider:
         titles = self._load_titles(calls, days)
         market = _Market(names, valuation, changes, latest, reports, forecasts, titles)
         stocks = self._assemble(market, trade_date, announcement_days, notes)
-        return MarketSnapshot(
-            provider=self.name, provider_version=version, trade_date=trade_date.isoformat(),
-            report_period=snapshot_period(latest.values()).isoformat(), fetched_at=now.isoformat(timespec="seconds"),
-            stocks=stocks, notes=notes, calls=calls.records,
-        )
+        # the rows say what an optional endpoint left out (no permission, or it failed), as with AKShare
+        degraded = [flag for flag, missing in ((FLAG_NO_TITLES, titles is None),
+                                               (FLAG_NO_FORECASTS, forecasts is None)) if missing]
+        return self._snapshot(version=version, trade_date=trade_date, now=now, latest=latest.values(),
+                              stocks=stocks, notes=notes, calls=calls.records, degraded=degraded)
 
     @staticmethod
     def _load_names(calls: TushareCalls) -> dict[str, tuple[str | None, str | None]]:
