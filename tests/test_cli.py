@@ -162,3 +162,21 @@ def test_a_name_after_its_own_code_is_a_note_and_an_index_is_named(env, tmp_path
     assert rows[0]["status"] == "ok" and "贵州茅台 即 600519 (600519.SH), 已合并为一行" in rows[0]["flags"]
     assert "sh000001 是上证指数, 不是股票" in rows[1]["error"] and rows[1]["fail_code"] == "input"
     assert "000300.SH 是沪深300, 不是股票" in rows[2]["error"]
+
+
+def test_piped_table_is_ranked_with_pe_and_roe_and_never_cut(env, tmp_path):
+    """Issue 25.7: stdout to a file: nothing cut short ("…"), risk order, PE-TTM and ROE, the pool's own title."""
+    env = {**env, "XDG_CACHE_HOME": str(tmp_path / "cache"), "COLUMNS": "80"}
+    p = screen(env, str(SAMPLE), "--engine", "rules", "--demo")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0].strip().startswith("sample_pool.csv · 20 只")  # the pool's count, not the universe's
+    header = next(ln for ln in lines if "代码" in ln)
+    assert "PE-TTM" in header and "ROE%" in header and "排序值" in header
+    assert "…" not in p.stdout
+    j = json.loads(screen(env, str(SAMPLE), "--engine", "rules", "--demo", "--format", "json").stdout)
+    longest = max((f for r in j for f in r["flags"]), key=len)
+    assert longest in p.stdout  # the longest flag, whole, on one line
+    risks = [ln.split("│")[4].strip() for ln in lines if ln.startswith("│")]
+    order = {"低": 0, "中": 1, "高": 2, "失败": 3}
+    assert [order[r] for r in risks if r] == sorted(order[r] for r in risks if r)

@@ -18,9 +18,9 @@ from typing import Any
 
 from screening.config import DigestSettings, Settings, cache_dir
 from screening.data.freshness import quote_age
-from screening.data.load import load_pool, open_universe, pool_from_codes
+from screening.data.load import demo_date, load_pool, open_universe, pool_from_codes
 from screening.data.trading_calendar import day_status
-from screening.data.universe import UniverseInfo
+from screening.data.universe import SEED_AS_OF, UniverseInfo
 from screening.digest.files import write_files
 from screening.digest.history import History, compare, snapshot
 from screening.digest.model import Digest, scope_of
@@ -72,7 +72,7 @@ def build_digest(day: dt.date, rows: list[ResultRow], items: Sequence[PoolItem],
             history.save(scope, day, snapshot(rows, st))
         except Exception as exc:
             log.warning("could not store the digest snapshot for %s: %s", day, exc)
-    if out_dir is not None:
+    if out_dir is not None and not digest.empty:  # an empty market gets no empty XLSX
         write_files(digest, out_dir, chart_lock)
     return digest
 
@@ -116,7 +116,11 @@ def collect_items(settings: Settings, ds: DigestSettings, *, codes: Sequence[str
     else:
         items = [PoolItem(index=i, raw_code=s.code, stock=s) for i, s in enumerate(universe)]
         source, scope = f"全市场 {len(items)} 只", "universe"
-    stamps = sorted({a for i in items if i.stock is not None and (a := universe.as_of(i.stock.code))})
+    if universe.info.demo:  # the demo's figures have one date: the day its universe was built (never 1970-01-01)
+        built = demo_date(universe)
+        return items, source, scope, (built, built), universe.info
+    stamps = sorted({a for i in items if i.stock is not None and (a := universe.as_of(i.stock.code))
+                     and a != SEED_AS_OF})
     return items, source, scope, (stamps[-1] if stamps else None, stamps[0] if stamps else None), universe.info
 
 

@@ -58,6 +58,9 @@ def cmd_digest(args: argparse.Namespace) -> int:
         sys.stdout.write(render_markdown(d, ds) + "\n")
     for w in d.warnings:
         print(f"warning: {w}", file=sys.stderr)
+    if d.empty:  # nothing screened: the text says how to get data; a script sees the exit code
+        print("错误: 没有可筛选的数据; 先运行 `python -m screening universe refresh`", file=sys.stderr)
+        return 1
     if d.xlsx_path:
         print(f"wrote {d.xlsx_path} and {d.chart_path}", file=sys.stderr)
     return 0

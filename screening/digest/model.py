@@ -60,6 +60,11 @@ class Digest:
     calendar_basis: str = ""  # footer: which calendar source decided the day (trading_calendar.DayStatus.footer)
 
     @property
+    def empty(self) -> bool:
+        """Nothing was screened (an empty universe or pool): the digest says so and how to fill it, no files."""
+        return not self.rows
+
+    @property
     def title(self) -> str:
         head = "【演示数据】" if self.demo else ""
         return f"{head}A股盘前摘要 · {self.date.isoformat()} 周{WEEKDAYS[self.date.weekday()]}"

@@ -17,13 +17,17 @@ from typing import Any
 from screening.config import DigestSettings
 from screening.digest.model import Digest, RiskChange
 from screening.models import ResultRow
+from screening.output.report import rank_value
 from screening.output.text import RISK_BADGE, esc_html, esc_md, plain, split_with_parts, utf8_len, utf16_len
 
 TELEGRAM_LIMIT = 4096  # UTF-16 code units
 
 
-def _row_text(r: ResultRow, esc: Callable[..., str]) -> str:
+def _row_text(r: ResultRow, esc: Callable[..., str], ranked: bool = False) -> str:
     score = "—" if r.score is None else str(r.score)
+    value = rank_value(r)
+    if ranked and value is not None:  # the clamped score saturates at 100: the rank value is what orders the list
+        score += f" (排序值 {value:g})"
     text = f"{esc(r.code)} {esc(r.name or '', 24)} · {esc(r.risk_level)} · {score}"
     if r.reason:
         text += f" — {esc(r.reason, 60)}"
@@ -54,9 +58,15 @@ def _text_risk_lines(d: Digest, ds: DigestSettings, esc: Callable[..., str], bol
     return lines
 
 
+NO_DATA = ("没有可筛选的数据: 本地数据为空。先运行 `python -m screening universe refresh` (或 /data 查看状态), "
+           "或上传带数据的股票池文件")
+
+
 def _sections(d: Digest, ds: DigestSettings, esc: Callable[..., str], head: Callable[[str], str],
               bold: Callable[[str], str], item: str) -> list[str]:
     """The digest as lines; ``head``/``bold`` wrap fixed text, ``esc`` escapes dynamic text."""
+    if d.empty:  # never "全市场 0 只 ... 完整结果见 XLSX": say there is no data and how to get it
+        return [head(esc(d.title)), NO_DATA, *(f"⚠️ {esc(w)}" for w in d.warnings)]
     c = d.counts
     as_of = f"数据截至 {esc(d.data_as_of)}" if d.data_as_of else "数据时间未知"
     if d.data_as_of_oldest and d.data_as_of_oldest != d.data_as_of:
@@ -67,9 +77,12 @@ def _sections(d: Digest, ds: DigestSettings, esc: Callable[..., str], head: Call
              f" (共 {c['total']})", ""]
     lines += _text_risk_lines(d, ds, esc, bold, item)
     if d.top:
-        lines.append(bold(f"评分前 {len(d.top)}"))
-        lines += [f"{i}. {RISK_BADGE.get(r.risk_level or '', '')} {_row_text(r, esc)}" for i, r in enumerate(d.top, 1)]
+        lines.append(bold(f"评分前 {len(d.top)} (低风险, 按排序值)"))
+        lines += [f"{i}. {RISK_BADGE.get(r.risk_level or '', '')} {_row_text(r, esc, ranked=True)}"
+                  for i, r in enumerate(d.top, 1)]
         lines.append("")
+    else:
+        lines += [f"{bold('评分前')}: 无 (没有低风险股票)", ""]
     if d.previous_date is None:
         lines.append(f"{bold('风险变化')}: 无上一期摘要可对比 (首次)")
     elif not d.changes:
@@ -92,7 +105,9 @@ def _sections(d: Digest, ds: DigestSettings, esc: Callable[..., str], head: Call
             lines.append(f"…另有 {len(d.failed) - ds.max_failed_lines} 只失败, 见 XLSX")
     lines.append("")
     lines.append("完整结果见 XLSX。仅为规则筛选结果, 不构成投资建议。")
-    if d.data_label:
+    if d.scope != "universe":  # a pool's digest describes the pool, then where its figures came from
+        lines.append(f"股票池: {esc(d.source, 60)} · 共 {c['total']} 只; 补充数据: {esc(d.data_label)}")
+    elif d.data_label:
         lines.append(esc(d.data_label))
     if d.calendar_basis:
         lines.append(esc(d.calendar_basis))
@@ -138,8 +153,8 @@ def plain_lines(d: Digest, ds: DigestSettings | None = None) -> list[str]:
 
 def render_json(d: Digest) -> dict[str, Any]:
     def row(r: ResultRow) -> dict[str, Any]:
-        return {"code": r.code, "name": r.name, "risk_level": r.risk_level, "score": r.score, "reason": r.reason,
-                "error": r.error, "flags": list(r.flags)}
+        return {"code": r.code, "name": r.name, "risk_level": r.risk_level, "score": r.score,
+                "rank_value": rank_value(r), "reason": r.reason, "error": r.error, "flags": list(r.flags)}
 
     return {
         "date": d.date.isoformat(), "generated_at": d.generated_at.isoformat(), "source": d.source,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -122,21 +123,32 @@ def top_picks(rows: Sequence[ResultRow], n: int = 10) -> list[ResultRow]:
     return [r for r in ranked(rows) if r.status == "ok" and r.risk_level == "低"][:n]
 
 
+PIPED_WIDTH = 400  # columns of the table when stdout is a file or a pipe
+
+
+def _num(value: float | None) -> str:
+    return "" if value is None else f"{value:.1f}"
+
+
 def render_table(rows: Sequence[ResultRow], console: Any = None, title: str = "") -> None:
     """Coloured terminal table (rich); names and reasons shown verbatim (Text, never markup)."""
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    console = console or Console()
-    t = Table(show_lines=False, title=Text(title) if title else None)
-    for col in ("代码", "名称", "行业", "风险", "评分", "理由", "标记/错误"):
-        t.add_column(col)
-    for r in rows:
+    # piped or redirected, rich would cut cells at 80 columns: print at full width instead, and fold
+    # (never "…") what still does not fit a terminal, so no reason or flag is ever cut short
+    console = console or Console(width=None if sys.stdout.isatty() else PIPED_WIDTH)
+    t = Table(show_lines=False, title=Text(title) if title else None, title_justify="left")
+    for col in ("代码", "名称", "行业", "风险", "评分", "排序值", "PE-TTM", "ROE%", "理由", "标记/错误"):
+        t.add_column(col, overflow="fold")
+    for r in ranked(rows):
         style = RISK_STYLE.get(r.risk_level or "", "dim")
         extra = r.error if r.status == "failed" else "; ".join(r.flags)
+        value = rank_value(r)
         cells = (r.code, r.name or "", r.industry or "", r.risk_level or "失败",
-                 "" if r.score is None else str(r.score), r.reason or "", extra or "")
+                 "" if r.score is None else str(r.score), "" if value is None else f"{value:g}", _num(r.pe_ttm),
+                 _num(r.roe), r.reason or "", extra or "")
         # Text, not str: a name or reason like "[bold]" or "[/]" is data, never rich markup
         t.add_row(*(Text(c) for c in cells), style=style)
     console.print(t)

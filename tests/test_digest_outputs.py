@@ -1,0 +1,59 @@
+"""The digest as a user reads it (issue 25.6/25.7): the top list holds only 低 stocks ordered by the unclamped rank
+value and shows it; the demo digest shows the demo's own date, never 1970-01-01; an empty universe says there is
+no data and how to get it, with no empty XLSX; a pool's digest describes the pool in its footer."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from screening.config import DigestSettings, Settings, UniverseSettings
+from screening.digest.build import make_digest
+from screening.digest.render import render_json, render_markdown
+from screening.output.report import rank_value
+
+DAY = dt.date(2026, 12, 4)
+DS = DigestSettings(top_n=10)
+
+
+@pytest.fixture
+def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # the demo universe is built there
+    return Settings(universe=UniverseSettings(path=str(tmp_path / "u.sqlite")))
+
+
+def _digest(settings: Settings, out: Path, **kw: object):
+    return make_digest(settings, DAY, ds=DS, engine="rules", use_history=False, out_dir=out, **kw)  # type: ignore[arg-type]
+
+
+def test_demo_digest_top_list_is_low_risk_by_rank_value_with_the_demo_date(settings: Settings, tmp_path: Path) -> None:
+    settings.universe.demo = True
+    d = _digest(settings, tmp_path / "out", codes=["600519", "300750", "600036", "000333", "601318", "000002"])
+    assert d.data_as_of == dt.date.today().isoformat()  # the day the demo universe was built
+    md = render_markdown(d, DS)
+    assert "1970" not in md and f"数据截至 {d.data_as_of}" in md
+    assert d.top and all(r.risk_level == "低" for r in d.top)
+    values = [rank_value(r) for r in d.top]
+    assert values == sorted(values, reverse=True)  # type: ignore[type-var]
+    assert sum(r.score == 100 for r in d.top) >= 2  # the clamped score alone could not order them
+    assert f"排序值 {values[0]:g}" in md and "评分前" in md
+    assert render_json(d)["top"][0]["rank_value"] == values[0]
+    # a pool's footer describes the pool, then where its figures came from
+    assert "股票池: 自选 6 只 · 共 6 只; 补充数据: 演示数据" in md
+
+
+def test_no_low_risk_stock_says_so(settings: Settings, tmp_path: Path) -> None:
+    settings.universe.demo = True
+    d = _digest(settings, tmp_path / "out", codes=["000002"])  # 万科A: not 低 in the demo figures
+    assert not d.top and "**评分前**: 无 (没有低风险股票)" in render_markdown(d, DS)
+
+
+def test_an_empty_universe_says_there_is_no_data_and_writes_no_files(settings: Settings, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    d = _digest(settings, out)
+    assert d.empty and d.xlsx_path is None and not out.exists()
+    md = render_markdown(d, DS)
+    assert "没有可筛选的数据" in md and "universe refresh" in md
+    assert "全市场 0 只" not in md and "XLSX" not in md
