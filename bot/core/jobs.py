@@ -4,6 +4,10 @@ Order matters for "never lost": the job is written to Redis (``JobQueue.submit``
 record is stored before the bot answers anything, and the tracking record is only dropped once the
 summary, the XLSX and the chart are all sent. Each delivered part is marked in the record, so a bot
 restarted mid-delivery resumes with the parts not yet sent instead of sending the summary twice.
+
+A file (the XLSX, the chart) that the vendor still refuses after ``FILE_ATTEMPTS`` tries is said in the
+chat (``XLSX 未能发送: <reason>; 用 /status <job> 重试``) and kept in the record under ``missing``; the
+record stays, so ``/status <job>`` (``retry_missing``) or a restart sends it again.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import asyncio
 import logging
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +35,9 @@ from screening.queue.status import JobStatus
 
 log = logging.getLogger("bot.jobs")
 FAST_LANE_MAX = 300  # bigger pools go to the bulk lane so /screen of a few codes never waits behind them
+FILE_ATTEMPTS = 3  # tries of one file upload before the user is told it is missing
+FILE_RETRY_S = 1.0  # pause before the second try, doubled before each later one
+PART_NAMES = {"xlsx": "XLSX", "chart": "图表"}  # how a missing file is named in the chat
 
 
 def running_buttons(job_id: str) -> list[Button]:
@@ -214,7 +221,7 @@ async def _follow(core: ChatCore, front: Front, job_id: str) -> None:
         if st.finished:
             break
         await asyncio.sleep(core.poll_s)
-    if progress is not None:
+    if progress is not None and not record.get("missing"):  # a retry of missing files leaves the card be
         await progress.show(replies.progress_lines(st, source), final_buttons(job_id), force=True)
     await deliver(core, front, job_id, record, st)
 
@@ -225,7 +232,8 @@ async def _mark_sent(core: ChatCore, job_id: str, record: dict[str, Any], part: 
 
 
 async def deliver(core: ChatCore, front: Front, job_id: str, record: dict[str, Any], st: JobStatus) -> None:
-    """Summary message(s), the XLSX and the chart PNG; each part at most once."""
+    """Summary message(s), the XLSX and the chart PNG; each part at most once. A file that cannot be sent
+    is said in the chat and left in ``record["missing"]`` (the record is kept for ``/status`` to retry)."""
     chat = chat_of(record)
     source = record.get("source", "") or "stocks"
     rows, items = await asyncio.gather(asyncio.to_thread(core.queue.results, job_id),
@@ -237,19 +245,66 @@ async def deliver(core: ChatCore, front: Front, job_id: str, record: dict[str, A
         await _mark_sent(core, job_id, record, "summary")
     stem = f"screen-{job_id[:8]}"
     with tempfile.TemporaryDirectory(prefix="screener-bot-") as tmp:
-        if "xlsx" not in record["sent"]:
+        async def xlsx() -> None:
             meta = {"source": source, "data": record.get("data", ""), "job": job_id, "state": st.state,
                     "generated_at": time.strftime("%Y-%m-%d %H:%M:%S")}
             path = await asyncio.to_thread(write_workbook, rows, Path(tmp) / f"{stem}.xlsx",
                                            Pool(source=source, items=items), meta)
             await front.send_file(chat, path, path.name, line("完整结果 · ", t(source, 60), f" · {len(rows)} 只"))
-            await _mark_sent(core, job_id, record, "xlsx")
-        if "chart" not in record["sent"] and rows:
+
+        async def chart() -> None:
             path = await asyncio.to_thread(_chart, core, rows, Path(tmp) / f"{stem}.png", source)
             await front.send_file(chat, path, path.name, replies.counts_line(rows), kind="image")
-            await _mark_sent(core, job_id, record, "chart")
+
+        if "xlsx" not in record["sent"]:
+            await _send_part(core, front, job_id, record, "xlsx", xlsx)
+        if "chart" not in record["sent"] and rows:
+            await _send_part(core, front, job_id, record, "chart", chart)
+    if record.get("missing"):
+        log.warning("job %s: %s not delivered to %s chat %s; kept for /status", job_id,
+                    ", ".join(record["missing"]), chat.platform, chat.chat_id)
+        return
     await asyncio.to_thread(core.drop_track, job_id)
     log.info("job %s delivered to %s chat %s (%d rows, %s)", job_id, chat.platform, chat.chat_id, len(rows), st.state)
+
+
+async def _send_part(core: ChatCore, front: Front, job_id: str, record: dict[str, Any], part: str,
+                     send: Callable[[], Awaitable[None]]) -> None:
+    """One file, tried FILE_ATTEMPTS times; then the user is told what is missing and how to get it."""
+    reason = ""
+    for attempt in range(FILE_ATTEMPTS):
+        if attempt:
+            await asyncio.sleep(FILE_RETRY_S * 2 ** (attempt - 1))
+        try:
+            await send()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the vendor's refusal or the network: retried, then said in the chat
+            reason = (str(exc) or type(exc).__name__)[:200]
+            log.warning("job %s: sending the %s failed (try %d of %d): %s", job_id, part, attempt + 1,
+                        FILE_ATTEMPTS, reason)
+            continue
+        record.setdefault("missing", {}).pop(part, None)
+        await _mark_sent(core, job_id, record, part)
+        return
+    record.setdefault("missing", {})[part] = reason
+    await asyncio.to_thread(core.save_track, job_id, record)
+    try:
+        await front.send(chat_of(record), [line(f"{PART_NAMES[part]} 未能发送: ", t(reason, 200), "; 用 ",
+                                                code(f"/status {job_id[:12]}"), " 重试")])
+    except Exception as exc:  # the vendor refuses everything now: /status or a restart still finds the record
+        log.warning("job %s: could not say that the %s is missing: %s", job_id, part, exc)
+
+
+async def retry_missing(core: ChatCore, front: Front, job_id: str) -> bool:
+    """Send again the files of ``job_id`` that could not be sent (``/status <job>``); False when none are
+    missing here (the record is gone, belongs to another front, or misses nothing)."""
+    record = await asyncio.to_thread(core.load_track, job_id)
+    if not record or not record.get("missing") or record.get("platform", "telegram") != front.platform:
+        return False
+    log.info("job %s: retrying %s on request", job_id, ", ".join(record["missing"]))
+    start_follower(core, front, job_id)
+    return True
 
 
 def _chart(core: ChatCore, rows: list[ResultRow], path: Path, title: str) -> Path:

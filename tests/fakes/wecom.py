@@ -130,6 +130,7 @@ class FakeWeCom:
     refusals: list[tuple[str, int, str]] = field(default_factory=list)
     token_requests: int = 0
     calls: list[str] = field(default_factory=list)
+    fail_uploads: int = 0  # the next n media/upload calls answer errcode -1 (WeCom's "system busy")
     _tokens: dict[str, float] = field(default_factory=dict)
     _codes: dict[str, ResponseCode] = field(default_factory=dict)
     _by_msgid: dict[str, Sent] = field(default_factory=dict)
@@ -328,6 +329,9 @@ class FakeWeCom:
         self.calls.append("media/upload")
         if (refused := self._check_token(request)) is not None:
             return refused
+        if self.fail_uploads > 0:
+            self.fail_uploads -= 1
+            return self._err(request.path, -1, "system busy")
         kind = request.query.get("type", "")
         if kind not in MEDIA_MAX:
             return self._err(request.path, 40004, "invalid media type")
