@@ -167,6 +167,8 @@ async def status(core: ChatCore, front: Front, msg: Inbound, args: list[str]) ->
     if st is None:
         return
     await front.send(msg.chat, replies.progress_lines(st, st.source), buttons=jobs.buttons_for(st))
+    if st.finished:
+        await jobs.retry_missing(core, front, job_id)  # files that could not be sent go again
 
 
 async def visible_status(core: ChatCore, front: Front, msg: Inbound, job_id: str) -> JobStatus | None:
