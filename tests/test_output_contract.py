@@ -157,3 +157,39 @@ def test_the_digest_holds_the_chart_lock_only_to_draw(tmp_path: Path) -> None:
     write_files(d, tmp_path, lock)
     # taken once, after the workbook was written, released once the PNG exists: nothing else waits on it
     assert lock.seen == [("enter", True, False), ("exit", True, True)]
+
+
+def test_chart_legend_says_what_it_shows_and_names_do_not_overlap(tmp_path: Path) -> None:
+    """Issue 25.7: in-range points have no edge (a per-point edge list drew every dot black-edged), the
+    clipped-points entry appears only when some are clipped, and the 高 stocks are named first, never overlapping."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from screening.output.chart import MAX_LABELS, _plane, draw_chart
+
+    rows = [ok_row(i, f"60{i:04d}.SH", f"低{i}", 10 + i % 30, 16 + i % 20) for i in range(60)]
+    rows += [ok_row(100 + i, f"00{i:04d}.SZ", f"高{i}", 20 + i, 1 + i % 3, 0, "高") for i in range(4)]
+    fig, ax = plt.subplots(figsize=(7.5, 7.5))
+    _plane(ax, rows)
+    assert all(max(c.get_linewidths(), default=0) == 0 for c in ax.collections)  # no black edges in range
+    assert not any("超出" in t.get_text() for t in ax.get_legend().get_texts())
+    names = [t for t in ax.texts if t.get_text().startswith(("低", "高"))]
+    assert 0 < len(names) <= MAX_LABELS
+    assert {f"高{i}" for i in range(4)} <= {t.get_text() for t in names}  # the ones to look at, first
+    fig.canvas.draw()
+    boxes = [t.get_window_extent() for t in names]
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    plt.close(fig)
+    fig, ax = plt.subplots()
+    _plane(ax, [*rows[:3], ok_row(9, "000002.SZ", "远处", 900.0, -300.0, 0, "高")])
+    assert any("超出坐标范围" in t.get_text() for t in ax.get_legend().get_texts())
+    ringed = [c for c in ax.collections if len(c.get_offsets()) and max(c.get_linewidths(), default=0) > 0]
+    assert len(ringed) == 1 and len(ringed[0].get_offsets()) == 1  # only the clipped point has the ring
+    plt.close(fig)
+    out = draw_chart(rows, tmp_path / "phone.png", title="自选股.xlsx · 64 只 · 补充数据: 数据来源 akshare 1.19.5")
+    from PIL import Image
+
+    with Image.open(out) as im:
+        assert im.height > im.width  # portrait: a phone shows it at full width

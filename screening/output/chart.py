@@ -1,20 +1,24 @@
 """The chart PNG: where each stock landed on the rules' own plane, and how many landed in each tier.
 
-Left, the pool on a PE-TTM x ROE plane coloured by final risk, with the rule lines drawn (ROE 5
-and 15, PE 50, PE <= 0), so a user sees why each stock got its tier; a pool of a few stocks is
-labelled by name. Points beyond the axis range sit on its edge (marked) rather than vanish.
-Right, the counts by risk, every bar labelled, zeros included. All labels are Chinese; every
+On top, the pool on a PE-TTM x ROE plane coloured by final risk, with the rule lines drawn (ROE 5
+and 15, PE 50, PE <= 0), so a user sees why each stock got its tier. The stocks a user should look
+at are named: the 高 ones first, then the top picks by rank value, then the rest, up to
+``MAX_LABELS`` and only where a name does not overlap another. Points beyond the axis range sit on
+its edge with a black ring (and the legend says so only when there are such points) rather than
+vanish. Below, the counts by risk, every bar labelled, zeros included. The layout is portrait with
+large type because the chart is mostly seen in a chat on a phone. All labels are Chinese; every
 user string is drawn as plain text (``text.parse_math`` off: a ``$`` in a name is a dollar sign).
 """
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from screening.models import ResultRow
-from screening.output.report import summary
+from screening.output.report import rank_key, summary
 
 CJK_FONT_FILES = (
     "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
@@ -23,7 +27,9 @@ CJK_FONT_FILES = (
 RISK_COLOR = {"高": "#d9534f", "中": "#f0ad4e", "低": "#5cb85c"}
 PE_RANGE = (-60.0, 150.0)
 ROE_RANGE = (-40.0, 50.0)
-NAME_LABELS_UP_TO = 15
+MAX_LABELS = 12  # names on the plane: more do not stay readable on a phone
+LABEL_SIZE = 11
+LABEL_OFFSETS = ((5, 5), (5, -14), (-5, 5), (-5, -14))  # points; tried in turn until a name fits
 
 
 def _setup() -> Any:
@@ -52,41 +58,69 @@ def _clip(value: float, lo: float, hi: float) -> tuple[float, bool]:
 
 def _plane(ax: Any, rows: Sequence[ResultRow]) -> None:
     ok = [r for r in rows if r.status == "ok" and r.pe_ttm is not None and r.roe is not None]
+    ax.set_xlim(*PE_RANGE)  # first: the names are placed in the final coordinates
+    ax.set_ylim(*ROE_RANGE)
     ax.axvspan(PE_RANGE[0], 0, color="#eeeeee", zorder=0)
     ax.axhline(5, color="#d9534f", lw=1, ls="--")
     ax.axhline(15, color="#5cb85c", lw=1, ls="--")
     ax.axvline(50, color="#f0ad4e", lw=1, ls="--")
     ax.axvline(0, color="#777777", lw=1)
-    ax.text(PE_RANGE[0] + 3, ROE_RANGE[1] - 4, "PE≤0 (亏损)", fontsize=8, color="#555555")
-    ax.text(PE_RANGE[1] - 3, 5.5, "ROE 5%", fontsize=8, ha="right", color="#d9534f")
-    ax.text(PE_RANGE[1] - 3, 15.5, "ROE 15%", fontsize=8, ha="right", color="#5cb85c")
-    ax.text(51, ROE_RANGE[0] + 2, "PE 50", fontsize=8, color="#b07a1c")
+    ax.text(PE_RANGE[0] + 3, ROE_RANGE[1] - 4, "PE≤0 (亏损)", fontsize=10, color="#555555")
+    ax.text(PE_RANGE[1] - 3, 5.5, "ROE 5%", fontsize=10, ha="right", color="#d9534f")
+    ax.text(PE_RANGE[1] - 3, 15.5, "ROE 15%", fontsize=10, ha="right", color="#5cb85c")
+    ax.text(51, ROE_RANGE[0] + 2, "PE 50", fontsize=10, color="#b07a1c")
+    clipped_any = False
+    placed: list[tuple[ResultRow, float, float]] = []
     for risk, color in RISK_COLOR.items():
         pts = [r for r in ok if r.risk_level == risk]
         if not pts:
             continue
-        xs, ys, edge = [], [], []
+        inside: tuple[list[float], list[float]] = ([], [])
+        outside: tuple[list[float], list[float]] = ([], [])
         for r in pts:
             assert r.pe_ttm is not None and r.roe is not None
             x, cx = _clip(r.pe_ttm, *PE_RANGE)
             y, cy = _clip(r.roe, *ROE_RANGE)
-            xs.append(x)
-            ys.append(y)
-            edge.append(cx or cy)
-        ax.scatter(xs, ys, s=[40 if e else 22 for e in edge], c=color, marker="o", alpha=0.75,
-                   edgecolors=["black" if e else "none" for e in edge], label=f"{risk} ({len(pts)})", zorder=3)
-        if len(ok) <= NAME_LABELS_UP_TO:
-            for r, x, y in zip(pts, xs, ys, strict=True):
-                ax.annotate(r.name or r.code, (x, y), textcoords="offset points", xytext=(4, 4), fontsize=8)
-    ax.set_xlim(*PE_RANGE)
-    ax.set_ylim(*ROE_RANGE)
+            group = outside if (cx or cy) else inside
+            group[0].append(x)
+            group[1].append(y)
+            placed.append((r, x, y))
+        # two calls, not one with a per-point edge list: matplotlib draws the "none" entries of such a list black
+        ax.scatter(*inside, s=36, c=color, marker="o", alpha=0.8, linewidths=0, label=f"{risk} ({len(pts)})",
+                   zorder=3)
+        if outside[0]:
+            clipped_any = True
+            ax.scatter(*outside, s=60, c=color, marker="o", alpha=0.8, edgecolors="black", linewidths=1.2, zorder=3)
+    if clipped_any:
+        ax.scatter([], [], s=60, c="white", edgecolors="black", linewidths=1.2, label="黑圈: 超出坐标范围, 画在边上")
+    _names(ax, placed)
     ax.set_xlabel("PE-TTM (倍)")
     ax.set_ylabel("ROE (%)")
-    ax.set_title("规则平面: 每只股票落在哪里 (黑边: 超出坐标范围)")
+    ax.set_title("规则平面: 每只股票落在哪里")
     if ok:
-        ax.legend(loc="lower right", fontsize=8, title="最终风险")
+        ax.legend(loc="lower right", fontsize=10, title="最终风险", title_fontsize=10)
     else:
         ax.text(0.5, 0.5, "没有可画的成功行", transform=ax.transAxes, ha="center")
+
+
+def _names(ax: Any, placed: Sequence[tuple[ResultRow, float, float]]) -> None:
+    """Name the 高 stocks, then the best by rank value, then the rest; skip a name that would overlap one."""
+    order = sorted(placed, key=lambda p: (p[0].risk_level != "高", rank_key(p[0])))
+    renderer = ax.figure.canvas.get_renderer()
+    frame = ax.get_window_extent(renderer)
+    boxes: list[Any] = []
+    for r, x, y in order:
+        if len(boxes) >= MAX_LABELS:
+            break
+        for dx, dy in LABEL_OFFSETS:
+            label = ax.annotate(r.name or r.code, (x, y), textcoords="offset points", xytext=(dx, dy),
+                                fontsize=LABEL_SIZE, ha="left" if dx > 0 else "right", zorder=4)
+            box = label.get_window_extent(renderer)
+            inside = frame.contains(box.x0, box.y0) and frame.contains(box.x1, box.y1)
+            if inside and not any(box.overlaps(b) for b in boxes):
+                boxes.append(box)
+                break
+            label.remove()
 
 
 def _counts(ax: Any, rows: Sequence[ResultRow]) -> None:
@@ -97,8 +131,8 @@ def _counts(ax: Any, rows: Sequence[ResultRow]) -> None:
     bars = ax.bar(labels, counts, color=colors)
     top = max(counts) if any(counts) else 1
     for bar, c in zip(bars, counts, strict=True):
-        ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height() + top * 0.02, str(c), ha="center")
-    ax.set_ylim(0, top * 1.15)
+        ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height() + top * 0.02, str(c), ha="center", fontsize=12)
+    ax.set_ylim(0, top * 1.2)
     ax.set_title("风险分布")
 
 
@@ -106,13 +140,14 @@ def draw_chart(rows: Sequence[ResultRow], path: Path, title: str = "") -> Path:
     """The PNG at ``path``; ``title`` (the pool and data source) drawn as plain text under the headline."""
     plt = _setup()
     s = summary(rows)
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 5), gridspec_kw={"width_ratios": [2.2, 1]})
+    plt.rcParams.update({"font.size": 12, "axes.titlesize": 13, "axes.labelsize": 12})
+    fig, (a1, a2) = plt.subplots(2, 1, figsize=(7.5, 10), gridspec_kw={"height_ratios": [3, 1]})
     _plane(a1, rows)
     _counts(a2, rows)
     head = f"筛选结果 · {s['total']} 只: 高 {s['高']} / 中 {s['中']} / 低 {s['低']} / 失败 {s['failed']}"
-    fig.suptitle(head + (f"\n{title[:120]}" if title else ""), fontsize=11)
+    fig.suptitle("\n".join([head, *textwrap.wrap(title, 44)[:2]]), fontsize=13)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
