@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
+import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -367,3 +369,37 @@ async def test_other_hosts_are_passed_to_an_upstream_fake_proxy(tmp_path: Path) 
     finally:
         front.stop()
         upstream.stop()
+
+
+GATEWAY_CHILD = """
+import os, sys
+import dingtalk_stream
+from bot.core.inbound import ChatRef
+from bot.dingtalk.openapi import RobotApi, oapi_base
+
+sdk = dingtalk_stream.DingTalkStreamClient(dingtalk_stream.Credential(os.environ["ID"], os.environ["SECRET"]))
+api = RobotApi(sdk, os.environ["ID"])
+media_id = api.upload_file(b"PK\\x03\\x04 xlsx bytes", "result.xlsx")
+api.send(ChatRef("dingtalk", "manager001", "private"), "sampleFile",
+         {"mediaId": media_id, "fileName": "result.xlsx", "fileType": "xlsx"})
+print("BASE", oapi_base())
+"""
+
+
+async def test_uploads_go_to_the_configured_openapi_endpoint(tmp_path: Path) -> None:
+    """DINGTALK_OPENAPI_ENDPOINT (the SDK's setting, read when it is imported: hence a child process) names a
+    private gateway: the token, the upload and the send all go there, none to DingTalk's own hosts."""
+    fake = FakeDingTalk(tmp_path / "pki", gateway_host="dingtalk-gw.corp.test").start()
+    try:
+        env = {**os.environ, **fake.env(), "DINGTALK_OPENAPI_ENDPOINT": "https://dingtalk-gw.corp.test",
+               "ID": fake.client_id, "SECRET": fake.client_secret, "PYTHONPATH": str(Path(__file__).parent.parent)}
+        child = await asyncio.create_subprocess_exec(sys.executable, "-c", GATEWAY_CHILD, env=env,
+                                                     stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+        out, _ = await asyncio.wait_for(child.communicate(), 60)
+        assert child.returncode == 0, out.decode()
+        assert "BASE https://dingtalk-gw.corp.test" in out.decode()
+        [sent] = fake.messages(f"user:{USER}")
+        assert sent.msg_key == "sampleFile" and sent.file == b"PK\x03\x04 xlsx bytes"
+        assert set(fake.proxy_hosts) == {"dingtalk-gw.corp.test"} and not fake.refusals
+    finally:
+        fake.stop()

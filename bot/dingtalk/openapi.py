@@ -1,10 +1,12 @@
-"""The DingTalk OpenAPI calls the SDK lacks (robot send APIs) or makes unsafely (card update), plus the
-SDK calls it has (token, media upload, file download URL) wrapped so a refusal raises instead of logging.
+"""The DingTalk OpenAPI calls the SDK lacks (robot send APIs) or makes unsafely (card update, media upload),
+plus the SDK calls it has (token, file download URL) wrapped so a refusal raises instead of logging.
 
 All functions here are synchronous (``requests``, like the SDK) and run in a worker thread. The OpenAPI base
 is the SDK's own ``DINGTALK_OPENAPI_ENDPOINT`` (read from the environment when the SDK is imported), so
-our calls and the SDK's always go to the same place. The access token is the SDK's cached one; a 401
-(DingTalk's answer to an expired or revoked token) resets the SDK's cache and the call is retried once.
+our calls and the SDK's always go to the same place. The old-style oapi call (media/upload) goes to
+``oapi_base()``: DingTalk's oapi host when that endpoint is DingTalk's own, else the configured endpoint
+(a proxy or private gateway serves both). The access token is the SDK's cached one; a 401 (DingTalk's
+answer to an expired or revoked token) resets the SDK's cache and the call is retried once.
 """
 
 from __future__ import annotations
@@ -34,8 +36,18 @@ FILE_TYPES = frozenset({"xlsx", "pdf", "zip", "rar", "doc", "docx"})
 USER_AGENT = "ashare-screener (+dingtalk-stream)"
 
 
+DINGTALK_OPENAPI = "https://api.dingtalk.com"  # the SDK's default DINGTALK_OPENAPI_ENDPOINT
+DINGTALK_OAPI = "https://oapi.dingtalk.com"  # where DingTalk documents media/upload
+
+
 def openapi_base() -> str:
     return str(sdk_utils.DINGTALK_OPENAPI_ENDPOINT).rstrip("/")
+
+
+def oapi_base() -> str:
+    """Where oapi calls go: DingTalk's oapi host beside its own OpenAPI host, else the configured endpoint."""
+    base = openapi_base()
+    return DINGTALK_OAPI if base == DINGTALK_OPENAPI else base
 
 
 def robot_message_body(robot_code: str, chat: ChatRef, msg_key: str, param: Mapping[str, object]) -> dict[str, Any]:
@@ -142,25 +154,37 @@ class RobotApi:
 
     # ---- media ------------------------------------------------------------------------------------------
     def upload_file(self, content: bytes, name: str) -> str:
-        """Upload through the SDK's upload_to_dingtalk (oapi media/upload, type=file); returns the media id."""
+        """Upload as a file (oapi media/upload, type=file); returns the media id."""
         mimetype = mimetypes.guess_type(name)[0] or "application/octet-stream"
         self.token()  # a credentials failure is reported as such, not as an upload failure
         try:
             return self._upload(content, name, mimetype)
         except DingTalkApiError as first:
-            # oapi answers a stale token with errcode 40014 in a 200, which the SDK does not treat as a reason
-            # to reset its token cache: reset it and try once more
+            # oapi answers a stale token with errcode 40014 in a 200: reset the SDK's token cache, try once more
             log.info("media/upload of %s refused (%s); retrying once with a fresh token", name, first)
             self._sdk.reset_access_token()
             return self._upload(content, name, mimetype)
 
     def _upload(self, content: bytes, name: str, mimetype: str) -> str:
+        """DingTalk's documented media upload (POST <oapi>/media/upload?access_token=..., multipart ``type``
+        and ``media``; answer ``{errcode, errmsg, media_id}``), called here and not through the SDK's
+        upload_to_dingtalk, which hard-codes https://oapi.dingtalk.com (dingtalk-stream 0.24.3, stream.py)
+        and so would ignore the configured endpoint behind a proxy or a private gateway."""
         try:
-            media_id = self._sdk.upload_to_dingtalk(content, filetype="file", filename=name, mimetype=mimetype)
-        except Exception as exc:  # the SDK raises a bare Exception with DingTalk's answer
-            raise DingTalkApiError(f"media/upload of {name} refused: {exc}") from None
-        if not media_id:
-            raise DingTalkApiError(f"media/upload of {name} failed (the dingtalk_stream.client log has the answer)")
+            response = requests.post(oapi_base() + "/media/upload", params={"access_token": self.token()},
+                                     data={"type": "file"}, files={"media": (name, content, mimetype)},
+                                     headers={"User-Agent": USER_AGENT}, timeout=self._timeout)
+        except requests.RequestException as exc:  # its message would carry the token in the URL
+            raise DingTalkApiError(f"media/upload of {name} failed: {type(exc).__name__}") from None
+        try:
+            body = response.json()
+        except ValueError:
+            body = {"errmsg": response.text[:200]}
+        body = body if isinstance(body, dict) else {}
+        media_id = body.get("media_id")
+        if response.status_code != 200 or body.get("errcode", 0) != 0 or not media_id:
+            raise DingTalkApiError(f"media/upload of {name} refused: HTTP {response.status_code}, "
+                                   f"errcode {body.get('errcode', '?')}: {body.get('errmsg', '')}")
         return str(media_id)
 
     def download_message_file(self, handler: Any, download_code: str, name: str, dest: Path,

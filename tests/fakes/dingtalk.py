@@ -180,8 +180,12 @@ class FakeDingTalk(LoopThread):
         disconnect_grace_s: float = 10.0,
         card_templates: tuple[str, ...] = (MARKDOWN_CARD_TEMPLATE,),
         upstream_proxy: str | None = None,
+        gateway_host: str | None = None,
     ) -> None:
         self.workdir = workdir
+        # a private gateway (DINGTALK_OPENAPI_ENDPOINT=https://<gateway_host>) serving every route of both hosts
+        self.gateway_host = gateway_host
+        self.hosts = HOSTS + ((gateway_host,) if gateway_host else ())
         self.client_id = client_id
         self.client_secret = client_secret
         self.corp_id = corp_id
@@ -225,7 +229,7 @@ class FakeDingTalk(LoopThread):
 
     # ---- lifecycle (called from the test's thread) --------------------------------------------------------
     def start(self) -> Self:
-        self.pki = make_test_pki(self.workdir, list(HOSTS))
+        self.pki = make_test_pki(self.workdir, list(self.hosts))
         return super().start()
 
     def env(self, extra_ca_files: tuple[Path, ...] = ()) -> dict[str, str]:
@@ -312,10 +316,10 @@ class FakeDingTalk(LoopThread):
         method, _, rest = head.decode("latin-1").partition(" ")
         target = rest.split(" ", 1)[0]
         host, _, port = target.rpartition(":")
-        if method == "CONNECT" and host not in HOSTS and self.upstream_proxy:
+        if method == "CONNECT" and host not in self.hosts and self.upstream_proxy:
             await self._chain(head, reader, writer, target)
             return
-        if method != "CONNECT" or host not in HOSTS or port != "443":
+        if method != "CONNECT" or host not in self.hosts or port != "443":
             self.proxy_refused.append(f"{method} {target}")
             writer.write(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
             await writer.drain()
@@ -361,7 +365,7 @@ class FakeDingTalk(LoopThread):
     def _on_host(self, host: str, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
                  ) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
         async def routed(request: web.Request) -> web.StreamResponse:
-            if request.host.split(":")[0] != host:
+            if request.host.split(":")[0] not in (host, self.gateway_host):
                 self._refuse(request.path, 404, f"{request.path} is not served on {request.host}")
                 return web.Response(status=404)
             return await handler(request)
