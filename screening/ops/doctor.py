@@ -71,6 +71,18 @@ def check_config(path: str | None) -> tuple[Settings | None, list[Finding]]:
     return settings, [Finding("ok", "config", f"{where}; engine {settings.engine.kind}")]
 
 
+def _redis_cause(exc: BaseException, timeout: float) -> str:
+    """Nothing listening (the usual case: never started, or the demo's own Redis stopped with the demo) told
+    apart from a server that is there but does not answer."""
+    text = str(exc)
+    if isinstance(exc, ConnectionRefusedError) or "refused" in text.lower():
+        return ("no Redis running there (connection refused). Only the bot, the worker and `screen --via-queue` "
+                "need one; scripts/demo.sh starts its own on port 6390 and stops it when the demo ends")
+    if "timeout" in type(exc).__name__.lower() or "timed out" in text.lower():
+        return f"something is there but did not answer within {timeout:g} s (a firewall, or a hung server)"
+    return text
+
+
 def check_redis(settings: Settings, timeout: float = 3.0) -> list[Finding]:
     import redis
 
@@ -85,7 +97,11 @@ def check_redis(settings: Settings, timeout: float = 3.0) -> list[Finding]:
         return [Finding("fail", "redis", f"Redis at {_redact(url)} refused the password: {exc}",
                         "put the right password in redis.url (redis://:PASSWORD@host:6379/0)")]
     except (redis.ConnectionError, redis.TimeoutError, OSError, ValueError) as exc:
-        return [Finding("fail", "redis", f"Redis at {_redact(url)} is not reachable: {exc}", fix)]
+        return [Finding("fail", "redis", f"Redis at {_redact(url)} is not reachable: {_redis_cause(exc, timeout)}",
+                        fix)]
+    except redis.RedisError as exc:  # it answers, but not as a working Redis: loading, MISCONF, a proxy ...
+        return [Finding("fail", "redis", f"Redis at {_redact(url)} is running but broken: {type(exc).__name__}: "
+                        f"{exc}", "read redis-server's log (a full disk, a failed RDB/AOF write, still loading)")]
     out = [Finding("ok", "redis", f"Redis at {_redact(url)} answers PING")]
     try:
         aof = r.config_get("appendonly").get("appendonly")
