@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 from screening.config import Settings
@@ -65,7 +66,9 @@ def test_repeated_request_is_answered_from_the_cache(queue_settings: Settings, s
     s2 = q.worker_stats()
     assert s2["engine_requests"] == s1["engine_requests"]  # no engine call at all
     assert s2["cache_hits"] == s1["cache_hits"] + 20
-    assert [r.to_dict() for r in q.results(again)] == [r.to_dict() for r in q.results(first)]
+    cached = q.results(again)  # the same rows, each saying it is a cached answer and from when
+    assert all(re.fullmatch(r"缓存结果 \(\d{4}-\d\d-\d\d \d\d:\d\d, 同日同输入\)", r.flags[-1]) for r in cached)
+    assert [{**r.to_dict(), "flags": r.flags[:-1]} for r in cached] == [r.to_dict() for r in q.results(first)]
 
     # one stock's report text changed: that one misses, the other 19 hit
     changed = [PoolItem(index=i.index, raw_code=i.raw_code, stock=StockInput.from_dict(i.stock.to_dict()))

@@ -37,13 +37,24 @@ def cache_key(prefix: str, stock: StockInput, model_id: str, date: str | None = 
     return f"{prefix}:cache:{date or trading_date()}:{stock.code}:{input_hash(stock, model_id, prompt_id)}"
 
 
-def encode_row(row: ResultRow) -> str:
-    return row.to_json()
+CACHED_AT = "cached_at"  # stored beside the row's fields; a reader of the row learns when it was answered
+FLAG_CACHED = "缓存结果"
+
+
+def encode_row(row: ResultRow, now: datetime | None = None) -> str:
+    data = json.loads(row.to_json())
+    data[CACHED_AT] = (now or datetime.now(SHANGHAI)).astimezone(SHANGHAI).strftime("%Y-%m-%d %H:%M")
+    return json.dumps(data, ensure_ascii=False)
 
 
 def decode_for(item: PoolItem, raw: str) -> ResultRow:
-    """A cached row re-addressed to this job's item (index and source row are per job)."""
-    row = ResultRow.from_dict(json.loads(raw))
+    """A cached row re-addressed to this job's item (index, source row and input are per job), and saying
+    that it is a cached answer and from when: a second run that touched no engine must not pass for a new one."""
+    data = json.loads(raw)
+    row = ResultRow.from_dict(data)
     row.index = item.index
     row.row = item.row
+    row.input = item.raw_code
+    when = data.get(CACHED_AT)
+    row.flags = [*row.flags, f"{FLAG_CACHED} ({when}, 同日同输入)" if when else f"{FLAG_CACHED} (同日同输入)"]
     return row
