@@ -77,3 +77,16 @@ def test_every_path_writes_the_same_fields(env: dict[str, str], tmp_path: Path) 
         again = tmp_path / fmt
         screen(env, str(SAMPLE), "--demo", "--format", fmt, "--out", str(again))
         assert sorted(f.name for f in again.iterdir()) == ["screen.csv", "screen.json", "screen.png", "screen.xlsx"]
+
+
+def test_examples_readme_names_only_files_and_functions_that_exist() -> None:
+    """examples/README.md once named a universe.csv and a function that did not exist (issue 25.8)."""
+    import importlib
+
+    text = (ROOT / "examples" / "README.md").read_text(encoding="utf-8")
+    for name in set(re.findall(r"`([\w-]+\.csv)`", text)):
+        assert (ROOT / "examples" / name).exists(), name
+    for dotted in set(re.findall(r"`(screening(?:\.\w+)+)`", text)):
+        module, _, attr = dotted.rpartition(".")
+        assert hasattr(importlib.import_module(module), attr), dotted
+    assert "universe.csv" not in text
