@@ -273,9 +273,9 @@ def test_akshare_side_rename_fails_in_the_adapter_with_the_columns_seen(small: F
     assert "columns seen:" in str(err) and "akshare 1.19.5" in str(err)
 
 
-def test_added_upstream_field_breaks_positional_labels(small: FakeMarketRemote) -> None:
-    """akshare labels 业绩预告's fields by position: one added upstream (#5997) and no column can be trusted.
-    业绩报表 is read by name now (an added field changes nothing there); the forecasts degrade with a warning."""
+def test_added_upstream_fields_break_akshare_but_not_the_refresh(small: FakeMarketRemote) -> None:
+    """akshare labels 业绩预告's and 业绩报表's fields by position: one added upstream (#5997, #5933) and no column
+    can be trusted (named as SchemaChanged); the refresh reads both by name, so an added field changes nothing."""
     small.faults.extra_field["yjyg"] = "NEW_FIELD"
     small.faults.extra_field["yjbb"] = "BOARD_NEW_FIELD"
     with pytest.raises(SchemaChanged) as info:
@@ -283,8 +283,8 @@ def test_added_upstream_field_breaks_positional_labels(small: FakeMarketRemote) 
     assert info.value.function == "stock_yjyg_em(20261231)"
     assert re.search(r"returns (\d+) fields per row where akshare \S+ labels (\d+) by position", str(info.value))
     snap = _provider().fetch(TRADE_DATE, announcement_days=1)
-    assert snap.degraded == ["业绩预告数据缺失"] and all(p.stock.report_date for p in snap.stocks[:50])
-    assert any(n.startswith("warning: 业绩预告 unavailable") and "fields per row" in n for n in snap.notes)
+    assert snap.degraded == [] and all(p.stock.report_date for p in snap.stocks if p.stock.eps is not None)
+    assert sum("业绩预告（2026年年报" in (p.stock.report_text or "") for p in snap.stocks) > 10
 
 
 def test_empty_quotes_are_incomplete_data(small: FakeMarketRemote) -> None:

@@ -242,9 +242,9 @@ def test_optional_sources_failing_leave_a_complete_refresh_with_warnings_and_row
     env, path = fresh
     if fault == "down":
         remote.faults.status.update({"notice": 502, "yjyg": 502, "st_board": 502})
-    else:  # a column added upstream: akshare's positional labels break (#5997, #5933)
-        remote.faults.extra_field.update({"notice": "NEW_FIELD", "yjyg": "NEW_FIELD", "st_board": "f999"})
-        remote.faults.rename["notice"] = {"title": "notice_title"}
+    else:  # fields renamed upstream; an added one on the ST board (akshare's positional labels break there)
+        remote.faults.extra_field.update({"st_board": "f999"})
+        remote.faults.rename.update({"notice": {"title": "notice_title"}, "yjyg": {"PREDICT_TYPE": "PREDICT_KIND"}})
     res = refresh(env)
     assert res.returncode == 0, res.stderr[-3000:]
     u = Universe.load(path)

@@ -50,8 +50,8 @@ from screening.data.providers.base import (
     SchemaChanged,
 )
 from screening.data.providers.eastmoney_clist import DELAY_HOST, delayed_board
+from screening.data.providers.eastmoney_datacenter import forecast_period, report_period
 from screening.data.providers.eastmoney_notices import notice_day
-from screening.data.providers.eastmoney_reports import report_period
 from screening.data.providers.fetch_plan import CallPlan, supporting_periods
 from screening.data.providers.fundamentals import (
     PeriodFigures,
@@ -92,6 +92,7 @@ class _Fetch:
     plan: CallPlan
     version: str
     notes: list[str]
+    session: Any = None  # one requests.Session for the Eastmoney calls this project sends itself
     degraded: list[str] = field(default_factory=list)  # row flags for optional sources that failed
 
     @property
@@ -161,12 +162,15 @@ class AkshareProvider(ProviderBase):
         version = akshare_version()
         calls = AkshareCalls(self.breaker, self.retry, self.timeout_s, progress, sleep=self._sleep,
                              pace_s=self.pace_s)
-        f = _Fetch(calls, CallPlan(progress, planned=2 + 4 + 2 + len(days)), version, [PE_NOTE])
-        quotes, quote_source = self._load_quotes(f)
-        st_codes, st_source = self._load_st(f)
-        walk, latest, tables = self._load_reports(f, trade_date, quotes)
-        forecasts = self._load_forecasts(f, walk.walked[0])
-        titles = self._optional_announcements(f, days)
+        import requests
+
+        with requests.Session() as session:  # honours HTTPS_PROXY / REQUESTS_CA_BUNDLE like akshare's own calls
+            f = _Fetch(calls, CallPlan(progress, planned=2 + 4 + 2 + len(days)), version, [PE_NOTE], session)
+            quotes, quote_source = self._load_quotes(f)
+            st_codes, st_source = self._load_st(f)
+            walk, latest, tables = self._load_reports(f, trade_date, quotes)
+            forecasts = self._load_forecasts(f, walk.walked[0])
+            titles = self._optional_announcements(f, days)
         market = _Market(quotes, st_codes, latest, tables, forecasts, titles, quote_source, st_source)
         stocks, counts = self._assemble(market, trade_date, announcement_days)
         f.notes.extend(counts)
@@ -248,7 +252,7 @@ class AkshareProvider(ProviderBase):
                 label = f"stock_yjbb_em({ymd(period)})"
                 # a period past its legal deadline (or one a later report needs) has reports: null is a fault
                 must = supporting or disclosure_deadline(period) < trade_date
-                fetch = partial(report_period, ymd(period), on_page=f.calls.page_hook(label))
+                fetch = partial(report_period, ymd(period), session=f.session, on_page=f.calls.page_hook(label))
                 frame = f.run("stock_yjbb_em", label, expect_data=must, fn=fetch)
                 tables[period] = {} if frame is None else period_table_of(frame, period, label, f.sdk)
             return tables[period]
@@ -271,7 +275,8 @@ class AkshareProvider(ProviderBase):
         for period in (next_period(newest), newest):
             label = f"stock_yjyg_em({ymd(period)})"
             try:
-                frame = f.run("stock_yjyg_em", label, date=ymd(period))
+                fetch = partial(forecast_period, ymd(period), session=f.session, on_page=f.calls.page_hook(label))
+                frame = f.run("stock_yjyg_em", label, fn=fetch)
                 found_now = {} if frame is None else forecasts_of(frame, period, label, f.sdk)
             except (ProviderUnavailable, SchemaChanged) as exc:
                 f.notes.append(f"{WARNING}业绩预告 unavailable ({label}), left out of the report texts: {exc}")
@@ -300,7 +305,7 @@ class AkshareProvider(ProviderBase):
         empty_days: list[dt.date] = []
         for d in days:
             label = f"stock_notice_report({ymd(d)})"
-            fetch = partial(notice_day, ymd(d), on_page=f.calls.page_hook(label))
+            fetch = partial(notice_day, ymd(d), session=f.session, on_page=f.calls.page_hook(label))
             frame = f.run("stock_notice_report", label, fn=fetch)
             if frame is None or frame.empty:
                 empty_days.append(d)

@@ -42,14 +42,16 @@ def items_to_rows(items: list[dict[str, Any]]) -> tuple[list[tuple[str, str, str
     return rows, without
 
 
-def notice_day(day: str, *, timeout_s: float = 15.0,
+def notice_day(day: str, *, session: Any = None, timeout_s: float = 15.0,
                on_page: Callable[[int, int], None] | None = None) -> pd.DataFrame:
-    """All announcement titles of ``day`` (YYYYMMDD), one row per (code, title)."""
+    """All announcement titles of ``day`` (YYYYMMDD), one row per (code, title); ``session``: the fetch's."""
     import requests
 
+    own = session is None
+    session = requests.Session() if own else session
     params = _day_params(day)
     rows: list[tuple[str, str, str]] = []
-    with requests.Session() as session:
+    try:
         page, pages = 1, 1
         while page <= pages:
             params["page_index"] = str(page)
@@ -62,6 +64,9 @@ def notice_day(day: str, *, timeout_s: float = 15.0,
             if on_page is not None and pages:
                 on_page(page, pages)
             page += 1
+    finally:
+        if own:
+            session.close()
     frame = pd.DataFrame(rows, columns=list(COLUMNS))
     frame["公告日期"] = pd.to_datetime(frame["公告日期"], errors="coerce").dt.date
     return frame
