@@ -295,7 +295,8 @@ def test_probe_names_each_host_state_in_one_line(remote: FakeMarketRemote, tmp_p
     res = cli("universe", "probe", env=env, timeout=120)
     assert res.returncode == 0, res.stdout + res.stderr[-2000:]
     lines = {ln.split("  ")[0]: ln for ln in res.stdout.splitlines() if not ln.startswith("advice")}
-    assert len(lines) == 6, res.stdout
+    assert len(lines) == 7, res.stdout
+    assert " skipped " in lines["fallback (tushare stock_basic)"]  # no TUSHARE_TOKEN in this env
     assert " blocked " in lines["quotes (stock_zh_a_spot_em)"] and "IP ban" in lines["quotes (stock_zh_a_spot_em)"]
     assert " ok " in lines["quotes fallback (push2delay)"]
     assert " empty " in lines["ST board (stock_zh_a_st_em)"]
@@ -305,8 +306,11 @@ def test_probe_names_each_host_state_in_one_line(remote: FakeMarketRemote, tmp_p
     assert " ok " in next(v for k, v in lines.items() if k.startswith("reports"))
     assert "advice: quotes: push2 does not answer, push2delay does" in res.stdout
     remote.faults.host_drop["82.push2delay.eastmoney.com"] = 10_000
-    res = cli("universe", "probe", env=env, timeout=120)
+    remote.faults.tushare_ip_limited = True
+    res = cli("universe", "probe", env={**env, **remote.env()}, timeout=120)
     assert res.returncode == 1 and "HTTPS_PROXY" in res.stdout and "TUSHARE_TOKEN" in res.stdout
+    tushare = next(ln for ln in res.stdout.splitlines() if ln.startswith("fallback (tushare"))
+    assert " blocked " in tushare and "more IPs than the account allows" in tushare
 
 
 def test_each_title_lands_on_the_codes_its_own_item_names(

@@ -126,9 +126,9 @@ def _show(universe: Universe, code: str, fmt: str) -> int:
 
 def _probe() -> int:
     """One line per host on stdout, then what to change; exit 1 when no refresh could work."""
-    from screening.data.providers.probe import advice, essential_ok, probes, run_probe
+    from screening.data.providers.probe import advice, essential_ok, probes, run_probe, run_tushare_probe
 
-    results = [run_probe(p) for p in probes(dt.date.today())]
+    results = [run_probe(p) for p in probes(dt.date.today())] + [run_tushare_probe()]
     for r in results:
         sys.stdout.write(r.line() + "\n")
     for line in advice(results):

@@ -113,13 +113,39 @@ def run_probe(p: Probe, timeout_s: float = 8.0) -> ProbeResult:
     return ProbeResult(p.name, host, "ok", f"{len(rows)} records")
 
 
+def run_tushare_probe(timeout_s: float = 8.0) -> ProbeResult:
+    """Tushare Pro, the other backend: one row of stock_basic with the token in the environment."""
+    from screening.data.providers.base import NotEntitled, ProviderUnavailable
+    from screening.data.providers.tushare_calls import classify, open_api
+
+    name, host = "fallback (tushare stock_basic)", "api.waditu.com"
+    try:
+        api = open_api(timeout_s)
+    except NotEntitled:
+        return ProbeResult(name, host, "skipped", "TUSHARE_TOKEN not set: no fallback when Eastmoney refuses")
+    try:
+        frame = api.query("stock_basic", fields="ts_code,name", list_status="L", limit=1)
+    except Exception as exc:  # tushare raises a bare Exception for any refusal: classify reads its message
+        err = classify("stock_basic", "stock_basic", exc)
+        state = ("throttled" if "rate limit" in str(err) else "blocked") if isinstance(err, ProviderUnavailable) \
+            else "rejected" if isinstance(err, NotEntitled) else "error"
+        return ProbeResult(name, host, state, str(err)[:160])
+    if len(frame.columns) == 0:
+        return ProbeResult(name, host, "blocked", "HTTP error (tushare turns it into an empty table)")
+    if "ts_code" not in frame.columns:
+        return ProbeResult(name, host, "schema drift", "answer lacks ts_code")
+    return ProbeResult(name, host, "ok" if len(frame) else "empty", f"{len(frame)} records")
+
+
 def advice(results: list[ProbeResult]) -> list[str]:
     """What to change, from the states: the lines a user on a throttled network needs."""
     state = {r.name.split(" (")[0]: r.state for r in results}
     out = []
     if state.get("quotes") != "ok" and state.get("quotes fallback") == "ok":
         out.append("quotes: push2 does not answer, push2delay does: the refresh falls back to it by itself")
-    if state.get("quotes") != "ok" and state.get("quotes fallback") != "ok":
+    if state.get("fallback") == "ok" and not (state.get("quotes") == "ok" or state.get("quotes fallback") == "ok"):
+        out.append("Eastmoney's quotes do not answer but Tushare does: provider auto falls back to it")
+    elif state.get("quotes") != "ok" and state.get("quotes fallback") != "ok":
         out.append("no quote host answers: set HTTPS_PROXY to a proxy that reaches Eastmoney, or set "
                    "TUSHARE_TOKEN (the refresh then falls back to Tushare Pro)")
     if any(r.state in ("blocked", "throttled") for r in results):
@@ -131,6 +157,7 @@ def advice(results: list[ProbeResult]) -> list[str]:
 
 
 def essential_ok(results: list[ProbeResult]) -> bool:
-    """A refresh can work: one quote host and the reports answer."""
+    """A refresh can work: one quote host and the reports answer, or Tushare does (provider auto falls back)."""
     ok = {r.name.split(" (")[0] for r in results if r.state == "ok"}
-    return bool(ok & {"quotes", "quotes fallback"}) and any(n.startswith("reports") for n in ok)
+    eastmoney = bool(ok & {"quotes", "quotes fallback"}) and any(n.startswith("reports") for n in ok)
+    return eastmoney or "fallback" in ok
