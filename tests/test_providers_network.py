@@ -366,3 +366,29 @@ def test_an_added_upstream_field_in_reports_is_read_by_name(
     res = refresh(env)
     assert res.returncode == 0, res.stderr[-3000:]
     assert sum(s.roe is not None for s in Universe.load(path)) >= 0.9 * len(remote.market.stocks)
+
+
+def test_the_bots_0800_refresh_dates_quotes_by_the_previous_session(
+        remote: FakeMarketRemote, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, queue_settings: Settings) -> None:
+    """bot/refresh_scheduler.py at 08:00 on a trading day: real Redis guard, the real refresh, the fake remote."""
+    import asyncio
+
+    import redis
+
+    from bot.refresh_scheduler import RefreshService
+    from screening.config import UniverseSettings
+    from screening.data.trading_calendar import next_trading_day
+
+    remote.faults.reset()
+    for key, value in env_for(remote, tmp_path, tmp_path / "universe.sqlite").items():
+        monkeypatch.setenv(key, value)
+    us = UniverseSettings(path=str(tmp_path / "universe.sqlite"), provider="akshare", announcement_days=3, pace_s=0,
+                          refresh_attempts=1)
+    settings = queue_settings.model_copy(update={"universe": us})
+    day = next_trading_day(TODAY, inclusive=True)
+    eight = dt.datetime.combine(day, dt.time(8, 0), tzinfo=SH)
+    service = RefreshService(settings, redis.Redis.from_url(settings.redis.url), clock=lambda: eight,
+                             retry_until_min=0.01, first_wait_s=0.01)
+    outcome = asyncio.run(service.run_slot("08:00"))
+    assert outcome is not None and outcome.trade_date == previous_trading_day(day).isoformat()
+    assert Universe.load(tmp_path / "universe.sqlite").info.trade_date == previous_trading_day(day).isoformat()
