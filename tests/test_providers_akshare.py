@@ -36,6 +36,7 @@ from screening.data.providers import (
 from screening.data.providers.akshare_calls import AkshareCalls
 from screening.data.providers.akshare_frames import period_table_of
 from screening.data.providers.akshare_provider import AkshareProvider
+from screening.data.providers.records import name_marks_st
 from screening.data.providers.resilience import call_resilient, is_connection_dropped, is_eastmoney_ban
 from tests.fakes.market_data import FakeMarket
 from tests.fakes.market_proxy import FakeMarketRemote
@@ -112,6 +113,9 @@ def test_full_fetch_fills_the_whole_fake_market(big: FakeMarketRemote, full_fetc
         latest = market.latest_report(s.code)
         assert st.name == s.name and st.st is s.st
         assert p.field_sources["name"] == "akshare:stock_zh_a_spot_em"
+        if s.st:  # BSE *ST stocks are not on the board: their names mark them
+            want = "akshare:stock_zh_a_spot_em(名称:ST)" if s.exchange == "BJ" else "akshare:stock_zh_a_st_em"
+            assert p.field_sources["st"] == want
         if latest is None:
             assert st.roe is None and st.report_date is None
             continue
@@ -369,7 +373,7 @@ def test_shared_fixture_env_reaches_the_fakes_from_a_subprocess(
     out = subprocess.run([sys.executable, "-c", code], env={**os.environ, **market_env}, capture_output=True,
                          text=True, timeout=120, check=True)
     n = int(out.stdout.split()[0])
-    assert n == sum(s.st for s in fake_market_remote.market.stocks)
+    assert n == sum(s.st and s.exchange != "BJ" for s in fake_market_remote.market.stocks)  # the board: SH, SZ
     assert fake_market_remote.eastmoney.rejections == [] and fake_market_remote.refused_hosts == []
     assert ("GET", "40.push2.eastmoney.com") in {(m, h) for m, h, _ in fake_market_remote.log}
 
@@ -465,3 +469,11 @@ def test_dropped_connection_is_found_in_nested_causes() -> None:
     except RuntimeError as exc:
         assert is_connection_dropped(exc)
     assert not is_connection_dropped(OSError("Tunnel connection failed: 403"))
+
+
+@pytest.mark.parametrize(("name", "mark"), [
+    ("*ST仿科", "ST"), ("ST拟信", "ST"), ("S*ST模达", "ST"), ("SST虚华", "ST"), ("st东仿", "ST"),
+    ("东仿退", "退"), ("退市拟达", "退"), ("东仿科技", None), (None, None), ("", None),
+])
+def test_name_marks_st_and_delisting_names(name: str | None, mark: str | None) -> None:
+    assert name_marks_st(name) == mark

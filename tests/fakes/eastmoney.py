@@ -193,7 +193,8 @@ class FakeEastmoney:
                 continue
             if "s" in terms and not (terms["s"] == "2048" and s.board == "北交所"):
                 continue
-            if "f" in terms and not (terms["f"] == "4" and s.st):
+            # the risk-warning board lists SH and SZ only: BSE *ST stocks are not on it (issue 24)
+            if "f" in terms and not (terms["f"] == "4" and s.st and s.exchange != "BJ"):
                 continue
             return True
         return False
