@@ -4,7 +4,8 @@ A user who runs ``screen 600519 --engine openai`` without a server got 115 lines
 ``APIConnectionError``. Expected failures (a server or Redis not running, a file that is not a pool,
 a model folder that is not there, a config that does not fit) are looked up here by exception class,
 from the most specific class up, and said in one line with the fix; anything else is still one line
-(exit 1) naming the exception, with ``--debug`` for the whole traceback.
+(exit 1) naming the exception and its message (a config mistake such as an adapter for another model
+says what to change), with ``--debug`` for the whole traceback.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ def explain(exc: BaseException) -> tuple[int, str]:
         if known is not None:
             return known.code, "错误: " + known.line.format(detail=_detail(exc))
     text = " ".join(str(exc).split())
-    return 1, f"错误: {type(exc).__name__}: {text} (内部错误; 加 --debug 看完整 traceback)"
+    return 1, f"错误: {type(exc).__name__}: {text} (加 --debug 看完整 traceback)"
 
 
 def check_model_folder(model: str) -> None:
