@@ -79,3 +79,18 @@ def test_universe_import_reads_a_gbk_tonghuashun_export(env: dict[str, str], tmp
     binary.write_bytes(bytes(range(256)) * 8)
     bad = cli(env, "universe", "import", str(binary))
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and last_line(bad).startswith("错误: ")
+
+
+def test_explain_finds_the_most_specific_known_class() -> None:
+    import redis
+
+    from screening.errors import explain
+    from screening.models import PoolRejected
+
+    assert explain(redis.ConnectionError("Error 111 connecting to 127.0.0.1:6390. Connection refused.")) == (
+        2, "错误: Redis 不可用 (Error 111 connecting to 127.0.0.1:6390. Connection refused.): 启动 redis-server "
+           "(见 README), 或改 redis.url / SCREENER_REDIS__URL")
+    assert explain(PoolRejected("pool.csv: no such file")) == (2, "错误: 输入无法使用: pool.csv: no such file")
+    assert explain(FileNotFoundError(2, "No such file", "/x/config.toml"))[1] == "错误: 找不到文件: /x/config.toml"
+    code, line = explain(ValueError("engine.lora_adapter = 'bundled' is trained for the bundled SmolLM2-135M"))
+    assert code == 1 and line.startswith("错误: ValueError: engine.lora_adapter") and "\n" not in line
