@@ -36,6 +36,7 @@ COMMAND_HELP = {
     "unsubscribe": "取消订阅盘前摘要", "digest": "最新的盘前摘要",
     "watch": "设定摘要的自选股票池: /watch 600519 300750",
     "data": "本地行情和财报数据: 来源、日期、股票数", "whoami": "显示 chat id 和 user id",
+    "calendar": "交易日历: 休市日和调休待定日 /calendar [年份]",
 }
 
 

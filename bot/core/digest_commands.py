@@ -1,4 +1,5 @@
-"""The digest's commands, once for every front: /subscribe [HH:MM], /unsubscribe, /watch CODE..., /digest.
+"""The digest's commands, once for every front: /subscribe [HH:MM], /unsubscribe, /watch CODE..., /digest,
+/calendar [YEAR].
 
 They talk to the bot process's DigestService (bot/digest_scheduler.py), which keeps the subscriptions
 in Redis per chat (``platform:chat`` outside Telegram) and pushes on SSE trading days through the
@@ -8,6 +9,7 @@ chat's own front.
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import logging
 from typing import Any
 
@@ -18,6 +20,7 @@ from bot.core.service import ChatCore
 from bot.core.text import line, t
 from screening.data.codes import split_codes
 from screening.data.load import pool_from_codes
+from screening.data.trading_calendar import BASIS_TEXT, IMPORT_HINT, year_days
 
 log = logging.getLogger("bot.core")
 DIGEST_OFF = "盘前摘要未启用 (config [digest] enabled = false)。"
@@ -46,6 +49,31 @@ async def subscribe(core: ChatCore, front: Front, msg: Inbound, args: list[str])
     pool = f"自选 {len(sub.pool)} 只 (/watch 修改)" if sub.pool else "全部本地股票池 (/watch 代码... 设定自选)"
     await reply(front, msg, [line(f"已订阅盘前摘要: 每个交易日 {sub.slot(service.ds.time)} (北京时间) 推送。"),
                              line("范围: ", t(pool), "。/unsubscribe 取消。")])
+
+
+async def calendar(core: ChatCore, front: Front, msg: Inbound, args: list[str]) -> None:
+    """/calendar [YEAR]: the closed weekdays of a year and the undecided (调休待定) ones, with how to settle them.
+
+    The digest and the refresh skip an undecided day unless [digest].on_unknown_days = "send"
+    (screening/data/trading_calendar.py); this is where an admin sees which days those are.
+    """
+    ds = core.settings.digest
+    today = dt.datetime.now(ds.tz).date()
+    try:
+        year = int(args[0]) if args else today.year
+    except ValueError:
+        await reply(front, msg, [line("年份不对: ", t(args[0], 20), "; 例如 /calendar 2027")])
+        return
+    days = await asyncio.to_thread(year_days, year, ds.holiday_set(), store=ds.calendar_store())
+    closed = [d for d in days if d.open is False]
+    undecided = [d for d in days if d.open is None]
+    out = [line(f"{year} 年交易日历: 休市工作日 {len(closed)} 天, 调休待定 {len(undecided)} 天")]
+    out += [line("• 休市 ", t(f"{d.day} {BASIS_TEXT[d.basis]} {d.note}", 120)) for d in closed]
+    out += [line("• 待定 ", t(f"{d.day} {d.note}", 120)) for d in undecided]
+    if undecided:
+        out.append(line(f"待定日不推送摘要 (on_unknown_days = {ds.on_unknown_days}); 国务院通知发布后由管理员运行 ",
+                        t(IMPORT_HINT, 80), " 确定。"))
+    await reply(front, msg, out)
 
 
 async def unsubscribe(core: ChatCore, front: Front, msg: Inbound, args: list[str]) -> None:

@@ -26,7 +26,7 @@ COMMANDS: dict[str, Command] = {
     "status": commands.status, "cancel": commands.cancel, "data": commands.data, "high": commands.high,
     "failed": commands.failed,
     "subscribe": digest_commands.subscribe, "unsubscribe": digest_commands.unsubscribe,
-    "watch": digest_commands.watch, "digest": digest_commands.digest,
+    "watch": digest_commands.watch, "digest": digest_commands.digest, "calendar": digest_commands.calendar,
 }
 
 

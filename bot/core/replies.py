@@ -32,6 +32,7 @@ HELP = [
     line("/cancel — 取消你唯一的运行中任务; /cancel 任务号"),
     line("/subscribe [HH:MM] — 订阅盘前摘要; /unsubscribe; /watch 代码… — 摘要的自选股票池; /digest — 现在就发"),
     line("/data — 数据来源、行情和财报日期、股票数"),
+    line("/calendar [年份] — 交易日历: 休市日和调休待定日"),
     line("/whoami — 显示 chat id / user id (用于加入允许名单)"),
     line(),
     line("结果: 摘要消息 (风险分布、首选、失败行)、完整 XLSX 文件、图表 PNG; 按钮可查看高风险列表、失败明细、刷新。"),

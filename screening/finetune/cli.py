@@ -34,6 +34,10 @@ def add_finetune_args(p: argparse.ArgumentParser) -> None:
     t.add_argument("--n-heldout", type=int, default=d.n_heldout)
     t.add_argument("--market-size", type=int, default=d.market_size)
     t.add_argument("--data-seed", type=int, default=d.seed)
+    t.add_argument("--announced-share", type=float, default=d.announced_share,
+                   help="share of stocks whose report ends with dated announcement titles")
+    t.add_argument("--risk-share", type=float, default=d.risk_share,
+                   help="of the announced, the share with a planted risk title (more escalations to learn from)")
     t.add_argument("--real-stocks", type=int, default=-1,
                    help="stocks of the refreshed real universe to add (default: up to 200 when the local "
                    "universe holds real data, none when it is empty or demo)")
@@ -87,7 +91,8 @@ def _train(args: argparse.Namespace, settings: EngineSettings) -> int:
     model_path, model_name = _model_path(args, settings)
     universe, real, source = _real_part(args)
     data = DataSpec(n_train=args.n_train, n_heldout=args.n_heldout, market_size=args.market_size,
-                    seed=args.data_seed, real_stocks=real, universe=universe)
+                    seed=args.data_seed, real_stocks=real, universe=universe,
+                    announced_share=args.announced_share, risk_share=args.risk_share)
     spec = TrainSpec(rank=args.rank, alpha=args.alpha, epochs=args.epochs, learning_rate=args.lr,
                      batch_size=args.batch_size, grad_accum=args.grad_accum, max_steps=args.max_steps,
                      seed=args.seed)

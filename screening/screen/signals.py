@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from screening.screen.signal_table import NEGATIONS, SIGNALS, TIER_RANK, SignalRule
+from screening.screen.signal_table import NEGATIONS, OTHER_PARTY, SIGNALS, TIER_RANK, SignalRule
 
 # a dated announcement title, as data/providers/report_text.py writes them: "2026-11-20 关于...的公告"
 _TITLE_LINE = re.compile(r"^\s*(\d{4}-\d{2}-\d{2})\s+(.+?)\s*$")
@@ -22,7 +22,7 @@ _INLINE_TITLE = re.compile(r"^(?:[^：:，,]{0,12}[：:])?\s*(\d{4}-\d{2}-\d{2})
 _NOTICE_DATE = re.compile(r"(\d{4}-\d{2}-\d{2})公告")
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])")
 _CLAUSE_BREAK = re.compile(r"[，：:]|,(?!\d{3})")  # "1,200万元" is a number, not two clauses
-_NEGATION = re.compile(NEGATIONS)
+_NEGATION = re.compile(f"{NEGATIONS}|{OTHER_PARTY}")
 _SHOWN_CHARS = 60  # a sentence quoted in a flag is cut to this
 
 
@@ -103,9 +103,9 @@ def _blank(clause: str, counter: re.Pattern[str] | None) -> str:
 
 
 def _denied(text: str, start: int, end: int) -> bool:
-    """A denial earlier in the clause of ``start`` or inside the match (不存在违规担保, 未收到立案调查通知)."""
+    """A denial earlier in the clause of ``start``, overlapping or inside the match (不存在违规担保, 未计提商誉减值)."""
     clause_start = max((m.end() for m in _CLAUSE_BREAK.finditer(text, 0, start)), default=0)
-    return bool(_NEGATION.search(text, clause_start, start) or _NEGATION.search(text, start, end))
+    return bool(_NEGATION.search(text, clause_start, end))
 
 
 def _match_in(unit: str, c: _Compiled) -> str | None:
