@@ -258,6 +258,10 @@ def test_optional_sources_failing_leave_a_complete_refresh_with_warnings_and_row
     assert any(str(f).startswith("公告数据缺失") for f in row["flags"]), row  # type: ignore[union-attr]
     text = u.get(code).report_text or ""  # type: ignore[union-attr]
     assert text and "近3日" not in text  # the titles block is left out: never "近3日无公告" unchecked
+    if fault == "down":  # the digest footer names the data, and what it lacks
+        digest = cli("digest", "--engine", "rules", "--no-files", "--no-history", "--format", "md", env=env)
+        assert digest.returncode == 0, digest.stderr[-2000:]
+        assert "⚠ 公告数据缺失" in digest.stdout, digest.stdout[-1500:]
 
 
 def test_a_late_filer_keeps_its_older_report_with_its_date_and_a_flag(
