@@ -126,9 +126,14 @@ def _show(universe: Universe, code: str, fmt: str) -> int:
 
 def _probe() -> int:
     """One line per host on stdout, then what to change; exit 1 when no refresh could work."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from screening.data.providers.probe import advice, essential_ok, probes, run_probe, run_tushare_probe
 
-    results = [run_probe(p) for p in probes(dt.date.today())] + [run_tushare_probe()]
+    with ThreadPoolExecutor(max_workers=8) as pool:  # all at once: the whole probe takes one timeout at most
+        eastmoney = [pool.submit(run_probe, p) for p in probes(dt.date.today())]
+        tushare = pool.submit(run_tushare_probe)
+        results = [f.result() for f in eastmoney] + [tushare.result()]
     for r in results:
         sys.stdout.write(r.line() + "\n")
     for line in advice(results):
