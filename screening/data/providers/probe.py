@@ -18,7 +18,7 @@ from typing import Any
 
 from screening.data.providers.eastmoney_clist import BOARDS, DELAY_URL
 from screening.data.providers.periods import disclosure_deadline, periods_before
-from screening.data.providers.resilience import is_connection_dropped
+from screening.data.providers.resilience import is_connection_dropped, root_causes
 
 
 @dataclass(frozen=True)
@@ -94,8 +94,9 @@ def run_probe(p: Probe, timeout_s: float = 8.0) -> ProbeResult:
     except requests.exceptions.Timeout:
         return ProbeResult(p.name, host, "blocked", f"no answer within {timeout_s:.0f} s")
     except requests.exceptions.RequestException as exc:
+        inner = root_causes(exc)[-1]  # the innermost cause says which: DNS, refused, proxy, TLS
         why = "connection dropped without an answer (how an IP ban shows)" if is_connection_dropped(exc) \
-            else f"unreachable: {type(exc).__name__}"
+            else f"unreachable: {type(inner).__name__}: {str(inner)[:90]}"
         return ProbeResult(p.name, host, "blocked", why)
     if r.status_code in (403, 429):
         return ProbeResult(p.name, host, "throttled", f"HTTP {r.status_code}")
