@@ -308,6 +308,7 @@ def test_empty_forecasts_and_st_board_are_notes_not_failures(small: FakeMarketRe
     small.faults.empty.update({"yjyg", "st_board"})
     snap = _provider().fetch(TRADE_DATE, announcement_days=2)
     assert "stock_yjyg_em(20261231): no forecasts published" in snap.notes
+    assert snap.degraded == ["ST板数据缺失"]  # no forecasts published is not a failure; no ST board is
     assert any("stock_zh_a_st_em returned nothing: ST left unknown" in n for n in snap.notes)
     for p in snap.stocks:  # without the board, the name still marks ST (with its source); else ST is unknown
         if (p.stock.name or "").startswith(("*ST", "ST")):

@@ -63,7 +63,12 @@ from screening.data.providers.fundamentals import (
     walk_latest_periods,
 )
 from screening.data.providers.periods import disclosure_deadline, next_period, ymd
-from screening.data.providers.provider_base import FLAG_NO_FORECASTS, FLAG_NO_TITLES, ProviderBase
+from screening.data.providers.provider_base import (
+    FLAG_NO_FORECASTS,
+    FLAG_NO_ST_BOARD,
+    FLAG_NO_TITLES,
+    ProviderBase,
+)
 from screening.data.providers.records import (
     current_forecast,
     finder,
@@ -205,7 +210,7 @@ class AkshareProvider(ProviderBase):
             frame = f.run(function, function, breaker=self.host_breakers["push2"], policy=primary)
             if frame is not None and not frame.empty:
                 return frame, f"akshare:{function}"
-        except ProviderUnavailable as exc:
+        except (ProviderUnavailable, SchemaChanged) as exc:  # drift: the fallback reads the fields by name
             why = f"failed: {exc}"
         f.plan.add(1)
         f.notes.append(f"{function} on push2 {why}; taken from {DELAY_HOST} (delayed-quote host, akshare's paging)")
@@ -233,10 +238,12 @@ class AkshareProvider(ProviderBase):
             st_frame, source = self._board(f, "stock_zh_a_st_em")
             if st_frame is None or st_frame.empty:  # the board is never empty: "no data" is a failure
                 f.notes.append(f"{WARNING}stock_zh_a_st_em returned nothing: ST left unknown (names still mark ST)")
+                f.degraded.append(FLAG_NO_ST_BOARD)
                 return None, source
             st_codes = st_codes_of(st_frame, f.sdk)
         except (ProviderUnavailable, SchemaChanged) as exc:
             f.notes.append(f"{WARNING}ST board unavailable, ST left unknown (names still mark ST): {exc}")
+            f.degraded.append(FLAG_NO_ST_BOARD)
             return None, source
         f.notes.append(f"ST from the risk-warning board (stock_zh_a_st_em): {len(st_codes)} stocks")
         return st_codes, source

@@ -22,6 +22,7 @@ from screening.data.providers.resilience import CircuitBreaker, RetryPolicy
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 FLAG_NO_TITLES = "公告数据缺失"  # row flags: an optional source failed, so every row lacks what it gives
 FLAG_NO_FORECASTS = "业绩预告数据缺失"
+FLAG_NO_ST_BOARD = "ST板数据缺失"  # ST then from the names alone
 
 
 class ProviderBase:
