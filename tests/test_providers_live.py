@@ -26,12 +26,10 @@ CODES = ("600519.SH", "000001.SZ", "300750.SZ")  # 贵州茅台, 平安银行, �
 
 
 def _last_session() -> dt.date:
-    """The last weekday whose session has closed (holidays are not known here)."""
-    now = dt.datetime.now(ZoneInfo("Asia/Shanghai"))
-    day = now.date() if now.time() >= dt.time(15, 30) else now.date() - dt.timedelta(days=1)
-    while day.weekday() >= 5:
-        day -= dt.timedelta(days=1)
-    return day
+    """The session the quote board shows now (the previous trading day before 09:15; SSE calendar)."""
+    from screening.data.refresh import quote_session
+
+    return quote_session(dt.datetime.now(ZoneInfo("Asia/Shanghai")))
 
 
 def _check(snap: MarketSnapshot, provider: str) -> None:
