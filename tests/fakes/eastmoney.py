@@ -15,6 +15,12 @@ Built from the pinned akshare source (site-packages/akshare, identical for these
 - ``stock_notice_report(symbol, date)`` (stock_fundamental/stock_notice.py): GET https://np-anotice-stock.
   eastmoney.com/api/security/ann, page_size 100, ``ceil(total_hits / 100)`` pages; columns BY NAME (rename map).
 All five use ``requests`` (not curl_cffi); the datacenter and notice calls pass no timeout.
+The project sends the datacenter and notice requests itself with the same parameters (screening/data/providers/
+eastmoney_*.py), and the quote list's fallback host ``82.push2delay.eastmoney.com`` answers like push2.
+Faults beyond faults.py's generic ones, each from akshare's issue tracker: ``null_period`` (#6522),
+``host_drop``/``host_empty`` (RemoteDisconnected on one host, #6548 ...; push2 empty while push2delay answers,
+#7206 #7230), ``withheld`` (a late filer), ``forecast_original`` (a revised 业绩预告), ``foreign_notices`` (items
+without an A-share code, which shift akshare's positional title join). The ST board lists SH and SZ only.
 The fake checks every query parameter akshare sends and answers a wrong one the way Eastmoney does (an error
 code and no data) while recording it in ``rejections``, so a drift in akshare's requests fails the tests.
 """
