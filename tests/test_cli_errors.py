@@ -36,6 +36,7 @@ def last_line(p: subprocess.CompletedProcess[str]) -> str:
     return [ln for ln in p.stderr.splitlines() if ln.strip()][-1]
 
 
+@pytest.mark.slow  # the openai client's connection retries take tens of seconds
 def test_an_unreachable_openai_server_is_one_line(env: dict[str, str]) -> None:
     env = {**env, "SCREENER_ENGINE__BASE_URL": f"http://127.0.0.1:{closed_port()}/v1", "SCREENER_ENGINE__RETRIES": "0"}
     p = cli(env, "screen", "600519", "--engine", "openai", "--demo")

@@ -199,6 +199,7 @@ def test_prefix_shared_step_is_the_plain_loss() -> None:
             assert torch.allclose(grads[name], param.grad, atol=1e-5, rtol=1e-4), name
 
 
+@pytest.mark.slow  # 30 Trainer steps on a tiny model
 def test_trainer_recipe_learns(tmp_path: Path) -> None:
     """PrefixSharedTrainer on transformers' Trainer: the answer loss falls on a memorisable set."""
     from transformers import TrainingArguments

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import time
 
+import pytest
+
 from screening.config import Settings
 from screening.models import PoolItem, StockInput
 from screening.queue.client import JobQueue
@@ -15,6 +17,7 @@ def _queue(settings: Settings) -> JobQueue:
     return JobQueue(settings.redis.url, settings.redis)
 
 
+@pytest.mark.slow  # a 5,000-stock job through a real worker
 def test_fast_job_overtakes_a_5000_stock_bulk_job(queue_settings: Settings, spawn_worker) -> None:
     """Three stocks submitted mid-run finish while the 5,000-stock job is far from done.
 

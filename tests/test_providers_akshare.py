@@ -96,6 +96,7 @@ def small(small_remote: FakeMarketRemote, monkeypatch: pytest.MonkeyPatch) -> Fa
 
 
 # ---- the whole market ---------------------------------------------------------------------------------------
+@pytest.mark.slow  # the 5,000-stock fetch / akshare's page pauses
 def test_full_fetch_fills_the_whole_fake_market(big: FakeMarketRemote, full_fetch: FullFetch) -> None:
     snap, seconds, _ = full_fetch
     market = big.market
@@ -148,6 +149,7 @@ def test_full_fetch_fills_the_whole_fake_market(big: FakeMarketRemote, full_fetc
     assert any("市盈率-动态 is not PE-TTM" in n for n in snap.notes)
 
 
+@pytest.mark.slow  # the 5,000-stock fetch / akshare's page pauses
 def test_report_text_has_titles_newest_first_and_the_forecast(big: FakeMarketRemote, full_fetch: FullFetch) -> None:
     snap, _, _ = full_fetch
     market = big.market
@@ -178,6 +180,7 @@ def test_report_text_has_titles_newest_first_and_the_forecast(big: FakeMarketRem
     assert "stock_yjyg_em(20261231)" in sample.field_sources["report_text"]
 
 
+@pytest.mark.slow  # the 5,000-stock fetch / akshare's page pauses
 def test_calls_timings_and_progress(full_fetch: FullFetch) -> None:
     snap, _, events = full_fetch
     names = [c.function for c in snap.calls]
@@ -233,6 +236,7 @@ def test_ban_recognised_from_the_real_exception_chain(small: FakeMarketRemote) -
     assert is_eastmoney_ban(info.value)  # urllib3 wraps it as ProxyError(RemoteDisconnected(...)) via a proxy
 
 
+@pytest.mark.slow  # the 5,000-stock fetch / akshare's page pauses
 def test_spot_paging_dying_half_way_says_how_far_it_got() -> None:
     with FakeMarketRemote(FakeMarket(300, trade_date=TRADE_DATE)) as remote:  # live 100-row pages
         for _ in _env(remote):

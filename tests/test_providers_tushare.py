@@ -59,6 +59,7 @@ def full(remote: FakeMarketRemote) -> MarketSnapshot:
         return _provider().fetch(TRADE_DATE)
 
 
+@pytest.mark.slow  # the 5,000-stock fetch
 def test_full_fetch_has_true_pe_ttm_and_derived_losses(remote: FakeMarketRemote, full: MarketSnapshot) -> None:
     market = remote.market
     assert (full.provider, full.provider_version, full.report_period) == ("tushare", tushare.__version__, "2026-09-30")
@@ -104,6 +105,7 @@ def test_full_fetch_has_true_pe_ttm_and_derived_losses(remote: FakeMarketRemote,
     assert any("loss-makers derived as total_mv / TTM net profit" in n for n in full.notes)
 
 
+@pytest.mark.slow  # the 5,000-stock fetch
 def test_full_fetch_report_text_has_titles(full: MarketSnapshot) -> None:
     titled = [p for p in full.stocks if "近30日公告（新→旧）：" in (p.stock.report_text or "")]
     assert len(titled) > 2000
@@ -178,6 +180,7 @@ def test_renamed_field_is_schema_changed(ts_env: FakeMarketRemote) -> None:
     assert "columns seen: ts_code, trade_date, close, pb, total_mv" in str(err)
 
 
+@pytest.mark.slow  # the 5,000-stock fetch
 def test_vip_reports_are_paged_and_roe_is_the_weighted_one(full: MarketSnapshot) -> None:
     """fina_indicator_vip's roe is on period-end equity; roe_waa (weighted) is what the rules' thresholds mean."""
     fina = next(c for c in full.calls if c.function == "fina_indicator_vip(20260930)")

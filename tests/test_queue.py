@@ -130,6 +130,7 @@ def test_in_process_worker_and_submit_and_wait(queue_settings: Settings) -> None
         load_engine_factory("no_colon")
 
 
+@pytest.mark.slow  # a thousand jobs through a real worker
 def test_thousand_small_jobs_from_twenty_clients(queue_settings: Settings, spawn_worker) -> None:
     """1,000 jobs of 1-3 stocks, submitted at once by 20 threads, each gets exactly its own rows."""
     spawn_worker("tests.engine_factories:slow_rules", env={"SCREENER_TEST_SLEEP_S": "0"})

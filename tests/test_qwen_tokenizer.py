@@ -45,6 +45,7 @@ def _load_module() -> Any:
 qt = _load_module()
 REFERENCE_MODEL = {"qwen3.5": "qwen3.5-35b-a3b", "qwen3": "qwen3-30b-a3b"}  # names the package maps to each file
 SHAPE = {"qwen3.5": "qwen3.5-35b-a3b", "qwen3": "qwen3-30b-a3b"}
+pytestmark = pytest.mark.slow  # builds both Qwen vocabularies (~15 s on two cores): the full run
 
 
 @pytest.fixture(scope="module")

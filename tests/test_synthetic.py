@@ -92,6 +92,7 @@ def test_figure_spreads(market: list[StockInput]) -> None:
     assert all(risks[r] > 200 for r in ("高", "中", "低"))
 
 
+@pytest.mark.slow  # the rules over the whole 5,400-stock market
 def test_report_lengths_and_special_cases(market: list[StockInput]) -> None:
     lengths = [len(s.report_text or "") for s in market]
     assert min(lengths) >= 80 and max(lengths) <= 1200

@@ -11,9 +11,13 @@ import signal
 import time
 from collections import Counter
 
+import pytest
+
 from screening.config import Settings
 from screening.queue.client import JobQueue
 from tests.fixtures_redis import RedisServer, make_items
+
+pytestmark = pytest.mark.slow  # real workers killed and restarted mid-job: the full run, not the quick loop
 
 
 def _queue(settings: Settings) -> JobQueue:
