@@ -106,7 +106,7 @@ def chat_tokens(tokenizer, messages: list[dict]) -> int:
 def check_outputs(outs) -> dict:
     from pydantic import ValidationError
 
-    from screening.screen.prompt import parse_answer
+    from screening.engines.answer import parse_answer
 
     valid = cut = 0
     for o in outs:

@@ -8,12 +8,12 @@ import pytest
 
 from screening.config import BatcherSettings, EngineSettings
 from screening.data.codes import CodeError, normalise_code, split_codes
+from screening.engines.answer import ANSWER_SCHEMA
 from screening.engines.base import EngineOutput
 from screening.engines.rules_engine import RulesEngine
 from screening.models import PoolItem, StockInput
 from screening.screen.merge import FLAG_REASON_REPLACED, reason_problem
 from screening.screen.pipeline import Screener
-from screening.screen.prompt import ANSWER_SCHEMA
 from screening.screen.rules import (
     FLAG_MODEL_LOWER,
     FLAG_MODEL_RAISED,

@@ -21,10 +21,11 @@ from screening.config import DigestSettings
 from screening.digest.build import build_digest
 from screening.digest.history import snapshot
 from screening.digest.render import markdown_lines, plain_lines, render_json, render_markdown_parts, render_telegram
+from screening.engines.answer import ModelAnswer
 from screening.models import PoolItem, ResultRow, StockInput
 from screening.push.manager import make_channels, send_each
 from screening.screen.merge import FLAG_MODEL_MISSED_TEXT, merge
-from screening.screen.prompt import ModelAnswer, system_prompt
+from screening.screen.prompt import system_prompt
 from screening.screen.rules import assess
 from screening.screen.signal_table import GROUPS, SIGNALS
 from screening.screen.signals import read_signals, text_tier

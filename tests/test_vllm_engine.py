@@ -8,11 +8,11 @@ from screening.config import InputSettings
 from screening.data.load import EXAMPLES
 from screening.data.pool import read_pool
 from screening.data.synthetic import generate_market
+from screening.engines.answer import ModelAnswer, parse_answer
 from screening.engines.base import EngineRequest
 from screening.engines.vllm_engine import sampling_params
 from screening.models import PoolItem, StockInput
 from screening.screen.pipeline import FLAG_REPORT_CUT, Screener
-from screening.screen.prompt import ModelAnswer, parse_answer
 from screening.screen.rules import FLAG_CUT_OFF, FLAG_UNPARSABLE, assess
 
 from .row_checks import check_row_against_rules

@@ -18,8 +18,8 @@ from typing import Any
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
 from screening.config import EngineSettings
+from screening.engines.answer import ANSWER_SCHEMA
 from screening.engines.base import CHAT_TEMPLATE_KWARGS, ChatTokenizerMixin, Engine, EngineOutput, EngineRequest
-from screening.screen.prompt import ANSWER_SCHEMA
 
 log = logging.getLogger(__name__)
 

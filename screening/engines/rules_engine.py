@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import json
 
+from screening.engines.answer import REASON_MAX_CHARS
 from screening.engines.base import Engine, EngineOutput, EngineRequest
-from screening.screen.prompt import REASON_MAX_CHARS
 from screening.screen.rules import MissingData, assess
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from screening.config import EngineSettings
+from screening.engines.answer import ANSWER_SCHEMA
 from screening.engines.base import CHAT_TEMPLATE_KWARGS, ChatTokenizerMixin, Engine, EngineOutput, EngineRequest
-from screening.screen.prompt import ANSWER_SCHEMA
 
 log = logging.getLogger(__name__)
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from screening.config import BatcherSettings, EngineSettings
+from screening.engines.answer import ModelAnswer, parse_answer
 from screening.engines.base import Engine
 from screening.engines.types import EngineOutput, EngineRequest
 from screening.finetune.dataset import Example
@@ -33,7 +34,6 @@ from screening.finetune.targets import names_decisive
 from screening.models import RISK_ORDER, PoolItem, ResultRow
 from screening.screen.merge import reason_problem
 from screening.screen.pipeline import Screener
-from screening.screen.prompt import ModelAnswer, parse_answer
 
 log = logging.getLogger(__name__)
 

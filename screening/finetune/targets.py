@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from screening.engines.answer import REASON_MAX_CHARS
 from screening.models import RISK_ORDER, StockInput
 from screening.screen.merge import reason_problem
-from screening.screen.prompt import REASON_MAX_CHARS
 from screening.screen.rules import RuleVerdict, is_st
 from screening.screen.signals import SignalHit
 

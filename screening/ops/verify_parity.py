@@ -94,7 +94,7 @@ def _compare(code: str, messages: list[dict], res: Any, guided: str, tok: Any, m
     """One prompt: vLLM's greedy steps against transformers' top-1, then the guided answer's parse."""
     import torch
 
-    from screening.screen.prompt import parse_answer
+    from screening.engines.answer import parse_answer
 
     prompt_ids = list(res.prompt_token_ids or [])
     out_ids = list(res.outputs[0].token_ids)

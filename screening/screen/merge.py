@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from screening.engines.answer import ModelAnswer
 from screening.models import RISK_ORDER
-from screening.screen.prompt import ModelAnswer
 from screening.screen.rules import (
     FLAG_MODEL_LOWER,
     FLAG_MODEL_RAISED,

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pydantic import ValidationError
 
 from screening.config import BatcherSettings, EngineSettings
+from screening.engines.answer import parse_answer
 from screening.engines.base import Engine, EngineOutput, EngineRequest
 from screening.models import FailCode, PoolItem, ResultRow, StockInput, failed_row
 from screening.screen.batcher import BatchPlan, plan_batches
@@ -25,7 +26,6 @@ from screening.screen.prompt import (
     PROMPT_VERSION,
     chat_messages,
     cut_to_tokens,
-    parse_answer,
     sanitize_report,
     system_prompt,
 )

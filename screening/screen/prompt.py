@@ -1,4 +1,4 @@
-"""The prompt: a fixed Chinese system prompt, a per-stock user message, and the answer schema.
+"""The prompt: a fixed Chinese system prompt and a per-stock user message (the answer schema: engines/answer.py).
 
 The system prompt is identical for every stock so vLLM's prefix cache serves it once per
 batch. The report text is untrusted data: it is fenced between markers, stripped of
@@ -8,37 +8,18 @@ always fits the model's context.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from screening.engines.answer import REASON_MAX_CHARS
 from screening.models import StockInput
 from screening.screen.signal_table import GROUPS, SIGNALS
 
 PROMPT_VERSION = "v2"
-REASON_MAX_CHARS = 30
 DATA_OPEN = "<<<数据开始>>>"
 DATA_CLOSE = "<<<数据结束>>>"
 
 
-class ModelAnswer(BaseModel):
-    """The strict JSON every model answer must be; the guided-decoding schema comes from here.
 
-    Code and name are not in it: they come from the input, so the model never has to copy them
-    (a 135M model copied them wrong on 12 of 20 rows) and can never rename a row. The output row
-    still carries the seed's five fields (code, name, risk_level, reason, score).
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    risk_level: Literal["高", "中", "低"]
-    reason: str = Field(min_length=1, max_length=REASON_MAX_CHARS, description="不超过30字的理由")
-    score: int = Field(ge=0, le=100)
-
-
-ANSWER_SCHEMA: dict[str, Any] = ModelAnswer.model_json_schema()
 
 SYSTEM_PROMPT = f"""你是A股基本面筛选助手。你只根据给出的数据和报告原文判断,不编造任何数字。
 
@@ -193,6 +174,3 @@ def chat_messages(stock: StockInput, report_text: str, floor: tuple[str, int, st
     ]
 
 
-def parse_answer(text: str) -> ModelAnswer:
-    """Strict parse: the whole text must be one JSON object valid under the schema (no repair)."""
-    return ModelAnswer.model_validate(json.loads(text))
