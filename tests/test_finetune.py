@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from screening.config import EngineSettings
+from screening.engines.answer import REASON_MAX_CHARS, parse_answer
 from screening.finetune import SHIPPED_ADAPTER
 from screening.finetune.card import CARD_JSON, prompt_id, read_card
 from screening.finetune.cli import card_settings, drift
@@ -23,7 +24,7 @@ from screening.finetune.signals import BENIGN_TITLES, LOOKALIKE_TITLES, SIGNALS,
 from screening.finetune.targets import names_decisive
 from screening.models import RISK_ORDER, StockInput
 from screening.screen.merge import reason_problem
-from screening.screen.prompt import REASON_MAX_CHARS, parse_answer, system_prompt
+from screening.screen.prompt import system_prompt
 from screening.screen.rules import assess
 
 SMALL = DataSpec(n_train=60, n_heldout=30, market_size=400, seed=3)
