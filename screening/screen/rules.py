@@ -12,6 +12,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from screening.engines.answer import REASON_MAX_CHARS
 from screening.models import RISK_ORDER, StockInput
 from screening.screen.signals import SignalHit, read_signals, text_tier
 
@@ -120,10 +121,13 @@ class RuleVerdict:
 
 
 def text_reason(hit: SignalHit, figure_reason: str) -> str:
-    """The reason of a row the text raised: the signal first, then what the figures said."""
+    """The reason of a row the text raised: the signal first, then what the figures said where it fits the
+    reason's 30 characters (the flag carries the full title and date either way)."""
     where = "公告" if hit.is_title else "报告"
     dated = f"{hit.date}{where}" if hit.date else where
-    return f"{dated}: {hit.name}; {figure_reason}"
+    head = f"{dated}: {hit.name}"
+    both = f"{head}; {figure_reason}"
+    return both if len(both) <= REASON_MAX_CHARS else head[:REASON_MAX_CHARS]
 
 
 def assess(stock: StockInput) -> RuleVerdict:
