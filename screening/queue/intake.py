@@ -284,7 +284,7 @@ class JobIntake:
 
     def _cache_key(self, item: PoolItem) -> str:
         assert item.stock is not None
-        return cache_key(self.rs.prefix, item.stock, self.engine.model_id, prompt_id=self.screener.prompt_id)
+        return cache_key(self.rs.prefix, item.stock, self.engine.model_id, prompt_id=self.screener.cache_id)
 
     def _ack(self, lane: str, entry_ids: list[str]) -> None:
         stream = self.q.stream(lane)

@@ -30,6 +30,7 @@ from screening.screen.prompt import (
     system_prompt,
 )
 from screening.screen.rules import FLAG_CUT_OFF, FLAG_RETRIED, FLAG_UNPARSABLE, MissingData, RuleVerdict, assess
+from screening.screen.signals import TABLE_ID
 
 log = logging.getLogger(__name__)
 FLAG_REPORT_CUT = "报告原文过长已截断"
@@ -72,6 +73,8 @@ class Screener:
         self.system = system_prompt(engine_settings.risk_signals)
         # what a cached row must have been made with: the prompt version and this exact system prompt
         self.prompt_id = f"{PROMPT_VERSION}:{hashlib.sha256(self.system.encode()).hexdigest()[:12]}"
+        # the same-day cache's key: the prompt and the text-signal table the floor read (screen/signals.py)
+        self.cache_id = f"{self.prompt_id}:signals-{TABLE_ID}"
         self.prefix = engine_fit(engine, self.system)
         if self.prefix is not None:
             (log.warning if self.prefix.wasted else log.info)(

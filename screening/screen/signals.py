@@ -9,6 +9,7 @@ the sentence) it came from, so the row can say exactly why it was raised. Pure a
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -24,6 +25,8 @@ _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])")
 _CLAUSE_BREAK = re.compile(r"[，：:]|,(?!\d{3})")  # "1,200万元" is a number, not two clauses
 _NEGATION = re.compile(f"{NEGATIONS}|{OTHER_PARTY}")
 _SHOWN_CHARS = 60  # a sentence quoted in a flag is cut to this
+# what a cached row must have been judged with: a change to the table is a change to the floor
+TABLE_ID = hashlib.sha256(repr((SIGNALS, NEGATIONS, OTHER_PARTY)).encode()).hexdigest()[:12]
 
 
 @dataclass(frozen=True)
