@@ -13,8 +13,9 @@ Two cores (``scripts/test.sh`` runs pytest-xdist, ``-n 2 --dist loadgroup``): vL
 its engine to one core and leaves the other to its front end, so one vLLM test at a time leaves a
 core idle. Each xdist worker gets cores of its own for its engines (``VLLM_CPU_OMP_THREADS_BIND``),
 the tests that share an in-process engine stay on one worker (``xdist_group``: the engine is paid
-once), every other module is one unit (its module fixtures are paid once), and the units go out
-heaviest class first (vLLM, then slow, then the rest), so the long ones do not end up last.
+once), any other vLLM test is a unit of its own, every other module is one unit (its module fixtures
+are paid once), and the units go out heaviest class first (vLLM, then slow, then the rest), so the
+long ones do not end up last.
 """
 
 from __future__ import annotations
@@ -45,10 +46,14 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _group(item: pytest.Item) -> str:
+    """The xdist unit: the in-process engine's tests together, any other vLLM test alone (they are the long
+    ones: alone, they spread over the workers), every other module whole (its module fixtures paid once)."""
     names = getattr(item, "fixturenames", ())
     for fixture, group in ENGINE_GROUPS.items():
         if fixture in names:
             return group
+    if item.get_closest_marker("vllm") is not None:
+        return item.nodeid.replace("/", ".").replace("::", ".")
     return item.nodeid.split("::", 1)[0].replace("/", ".")
 
 
