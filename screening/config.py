@@ -115,7 +115,9 @@ class WorkerSettings(BaseModel):
     fast_hold_bulk: int = -1
     fast_hold_max_s: float = 2.0
     fast_hold_gap_s: float = 1.0
-    fast_poll_ms: int = 0  # with the engine full, still read the fast stream this often (0: only when room)
+    # with the engine full, still read the fast stream this often (0: only when there is room); without it a
+    # /screen waited for the next bulk answer to be claimed (bench/RESULTS.md, claim leg, 2026-12-04)
+    fast_poll_ms: int = 20
     flush_s: float = 0.05  # finished rows are written to Redis at least this often
     heartbeat_s: float = 5.0
     block_ms: int = 1000
