@@ -106,8 +106,8 @@ def main(argv: list[str] | None = None) -> int:
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    if not args.verbose:  # vLLM's engine logs (60 lines for one stock) only with -v; its warnings stay
-        os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
+    if not args.verbose:  # vLLM's engine logs (60 lines for one stock, then ~20 of CPU-build warnings) only with -v
+        os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
     try:
         return int(args.func(args) or 0)
     except (ValidationError, ConfigKeyError, tomllib.TOMLDecodeError) as exc:  # bad config.toml or SCREENER_* variable
