@@ -104,7 +104,11 @@ def test_worker_logs_at_info_and_the_summary_names_the_rows_engine(queue_setting
         p = cli(["screen", "600519", "000001", "--via-queue", "--demo", "--format", "json"], client_env, timeout=120)
         assert p.returncode == 0, p.stderr[-2000:]
         assert len(json.loads(p.stdout)) == 2
-        assert "with engine rules" in p.stderr and "engine vllm" not in p.stderr, p.stderr[-1000:]
+        # the one config line names the client's own settings (engine vllm); every other line, the summary
+        # included, names the engine that made the rows
+        said = "\n".join(ln for ln in p.stderr.splitlines() if not ln.startswith("config: "))
+        assert "with engine rules" in said and "engine vllm" not in said, p.stderr[-1000:]
+        assert any(ln.startswith("config: ") and "engine vllm" in ln for ln in p.stderr.splitlines())
     finally:
         worker.terminate()
         out, err = worker.communicate(timeout=60)
