@@ -147,3 +147,17 @@ def test_digest_footer_names_the_data(refreshed: Path, tmp_path: Path) -> None:
     assert res.returncode == 0, res.stderr[-2000:]
     assert label in res.stdout, (label, res.stdout[-1500:])
     assert "演示数据" not in res.stdout
+
+
+def test_status_says_what_is_not_known_and_show_reads_the_demo_universe(tmp_path: Path) -> None:
+    """An empty universe's status reads '-' for what is not known (never Python's None); `show --demo` gives
+    a demo stock's figures with `demo` as their source, as `screen --demo` would screen it."""
+    env = base_env(tmp_path, tmp_path / "empty.sqlite")
+    status = cli("universe", "status", env=env)
+    assert status.returncode == 0, status.stderr
+    assert "None" not in status.stdout and "provider: -" in status.stdout and "stocks: 0" in status.stdout
+    assert json.loads(cli("universe", "status", "--format", "json", env=env).stdout)["provider"] is None
+    show = cli("universe", "show", "600519.SH", "--demo", env=env)
+    assert show.returncode == 0, show.stderr
+    assert "name: 贵州茅台" in show.stdout and "[demo;" in show.stdout
+    assert cli("universe", "status", "--demo", env=env).stdout.count("provider: demo") == 1

@@ -55,9 +55,11 @@ def add_universe_args(parser: argparse.ArgumentParser) -> None:
     r.add_argument("--date", type=dt.date.fromisoformat, help="trading day of the quotes (default: today, Shanghai)")
     s = sub.add_parser("status", help="source, dates, stock count and age of the universe")
     s.add_argument("--format", choices=["text", "json"], default="text")
+    s.add_argument("--demo", action="store_true", help="the demo universe (what `screen --demo` reads)")
     sh = sub.add_parser("show", help="one stock's figures with the source and date of each")
     sh.add_argument("code")
     sh.add_argument("--format", choices=["text", "json"], default="text")
+    sh.add_argument("--demo", action="store_true", help="the demo universe (what `screen --demo` reads)")
     i = sub.add_parser("import", help="merge a file of your own figures into it (any pool file `screen` reads)")
     i.add_argument("file")
     i.add_argument("--as-of", help="date the figures are as of (default: today)")
@@ -98,6 +100,17 @@ def info_dict(universe: Universe, today: dt.date) -> dict[str, Any]:
             "stocks": len(universe), "age_days": age, "demo": info.demo, "degraded": info.degraded,
             "warnings": [n for n in info.notes if n.startswith("warning: ")], "notes": info.notes,
             "summary": info.label()}
+
+
+def _status_text(d: dict, fmt: str) -> str:
+    """`universe status`: JSON as is (null stays null), text with '-' for what is not known, then notes and
+    warnings (an optional source that failed the last refresh) one per line."""
+    if fmt == "json":
+        return json.dumps(d, ensure_ascii=False, indent=1)
+    lines = [f"{k}: {'-' if v is None or v == '' else v}" for k, v in d.items() if k not in ("notes", "warnings")]
+    lines += [f"note: {n}" for n in d.get("notes") or []]
+    lines += [f"warning: {w}" for w in d.get("warnings") or []]
+    return "\n".join(lines)
 
 
 def _show(universe: Universe, code: str, fmt: str) -> int:
@@ -160,13 +173,11 @@ def cmd_universe(args: argparse.Namespace) -> int:
             return 0
         if args.action == "probe":
             return _probe()
+        if getattr(args, "demo", False):
+            settings.universe.demo = True
         universe = open_universe(settings)
         if args.action == "status":
-            d = info_dict(universe, today)
-            text = json.dumps(d, ensure_ascii=False, indent=1) if args.format == "json" else "\n".join(
-                f"{k}: {v}" for k, v in d.items() if k not in ("notes", "warnings")) + "".join(
-                f"\nnote: {n}" for n in d["notes"])
-            sys.stdout.write(text + "\n")
+            sys.stdout.write(_status_text(info_dict(universe, today), args.format) + "\n")
             return 0
         if args.action == "show":
             return _show(universe, args.code, args.format)
