@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     if any(phase_base(p) in ("pipeline", "interactive") for p in a.phases.split(",")):
         exe = a.redis_server or shutil.which("redis-server")
         if exe:
-            from screening.ops.local_redis import LocalRedis
+            from screening.runtime.local_redis import LocalRedis
 
             redis_proc = LocalRedis(exe, aof=False).start()  # throw-away: nothing to persist
             print(f"[gpu_bench] redis: {redis_proc.version} on {redis_proc.url}", flush=True)

@@ -72,7 +72,7 @@ def start_server(a: argparse.Namespace, es, model_dir: Path, clock: Clock, recor
     import urllib.request
 
     from screening.engines.vllm_engine import llm_kwargs, serve_flags
-    from screening.ops.local_redis import free_port
+    from screening.runtime.local_redis import free_port
 
     port = free_port()
     cmd = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(model_dir),

@@ -3,7 +3,7 @@
 The token comes only from the environment variable SCREENER_TELEGRAM__TOKEN. httpx logs every
 request URL at INFO, and Bot API URLs contain the token, so httpx/httpcore are kept at WARNING
 and every handler's formatter redacts the token (message, arguments, tracebacks) from whatever still
-carries it (screening/ops/logsafe.py).
+carries it (screening/runtime/logsafe.py).
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from bot.fronts import im_fronts_enabled, run_fronts, secrets_of
 from bot.telegram.app import MissingToken, build_application
 from screening import metrics as _metrics  # ops: /metrics, /healthz and JSON logs (screening/metrics.py)
 from screening.config import WEBHOOK_SECRET_ENV, ConfigKeyError, config_problems, load_settings, webhook_problem
-from screening.ops import logsafe
 from screening.queue.client import LANES, JobQueue
+from screening.runtime import logsafe
 
 TOKEN_ENV = "SCREENER_TELEGRAM__TOKEN"
 

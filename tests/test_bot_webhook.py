@@ -18,7 +18,7 @@ import pytest
 
 from screening.config import WEBHOOK_SECRET_ENV, RedisSettings, Settings, WorkerSettings, webhook_secret_problem
 from screening.data.load import EXAMPLES, ensure_demo_universe
-from screening.ops.local_redis import free_port
+from screening.runtime.local_redis import free_port
 from tests.fake_bot_api import FakeBotAPI
 from tests.fixtures_redis import REPO, worker_env
 
@@ -128,7 +128,7 @@ def test_webhook_secret_rules(secret: str, ok: bool) -> None:
 def test_redaction_hides_every_secret() -> None:
     import logging
 
-    from screening.ops.logsafe import RedactingFormatter
+    from screening.runtime.logsafe import RedactingFormatter
 
     record = logging.LogRecord("bot", logging.DEBUG, __file__, 1, "token %s secret %s", ("T0KEN", "S3CRET"), None)
     assert RedactingFormatter(logging.Formatter("%(message)s"), ["T0KEN", "S3CRET"]).format(record) == (

@@ -42,7 +42,7 @@ def _wait_log(proc, text: str, timeout: float) -> None:
 
 
 def _engine_processes(pid: int) -> list[psutil.Process]:
-    return [p for p in psutil.Process(pid).children(recursive=True) if "screening.ops.reaper" not in " ".join(
+    return [p for p in psutil.Process(pid).children(recursive=True) if "screening.runtime.reaper" not in " ".join(
         p.cmdline())]
 
 

@@ -24,7 +24,7 @@ from bot.core.guard import ChatGuard
 from bot.core.inbound import ChatRef, Inbound
 from bot.dingtalk import DingTalkAuthError, DingTalkClient, DingTalkConfigError, DingTalkCredentials, DingTalkError
 from screening.config import Settings
-from screening.ops.local_redis import free_port
+from screening.runtime.local_redis import free_port
 from tests.fakes.dingtalk import MARKDOWN_CARD_TEMPLATE, MAX_BODY_BYTES, FakeDingTalk
 
 USER = "manager001"

@@ -41,7 +41,7 @@ from bot.feishu import (
     message_body_bytes,
 )
 from screening.config import Settings
-from screening.ops.local_redis import free_port
+from screening.runtime.local_redis import free_port
 from tests.fakes.feishu import FakeFeishu
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32

@@ -18,8 +18,8 @@ from bot.core import jobs
 from bot.core.service import ChatCore
 from screening.config import Settings, UniverseSettings, WeComSettings
 from screening.data.load import EXAMPLES, ensure_demo_universe
-from screening.ops.local_redis import free_port
 from screening.queue.client import JobQueue
+from screening.runtime.local_redis import free_port
 from tests.fakes.wecom import CallbackSender, FakeWeCom
 
 pytestmark = pytest.mark.slow

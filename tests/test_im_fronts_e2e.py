@@ -22,8 +22,8 @@ from bot.core.service import ChatCore
 from bot.digest_scheduler import DigestService
 from screening.config import DingTalkSettings, Settings, UniverseSettings, WeComSettings
 from screening.data.load import EXAMPLES, ensure_demo_universe
-from screening.ops.local_redis import free_port
 from screening.queue.client import JobQueue
+from screening.runtime.local_redis import free_port
 from tests.fakes.dingtalk import FakeDingTalk
 from tests.fakes.wecom import FakeWeCom
 

@@ -20,8 +20,8 @@ import pytest
 
 from bot.core.service import ChatCore
 from screening.config import DingTalkSettings, FeishuSettings, Settings, WeComSettings
-from screening.ops.local_redis import free_port
 from screening.queue.client import JobQueue
+from screening.runtime.local_redis import free_port
 from tests.fakes.dingtalk import FakeDingTalk
 from tests.fakes.feishu import FakeFeishu
 from tests.fakes.wecom import FakeWeCom

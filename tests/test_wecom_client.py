@@ -26,7 +26,7 @@ from bot.wecom import (
     WeComSettings,
 )
 from screening.config import Settings
-from screening.ops.local_redis import free_port
+from screening.runtime.local_redis import free_port
 from tests.fakes.wecom import CallbackSender, FakeWeCom, wecom_encrypt, wecom_sign
 
 USER = ChatRef("wecom", "zhangsan", "private")

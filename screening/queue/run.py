@@ -16,10 +16,10 @@ from typing import Any
 from screening import metrics as _metrics  # ops: Prometheus counters and /healthz (screening/metrics.py)
 from screening.config import Settings, load_settings
 from screening.engines.base import Engine
-from screening.ops import logsafe
-from screening.ops.reaper import start_reaper
 from screening.queue.client import LANES, JobQueue
 from screening.queue.worker import Worker
+from screening.runtime import logsafe
+from screening.runtime.reaper import start_reaper
 
 log = logging.getLogger("screening.worker")
 

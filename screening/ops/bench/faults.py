@@ -30,8 +30,8 @@ from screening.config import Settings
 from screening.data.synthetic import generate_market
 from screening.models import PoolItem
 from screening.ops.bench.common import Timing, sample_pool
-from screening.ops.local_redis import LocalRedis
 from screening.queue.client import JobQueue
+from screening.runtime.local_redis import LocalRedis
 
 
 @dataclass

@@ -116,7 +116,7 @@ def bench_interactive(settings: Settings, n: int = 48, every_s: float = 3.0, min
     the bulk throughput with and without interactive traffic comes from one worker and one engine.
     """
     from screening.ops.bench.common import Timing, sample_pool
-    from screening.ops.local_redis import LocalRedis
+    from screening.runtime.local_redis import LocalRedis
 
     pool = sample_pool(2 * n + 4)
     warm, alone, loaded = pool[:4], pool[4 : 4 + n], pool[4 + n :]

@@ -7,7 +7,7 @@ later; on a GPU they would keep the GPU's memory, so the next worker could not l
 recovery the README promises would fail on the second crash.
 
 ``start_reaper()`` (called by the worker before it loads the engine) starts ``python -m
-screening.ops.reaper PID``. The reaper records every descendant of the worker (with its start
+screening.runtime.reaper PID``. The reaper records every descendant of the worker (with its start
 time, so a recycled pid is never touched) twice a second; once the worker is gone it terminates
 them, then kills whatever survives a few seconds later, and exits. It ignores SIGINT/SIGTERM/SIGHUP
 (a Ctrl-C or ``docker stop`` reaches the whole group; the reaper must outlive the worker to work).
@@ -32,7 +32,7 @@ GRACE_S = 3.0
 def start_reaper() -> subprocess.Popen[bytes] | None:
     """Start the reaper for this process; None (logged) if it cannot start: the worker still runs."""
     try:
-        return subprocess.Popen([sys.executable, "-m", "screening.ops.reaper", str(os.getpid())],
+        return subprocess.Popen([sys.executable, "-m", "screening.runtime.reaper", str(os.getpid())],
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=None)
     except OSError as exc:
         log.warning("engine-process reaper not started (%s): a SIGKILLed worker may leave vLLM processes", exc)
