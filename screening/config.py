@@ -118,6 +118,10 @@ class WorkerSettings(BaseModel):
     # with the engine full, still read the fast stream this often (0: only when there is room); without it a
     # /screen waited for the next bulk answer to be claimed (bench/RESULTS.md, claim leg, 2026-12-04)
     fast_poll_ms: int = 20
+    # a claimed job is prepared this many stocks at a time (0: all at once), the next chunk when fewer than
+    # max_in_flight prepared stocks wait: a whole-market job no longer holds the loop for seconds while a
+    # /screen waits to be claimed (bench/RESULTS.md, the claim leg)
+    prepare_chunk: int = 256
     flush_s: float = 0.05  # finished rows are written to Redis at least this often
     heartbeat_s: float = 5.0
     block_ms: int = 1000

@@ -8,8 +8,11 @@ import time
 import pytest
 
 from screening.config import Settings
-from screening.models import PoolItem, StockInput
+from screening.engines.rules_engine import RulesEngine
+from screening.models import PoolItem, ResultRow, StockInput
 from screening.queue.client import JobQueue
+from screening.queue.worker import Worker
+from screening.screen.pipeline import Prepared
 from tests.fixtures_redis import make_items
 
 
@@ -84,3 +87,61 @@ def test_repeated_request_is_answered_from_the_cache(queue_settings: Settings, s
     assert (s3["engine_requests"], s3["cache_hits"]) == (s2["engine_requests"] + 1, s2["cache_hits"] + 19)
     (w,) = q.workers()
     assert w["name"] == "cachew" and w["alive"] is True and w["stocks_done"] == 60
+
+
+class _RecordingWorker(Worker):
+    """The real worker loop, recording each prepare call (job, stocks) in the order it happened."""
+
+    def __init__(self, settings: Settings) -> None:
+        super().__init__(settings, RulesEngine(), "chunks")
+        self.prepared: list[tuple[str, int]] = []
+
+    def _prepare(self, jid: str, todo: list[tuple[int, PoolItem]]) -> list[Prepared | ResultRow]:
+        self.prepared.append((jid, len(todo)))
+        return super()._prepare(jid, todo)
+
+
+def test_a_big_job_is_prepared_in_chunks_and_a_fast_job_is_claimed_between_them(queue_settings: Settings) -> None:
+    """A 1,000-stock job is prepared 100 at a time, no more than the engine can take ahead; a /screen
+    submitted after its first chunk is claimed and answered before the rest is prepared, and every stock
+    of both ends as exactly one row."""
+    ws = queue_settings.worker.model_copy(update={"prepare_chunk": 100, "max_in_flight": 200})
+    settings = queue_settings.model_copy(update={"worker": ws})
+    q = _queue(settings)
+    w = _RecordingWorker(settings)
+    w._recover()
+    big = q.submit(make_items(1000), lane="bulk", source="digest")
+    w._step()
+    assert w.prepared[0] == (big, 100)
+    assert len(w.jobs[big].unprepared) >= 800  # claimed, mostly not yet prepared
+    small = q.submit(make_items(2, start=2000), lane="fast", source="/screen")
+    deadline = time.monotonic() + 30
+    while q.status(small).state != "done":
+        assert time.monotonic() < deadline
+        w._step()
+    assert big in w.jobs and w.jobs[big].unprepared, "the fast job waited for the whole bulk job's preparing"
+    assert (small, 2) in w.prepared
+    while q.status(big).state != "done":
+        assert time.monotonic() < deadline
+        w._step()
+    w._shutdown()
+    sizes = [n for jid, n in w.prepared if jid == big]
+    assert sum(sizes) == 1000 and max(sizes) == 100
+    assert [r.index for r in q.results(big)] == list(range(1000))
+    assert [r.code for r in q.results(small)] == [i.raw_code for i in make_items(2, start=2000)]
+    assert q.r.xlen(q.stream("bulk")) == 0 and q.r.xlen(q.stream("fast")) == 0  # both entries acked
+
+
+def test_chunk_zero_prepares_a_job_at_once(queue_settings: Settings) -> None:
+    ws = queue_settings.worker.model_copy(update={"prepare_chunk": 0})
+    settings = queue_settings.model_copy(update={"worker": ws})
+    q = _queue(settings)
+    w = _RecordingWorker(settings)
+    w._recover()
+    jid = q.submit(make_items(300), lane="bulk")
+    deadline = time.monotonic() + 30
+    while q.status(jid).state != "done":
+        assert time.monotonic() < deadline
+        w._step()
+    w._shutdown()
+    assert w.prepared == [(jid, 300)]

@@ -58,6 +58,10 @@ class ActiveJob:
     owner_key: str | None
     created_at: float
     pending: dict[int, Prepared] = field(default_factory=dict)  # index -> request, index order
+    # stocks claimed but not yet prepared, index order: a whole-market job is prepared a chunk at a time
+    # (worker.prepare_chunk) so that the worker loop, and a /screen waiting to be claimed, never waits for
+    # all of it (bench/RESULTS.md, the claim leg)
+    unprepared: list[tuple[int, PoolItem]] = field(default_factory=list)
     cache_keys: dict[int, str] = field(default_factory=dict)  # computed once per stock
     attempts: dict[int, int] = field(default_factory=dict)  # generation starts, mirrored from Redis
     alone: dict[int, int] = field(default_factory=dict)  # of those, starts with nothing else in flight
@@ -127,7 +131,7 @@ class JobIntake:
                 self._next_claim = 0.0
 
     def _pending_count(self, lane: str) -> int:
-        return sum(len(j.pending) for j in self.jobs.values() if j.lane == lane)
+        return sum(len(j.pending) + len(j.unprepared) for j in self.jobs.values() if j.lane == lane)
 
     def _refill(self) -> None:
         now = time.monotonic()
@@ -196,6 +200,7 @@ class JobIntake:
         finished_entries: list[str] = []
         new_jobs: list[ActiveJob] = []
         rows: dict[str, list[ResultRow]] = {}
+        work: list[tuple[ActiveJob, int, Prepared]] = []
         for n, (eid, jid) in enumerate(fresh):
             meta, items, done_keys, attempts, alone = res[5 * n: 5 * n + 5]
             if not meta or meta.get("state") not in ACTIVE_STATES:
@@ -207,44 +212,80 @@ class JobIntake:
             job.alone = {int(k): int(v) for k, v in alone.items()}
             done = {int(k) for k in done_keys}
             job_rows = rows.setdefault(jid, [])
-            todo = [(int(key), PoolItem.from_dict(json.loads(items[key])))
-                    for key in sorted(items, key=int) if int(key) not in done]
-            for (idx, _), prepared in zip(todo, self._prepare(jid, todo), strict=True):
-                if isinstance(prepared, ResultRow):
-                    job_rows.append(prepared)
-                else:
-                    job.pending[idx] = prepared
+            job.unprepared = [(int(key), PoolItem.from_dict(json.loads(items[key])))
+                              for key in sorted(items, key=int) if int(key) not in done]
+            work += self._prepare_chunk(job, job_rows)
             known = done | {int(k) for k in items}
             for idx in range(int(meta.get("total", 0))):
                 if idx not in known:  # should not happen; never leave a stock without a row
                     job_rows.append(failed_row(PoolItem(idx, ""), "item lost from the queue", FailCode.LOST,
                                                self.engine.name))
             new_jobs.append(job)
-        hits = self._cache_lookup(new_jobs, rows)
+        finished_entries += [j.entry_id for j in self._take_in(new_jobs, work, rows, start=True)]
+        if finished_entries:
+            self._ack(lane, finished_entries)
+        self._publish([j.job_id for j in new_jobs])
+
+    def _prepare_chunk(self, job: ActiveJob, job_rows: list[ResultRow]) -> list[tuple[ActiveJob, int, Prepared]]:
+        """Prepare the job's next ``worker.prepare_chunk`` unprepared stocks (all of them at 0).
+
+        A stock that needs no engine (bad input, missing data) becomes a row in ``job_rows``; the others
+        join ``job.pending`` and are returned for the cache lookup.
+        """
+        size = self.ws.prepare_chunk if self.ws.prepare_chunk > 0 else len(job.unprepared)
+        todo, job.unprepared = job.unprepared[:size], job.unprepared[size:]
+        work: list[tuple[ActiveJob, int, Prepared]] = []
+        for (idx, _), prepared in zip(todo, self._prepare(job.job_id, todo), strict=True):
+            if isinstance(prepared, ResultRow):
+                job_rows.append(prepared)
+            else:
+                job.pending[idx] = prepared
+                work.append((job, idx, prepared))
+        return work
+
+    def _prepare_more(self, job: ActiveJob) -> None:
+        """The next chunk of a held job: prepared, cached answers and rows without the engine written."""
+        rows: dict[str, list[ResultRow]] = {job.job_id: []}
+        work = self._prepare_chunk(job, rows[job.job_id])
+        finished = self._take_in([job], work, rows, start=False)
+        if finished:
+            self._ack(job.lane, [job.entry_id])
+        if rows[job.job_id] or finished:
+            self._publish([job.job_id])
+
+    def _take_in(self, jobs: list[ActiveJob], work: list[tuple[ActiveJob, int, Prepared]],
+                 rows: dict[str, list[ResultRow]], *, start: bool) -> list[ActiveJob]:
+        """Answer what the cache knows, write the rows that need no engine, and hold the jobs with work left.
+
+        ``start`` marks newly claimed jobs as running. Returns the jobs that are finished (their entries to
+        ack): all rows written, or the job ended elsewhere.
+        """
+        hits = self._cache_lookup(work, rows)
         pipe = self.r.pipeline(transaction=False)
         if hits:
             pipe.hincrby(self.stats_key, "cache_hits", hits)
         n_rows = sum(len(r) for r in rows.values())
         if n_rows:
             pipe.hincrby(self.stats_key, "stocks_done", n_rows)
-        for job in new_jobs:
-            self.q.start_job(job.job_id, client=pipe)
-        write_jobs = [j for j in new_jobs if rows.get(j.job_id)]
+        if start:
+            for job in jobs:
+                self.q.start_job(job.job_id, client=pipe)
+        write_jobs = [j for j in jobs if rows.get(j.job_id)]
         for job in write_jobs:
             self.q.write_rows(job.job_id, rows[job.job_id], owner_key=job.owner_key, lane=job.lane,
                               client=pipe)
         out = pipe.execute()
         _metrics.observe_rows([r for rs in rows.values() for r in rs], cache_hits=hits)  # ops metrics
         results = dict(zip([j.job_id for j in write_jobs], out[len(out) - len(write_jobs):], strict=True))
-        for job in new_jobs:
+        finished: list[ActiveJob] = []
+        for job in jobs:
             res_code = int(results[job.job_id][0]) if job.job_id in results else 0
-            if res_code != 0 or not job.pending:
-                finished_entries.append(job.entry_id)
+            if res_code != 0 or not (job.pending or job.unprepared):
+                finished.append(job)
+                self.jobs.pop(job.job_id, None)
             else:
                 self.jobs[job.job_id] = job
-        if finished_entries:
-            self._ack(lane, finished_entries)
-        self._publish([j.job_id for j in new_jobs])
+        return finished
 
     def _prepare(self, jid: str, todo: list[tuple[int, PoolItem]]) -> list[Prepared | ResultRow]:
         """The job's stocks in one batch; if that raises, one by one, so one bad item fails alone."""
@@ -262,9 +303,8 @@ class JobIntake:
                                       self.engine.name))
         return out
 
-    def _cache_lookup(self, jobs: list[ActiveJob], rows: dict[str, list[ResultRow]]) -> int:
-        """Answer pending stocks from the same-day cache; returns the number of hits."""
-        work = [(job, idx, prep) for job in jobs for idx, prep in job.pending.items()]
+    def _cache_lookup(self, work: list[tuple[ActiveJob, int, Prepared]], rows: dict[str, list[ResultRow]]) -> int:
+        """Answer just-prepared stocks from the same-day cache; returns the number of hits."""
         if not work:
             return 0
         keys = []
@@ -377,7 +417,7 @@ class JobIntake:
                 if dead is not None and row.index in added:  # one dead letter per stock
                     pipe.xadd(self.q.dead_key, {k: str(v) for k, v in dead.items()}, maxlen=100_000,
                               approximate=True)
-            if code != 0 or not job.pending:
+            if code != 0 or not (job.pending or job.unprepared):
                 self.jobs.pop(jid, None)
                 acks.setdefault(job.lane, []).append(job.entry_id)
         pipe.execute()

@@ -152,11 +152,13 @@ class Worker(JobIntake):
         elif self.ws.fast_poll_ms > 0 and time.monotonic() >= self._next_fast_poll:  # a full engine: fast only
             self._next_fast_poll = time.monotonic() + self.ws.fast_poll_ms / 1000
             self._adopt_response(self.r.xreadgroup(GROUP, self.name, {self.q.stream("fast"): ">"}, count=64))
+        self._prepare_ahead()
         admitted = self._admit()
         self._collect(timeout=0.0 if admitted else min(0.05, self.ws.block_ms / 1000))
         if time.monotonic() >= self._next_flush or len(self.out.rows) >= 256:
             self._flush()
-        if not self.flights and not self.out.rows and not self._waiting():
+        if (not self.flights and not self.out.rows and not self._waiting()
+                and not any(j.unprepared for j in self.jobs.values())):
             if self.exit_when_idle and self._idle():
                 log.info("worker %s: queue drained, exiting", self.name)
                 return False
@@ -175,6 +177,20 @@ class Worker(JobIntake):
         self._flush()
 
     # -- admission ------------------------------------------------------------------------
+    def _prepare_ahead(self) -> None:
+        """Prepare one more chunk of a held job while fewer than ``max_in_flight`` prepared stocks wait.
+
+        One chunk per round: between chunks the loop polls the fast stream, admits and collects, so a
+        /screen claimed during a whole-market job waits for one chunk's preparing, not the market's.
+        Oldest job first, so jobs finish in the order they came.
+        """
+        held = [j for j in self.jobs.values() if j.unprepared]
+        if not held:
+            return
+        waiting = sum(1 for j in self.jobs.values() for i in j.pending if (j.job_id, i) not in self.flights)
+        if waiting < self.max_in_flight:
+            self._prepare_more(min(held, key=lambda j: (j.lane != "fast", j.created_at)))
+
     def _waiting(self) -> list[Work]:
         return [Work(j, p) for j in self.jobs.values() for p in j.pending.values()
                 if (j.job_id, p.item.index) not in self.flights]
