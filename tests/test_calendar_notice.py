@@ -154,3 +154,25 @@ def test_a_damaged_store_falls_back_to_the_law(tmp_path: Path) -> None:
     (store / "notice-2027.json").write_text("{not json", encoding="utf-8")  # edited by hand: the cache re-reads
     st = day_status(D(2027, 6, 10), store=store)
     assert (st.open, st.basis) == (None, "调休待定")
+
+
+def test_quote_age_and_the_quote_session_read_the_configured_notice_folder(tmp_path: Path) -> None:
+    """A custom ``[digest].calendar_dir`` is what staleness and quote dating read, not the default folder:
+    with the notice, the 春节 week is closed, so the Thursday before it is the last session and a quote
+    from then is one trading day old on the Monday after, not five (flagged stale) as the undecided days
+    would count."""
+    from screening.data.freshness import FLAG_STALE, quote_age, stale_notes
+    from screening.data.refresh import quote_session
+
+    store = tmp_path / "elsewhere"
+    empty = tmp_path / "no-notices"
+    monday, before = D(2027, 2, 15), D(2027, 2, 4)
+    assert quote_age(before, monday, store=empty) == 5  # 02-09..02-12 undecided count as sessions
+    import_notice(_write(tmp_path, NOTICE_2027), store)
+    assert quote_age(before, monday, store=store) == 1
+    morning = dt.datetime(2027, 2, 15, 8, 0, tzinfo=dt.timezone(dt.timedelta(hours=8)))
+    assert quote_session(morning, store=store) == before
+    assert quote_session(morning, store=empty) == D(2027, 2, 12)
+    dates = {"price": before.isoformat()}
+    assert stale_notes(dates, monday, 2, store=store) == []
+    assert any(n.startswith(FLAG_STALE) for n in stale_notes(dates, monday, 2, store=empty))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
+from pathlib import Path
 
 from screening.data.trading_calendar import trading_days
 
@@ -33,15 +34,18 @@ def next_report_deadline(period_end: dt.date) -> dt.date | None:
             (12, 31): dt.date(y + 1, 4, 30)}.get(md)
 
 
-def quote_age(day: dt.date, today: dt.date, holidays: Iterable[dt.date] = ()) -> int:
-    """Trading days after ``day`` up to and including ``today`` (0: the quote is today's)."""
+def quote_age(day: dt.date, today: dt.date, holidays: Iterable[dt.date] = (), *, store: Path | None = None) -> int:
+    """Trading days after ``day`` up to and including ``today`` (0: the quote is today's).
+
+    ``store`` is the folder of imported holiday notices (``[digest].calendar_dir``): a day the user's
+    notice closes must not count as a day the quote missed."""
     if day >= today:
         return 0
-    return len(trading_days(day + dt.timedelta(days=1), today, holidays))
+    return len(trading_days(day + dt.timedelta(days=1), today, holidays, store=store))
 
 
 def stale_notes(dates: dict[str, str], today: dt.date, max_quote_age_days: int,
-                holidays: Iterable[dt.date] = ()) -> list[str]:
+                holidays: Iterable[dt.date] = (), *, store: Path | None = None) -> list[str]:
     """One flag per stale group (quotes, reports), naming the figures and their date."""
     holidays = list(holidays)
     old_quotes: dict[str, list[str]] = {}
@@ -51,7 +55,7 @@ def stale_notes(dates: dict[str, str], today: dt.date, max_quote_age_days: int,
             day = dt.date.fromisoformat(text[:10])
         except ValueError:
             continue
-        if name in QUOTE_FIELDS and quote_age(day, today, holidays) > max_quote_age_days:
+        if name in QUOTE_FIELDS and quote_age(day, today, holidays, store=store) > max_quote_age_days:
             old_quotes.setdefault(text[:10], []).append(LABELS[name])
         elif name in REPORT_FIELDS:
             deadline = next_report_deadline(day)

@@ -94,7 +94,7 @@ def _annotate(stock: StockInput, universe: Universe, settings: Settings, today: 
     if filled:
         dates = {f: d for f, d in universe.field_dates(stock.code).items() if f in filled}
         stock.notes += stale_notes(dates, today or dt.date.today(), settings.universe.max_quote_age_days,
-                                   settings.digest.holiday_set())
+                                   settings.digest.holiday_set(), store=settings.digest.calendar_store())
     return stock
 
 

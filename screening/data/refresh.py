@@ -20,6 +20,7 @@ import logging
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from screening.config import Settings
@@ -43,14 +44,14 @@ SHANGHAI = ZoneInfo("Asia/Shanghai")
 SESSION_STARTS = dt.time(9, 15)  # the call auction: from then on the quote board moves with today's session
 
 
-def quote_session(now: dt.datetime, holidays: Iterable[dt.date] = ()) -> dt.date:
+def quote_session(now: dt.datetime, holidays: Iterable[dt.date] = (), *, store: Path | None = None) -> dt.date:
     """The trading session the quote board shows at ``now``: today's from the call auction on a trading day,
     else (before the open, on a weekend or holiday) the previous trading day's close (SSE calendar)."""
     local = now.astimezone(SHANGHAI)
     today = local.date()
-    if local.time() >= SESSION_STARTS and is_trading_day(today, holidays)[0]:
+    if local.time() >= SESSION_STARTS and is_trading_day(today, holidays, store=store)[0]:
         return today
-    return previous_trading_day(today, holidays)
+    return previous_trading_day(today, holidays, store=store)
 
 
 class RefreshFailed(RuntimeError):
@@ -105,7 +106,8 @@ class Refresher:
         if us.demo:
             raise RefreshFailed("universe.demo is on: the demo universe is synthetic and never refreshed; "
                                 "turn demo mode off to refresh the real one")
-        day = trade_date or quote_session(self._now(), self.settings.digest.holiday_set())
+        day = trade_date or quote_session(self._now(), self.settings.digest.holiday_set(),
+                                                 store=self.settings.digest.calendar_store())
         universe = Universe.load(self.settings.universe_path())
         previous = len(universe) if not universe.info.demo else 0
         had = essential_fields(universe) if previous else {}

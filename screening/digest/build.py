@@ -87,7 +87,7 @@ def data_warnings(info: UniverseInfo | None, day: dt.date, ds: DigestSettings) -
     if not info.provider:
         return ["本地数据为空: 运行 `python -m screening universe refresh` / the universe is empty"]
     if info.trade_date:
-        age = quote_age(dt.date.fromisoformat(info.trade_date[:10]), day, ds.holiday_set())
+        age = quote_age(dt.date.fromisoformat(info.trade_date[:10]), day, ds.holiday_set(), store=ds.calendar_store())
         if age > 1:
             return [f"数据已 {age} 个交易日未更新 (行情 {info.trade_date}); 今日刷新未成功 / data is {age} "
                     "trading days old"]

@@ -362,7 +362,8 @@ def check_universe(settings: Settings) -> list[Finding]:
                         "(a file with every figure still screens)", "run " + refresh)]
     findings = [Finding("ok", "universe", f"{info.label()}, refreshed {info.refreshed_at} ({universe.path})")]
     if info.trade_date:
-        age = quote_age(dt.date.fromisoformat(info.trade_date[:10]), dt.date.today(), settings.digest.holiday_set())
+        age = quote_age(dt.date.fromisoformat(info.trade_date[:10]), dt.date.today(), settings.digest.holiday_set(),
+                        store=settings.digest.calendar_store())
         if age > settings.universe.max_quote_age_days:
             findings.append(Finding("warn", "universe", f"quotes are {age} trading days old ({info.trade_date})",
                                     "run " + refresh))
