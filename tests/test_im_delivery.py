@@ -37,7 +37,7 @@ async def until(predicate: Callable[[], Any], timeout: float = 30.0, what: str =
 
 @pytest.fixture
 async def wecom_bot(queue_settings: Settings, tmp_path: Path, spawn_worker, monkeypatch: pytest.MonkeyPatch
-                    ) -> AsyncIterator[tuple[FakeWeCom, ChatCore, CallbackSender]]:
+                    ) -> AsyncIterator[tuple[FakeWeCom, ChatCore, CallbackSender, Any]]:
     from bot.wecom.front import WeComFront
 
     universe = tmp_path / "universe.sqlite"
@@ -58,7 +58,7 @@ async def wecom_bot(queue_settings: Settings, tmp_path: Path, spawn_worker, monk
         sender = fake.sender(url)
         await until(lambda: _port_open(settings.wecom.port), 20, "the callback server")
         try:
-            yield fake, core, sender
+            yield fake, core, sender, front
         finally:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
@@ -81,7 +81,7 @@ def _files(fake: FakeWeCom) -> list[str]:
 
 
 async def test_a_file_that_fails_is_said_in_the_chat_and_resent_by_status(wecom_bot, monkeypatch) -> None:
-    fake, core, sender = wecom_bot
+    fake, core, sender, front = wecom_bot
     monkeypatch.setattr(jobs, "FILE_RETRY_S", 0.05)  # our own pause between tries, not the SDK or the vendor
     fake.fail_uploads = jobs.FILE_ATTEMPTS  # every try of the XLSX is refused; the chart's first try passes
     await sender.send_text("zhangsan", "/screen 600519.SH 000001")
@@ -94,6 +94,21 @@ async def test_a_file_that_fails_is_said_in_the_chat_and_resent_by_status(wecom_
     [(job_id, record)] = (await asyncio.to_thread(core.all_tracks, "wecom")).items()
     assert job_id.startswith(job_prefix) and list(record["missing"]) == ["xlsx"]
     assert record["sent"] == ["summary", "chart"]
+
+    # a restart while WeCom still refuses: the XLSX is retried quietly, the chat is not told a second time
+    await jobs.stop_followers(core)
+    fake.fail_uploads = jobs.FILE_ATTEMPTS
+    assert await jobs.resume_followers(core, front) == 1
+    await until(lambda: fake.fail_uploads == 0 and not core.followers, 30, "the restart's quiet retry")
+    assert sum("未能发送" in x for x in _texts(fake)) == 1
+    assert list((await asyncio.to_thread(core.load_track, job_id))["missing"]) == ["xlsx"]
+
+    # the user asks: a failure now is answered (they asked), and the next try delivers
+    fake.fail_uploads = jobs.FILE_ATTEMPTS
+    await sender.send_text("zhangsan", f"/status {job_prefix}")
+    await until(lambda: sum("未能发送" in x for x in _texts(fake)) == 2, 30, "the answer to /status")
+    await until(lambda: not core.followers, 30, "the follower ended")
+    assert "asked" not in (await asyncio.to_thread(core.load_track, job_id))
 
     await sender.send_text("zhangsan", f"/status {job_prefix}")  # no restart: the same bot process
     await until(lambda: any(n.endswith(".xlsx") for n in _files(fake)), 30, "the XLSX resent")

@@ -7,7 +7,9 @@ restarted mid-delivery resumes with the parts not yet sent instead of sending th
 
 A file (the XLSX, the chart) that the vendor still refuses after ``FILE_ATTEMPTS`` tries is said in the
 chat (``XLSX 未能发送: <reason>; 用 /status <job> 重试``) and kept in the record under ``missing``; the
-record stays, so ``/status <job>`` (``retry_missing``) or a restart sends it again.
+record stays, so ``/status <job>`` (``retry_missing``) or a restart sends it again. The chat hears of a
+missing file once: a restart retries it quietly (a bot restarted daily must not repeat the notice every
+morning), and only a ``/status`` the user asked for answers again when the file still fails.
 """
 
 from __future__ import annotations
@@ -260,6 +262,8 @@ async def deliver(core: ChatCore, front: Front, job_id: str, record: dict[str, A
             await _send_part(core, front, job_id, record, "xlsx", xlsx)
         if "chart" not in record["sent"] and rows:
             await _send_part(core, front, job_id, record, "chart", chart)
+    if record.pop("asked", None):  # the user's /status retry is answered; a later restart retries quietly
+        await asyncio.to_thread(core.save_track, job_id, record)
     if record.get("missing"):
         log.warning("job %s: %s not delivered to %s chat %s; kept for /status", job_id,
                     ", ".join(record["missing"]), chat.platform, chat.chat_id)
@@ -287,8 +291,12 @@ async def _send_part(core: ChatCore, front: Front, job_id: str, record: dict[str
         record.setdefault("missing", {}).pop(part, None)
         await _mark_sent(core, job_id, record, part)
         return
+    told = part in record.get("missing", {}) and not record.get("asked")
     record.setdefault("missing", {})[part] = reason
     await asyncio.to_thread(core.save_track, job_id, record)
+    if told:  # said before, and nobody asked again (a restart's retry): the log is enough
+        log.warning("job %s: the %s is still missing (%s); the chat was told before", job_id, part, reason)
+        return
     try:
         await front.send(chat_of(record), [line(f"{PART_NAMES[part]} 未能发送: ", t(reason, 200), "; 用 ",
                                                 code(f"/status {job_id[:12]}"), " 重试")])
@@ -303,6 +311,8 @@ async def retry_missing(core: ChatCore, front: Front, job_id: str) -> bool:
     if not record or not record.get("missing") or record.get("platform", "telegram") != front.platform:
         return False
     log.info("job %s: retrying %s on request", job_id, ", ".join(record["missing"]))
+    record["asked"] = True  # a failure now is said again: the user asked
+    await asyncio.to_thread(core.save_track, job_id, record)
     start_follower(core, front, job_id)
     return True
 
