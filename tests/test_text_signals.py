@@ -194,6 +194,59 @@ def test_signals_eval_meets_the_goal_on_the_repository_sets(name: str) -> None:
     assert "recall 高:" in out.stdout and "false escalations:" in out.stdout
 
 
+def test_signals_eval_on_the_fourth_set_blind2() -> None:
+    """signals_blind2.tsv was written blind; first measured at recall 0.887 (高 53/61, 中 49/54), false escalations
+    0.088 (10/113). After the general rules it prompted (bench/RESULTS.md), these are its figures; no longer blind.
+    The two misses left are debatable rows the table's tiers do not name (强调事项段 without 持续经营; a liquidity
+    squeeze in figures)."""
+    scores = evaluate(load_set(DEFAULT_SET.parent / "signals_blind2.tsv"))
+    assert scores.n == 228
+    assert scores.per_tier["高"] == (61, 61) and scores.per_tier["中"] == (52, 54)
+    assert (scores.false_escalations, scores.negatives) == (0, 113)
+    assert sorted(item.category for item, _ in scores.misses) == ["审计意见", "持续经营不确定"]
+
+
+# the kinds of wording blind2 found the reader missing or over-reading, each in words of its own (not the set's)
+BLIND2_SIGNALLED = {
+    "公司股票简称自2026年6月1日起由“远华科技”变更为“ST远华”。": "退市风险警示",
+    "公司股票简称前冠以“*ST”字样。": "退市风险警示",
+    "关于申请撤销公司股票其他风险警示的公告": "退市风险警示",  # applied for, not yet lifted
+    "公司在未履行董事会审议程序的情况下为实际控制人控制的企业提供担保1.2亿元。": "违规担保",
+    "控股股东被冻结股份占其所持公司股份的92%。": "股份冻结",
+    "本次诉讼尚未开庭审理。": "重大诉讼",
+    "公司收到法院送达的证券虚假陈述责任纠纷案件15件。": "重大诉讼",
+    "关于“21某某01”未能按期足额偿付利息的公告": "债务违约",
+    "公司债券已构成实质性违约。": "债务违约",
+    "关于公司对外担保逾期的公告": "债务违约",
+    "关于公司董事长被指定居所监视居住的公告": "实控人失联",
+    "预计2026年半年度归属于上市公司股东的净利润亏损收窄至3,000万元。": "业绩续亏",
+}
+BLIND2_NOT_SIGNALS = (
+    "经自查，公司未发现控股股东存在被列为失信被执行人的情形。",
+    "被担保人不属于失信被执行人。",
+    "会计师未对公司财务报表出具保留意见、否定意见或无法表示意见的审计报告。",
+    "关于撤销公司股票退市风险警示及其他风险警示的公告",
+    "公司撤销其他风险警示的申请已获深圳证券交易所同意。",
+    "法院判决被告向子公司支付工程款及逾期付款违约金。",
+    "减持期间届满，股东李某未以任何方式减持公司股份。",
+    "受行业内部分企业债务违约影响，公司收紧了赊销政策。",
+    "公司参股公司被债权人申请破产重整。",
+    "公司作为债权人申请对某贸易公司破产清算。",
+    "公司对外担保均未逾期。",
+    "关于2026年度控股股东及其他关联方占用资金情况的专项说明",
+    "某银行为原告、公司为第三人的案件已撤诉。",
+)
+
+
+def test_blind2_wordings_read_as_a_careful_analyst_reads_them() -> None:
+    for text, name in BLIND2_SIGNALLED.items():
+        assert name in {h.name for h in read_signals(text)}, text
+    for text in BLIND2_NOT_SIGNALS:
+        assert read_signals(text) == [], (text, read_signals(text))
+    # another plaintiff's case against the company is still the company's risk
+    assert read_signals("某银行为原告，公司为被告，案件尚未开庭审理。")[0].name == "重大诉讼"
+
+
 def test_signals_eval_refuses_a_malformed_set_in_one_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.tsv"
     bad.write_text("kind\tdate\ttext\n", encoding="utf-8")
