@@ -60,6 +60,7 @@ class EngineSettings(BaseModel):
     # Qwen3.5's linear-attention prefill: vLLM 0.26 picks FlashInfer's kernel on Hopper, which needs a
     # DSL package its wheels do not bring ("SM90 GDN prefill DSL kernel is unavailable"); "triton" works
     gdn_prefill_backend: str | None = None
+    moe_config_dir: str = "bundled"  # tuned fused-MoE tables for vLLM (vllm_engine.use_moe_configs); "" = none
     load_format: str = "auto"
     seed: int = 0
     # openai engine

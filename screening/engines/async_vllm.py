@@ -29,7 +29,14 @@ from typing import Any, TypeVar
 from screening.config import EngineSettings
 from screening.engines.base import CHAT_TEMPLATE_KWARGS, ChatTokenizerMixin, Engine
 from screening.engines.types import EngineOutput, EngineRequest
-from screening.engines.vllm_engine import block_size_of, engine_model_id, llm_kwargs, lora_request, sampling_params
+from screening.engines.vllm_engine import (
+    block_size_of,
+    engine_model_id,
+    llm_kwargs,
+    lora_request,
+    sampling_params,
+    use_moe_configs,
+)
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -79,6 +86,7 @@ class AsyncVllmEngine(ChatTokenizerMixin, Engine):
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, name="async-llm", daemon=True)
         self._thread.start()
+        use_moe_configs(settings)  # before the engine core process starts: it inherits the environment
         started = time.perf_counter()
         self.llm = self._call(self._start(settings, model_path, log_stats))
         self.load_seconds = time.perf_counter() - started

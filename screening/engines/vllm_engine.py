@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import sys
 import time
+from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -121,6 +124,49 @@ def engine_model_id(settings: EngineSettings, model_path: str) -> str:
     return f"{model_path}+lora:{path.name}@{sha256(path / 'adapter_model.safetensors')[:12]}"
 
 
+MOE_CONFIGS = Path(__file__).resolve().parent / "moe_configs"  # the tuned tables shipped with the package
+TUNED_ENV = "VLLM_TUNED_CONFIG_FOLDER"  # vLLM's get_moe_configs reads a table from here before its own
+_moe_env_set: dict[int, str] = {}  # environment (by id) -> the value use_moe_configs put there: ours, not the user's
+
+
+def moe_config_folder(settings: EngineSettings) -> Path | None:
+    """engine.moe_config_dir as a folder: "bundled" the packaged one, "" none; a named one must exist."""
+    if not settings.moe_config_dir:
+        return None
+    if settings.moe_config_dir == "bundled":
+        return MOE_CONFIGS
+    path = Path(settings.moe_config_dir).expanduser().resolve()
+    if not path.is_dir():
+        raise FileNotFoundError(f"engine.moe_config_dir {str(path)!r} is not a folder: name a folder of tuned "
+                                "fused-MoE configs (bench/moe_tune.py writes them), 'bundled' or ''")
+    return path
+
+
+def use_moe_configs(settings: EngineSettings, environ: MutableMapping[str, str] | None = None) -> str | None:
+    """Point vLLM at the tuned fused-MoE configs before it starts; the folder in effect (None: vLLM's own).
+
+    Sets VLLM_TUNED_CONFIG_FOLDER in this process's environment, which vLLM's engine-core process inherits,
+    unless the user set it already (theirs wins; a value an earlier engine of this process set is not the
+    user's). One stderr line says which folder and what it holds.
+    The variable is not part of vLLM's compile-cache key: changing it re-compiles nothing.
+    """
+    environ = os.environ if environ is None else environ
+    current = environ.get(TUNED_ENV)
+    if current and current != _moe_env_set.get(id(environ)):
+        print(f"screening: {TUNED_ENV} is set ({current}): engine.moe_config_dir not applied", file=sys.stderr)
+        return current
+    folder = moe_config_folder(settings)
+    if folder is None:
+        if current:  # set by an earlier engine of this process from other settings
+            del environ[TUNED_ENV]
+        return None
+    environ[TUNED_ENV] = _moe_env_set[id(environ)] = str(folder)
+    tables = sorted(p.name for p in folder.glob("E=*.json"))
+    print(f"screening: tuned fused-MoE configs from {folder} ({TUNED_ENV}): "
+          f"{', '.join(tables) if tables else 'none yet, vLLM uses its own'}", file=sys.stderr)
+    return str(folder)
+
+
 def serve_flags(kwargs: dict) -> list[str]:
     """The same engine as ``vllm serve`` command-line flags (everything but the model path)."""
     flags: list[str] = []
@@ -159,6 +205,7 @@ class VllmEngine(ChatTokenizerMixin, Engine):
         # every call carries it; evaluation sets it to None to ask the same engine for the base model
         self.lora_request = lora_request(settings)
         kwargs = llm_kwargs(settings, model_path)
+        use_moe_configs(settings)  # before the engine core process starts: it inherits the environment
         started = time.perf_counter()
         self.llm = LLM(**kwargs)
         self.load_seconds = time.perf_counter() - started
