@@ -57,8 +57,7 @@ class EngineSettings(BaseModel):
     enable_prefix_caching: bool = True
     # multimodal checkpoints (Qwen3.5) screened as text: vLLM skips the vision tower and its processor
     language_model_only: bool = False
-    # Qwen3.5's linear-attention prefill: vLLM 0.26 picks FlashInfer's kernel on Hopper, which needs a
-    # DSL package its wheels do not bring ("SM90 GDN prefill DSL kernel is unavailable"); "triton" works
+    # Qwen3.5's linear-attention prefill: vLLM 0.26's FlashInfer kernel on Hopper needs a DSL package its wheels lack
     gdn_prefill_backend: str | None = None
     moe_config_dir: str = "bundled"  # tuned fused-MoE tables for vLLM (vllm_engine.use_moe_configs); "" = none
     load_format: str = "auto"
@@ -116,12 +115,10 @@ class WorkerSettings(BaseModel):
     fast_hold_bulk: int = -1
     fast_hold_max_s: float = 2.0
     fast_hold_gap_s: float = 1.0
-    # with the engine full, still read the fast stream this often (0: only when there is room); without it a
-    # /screen waited for the next bulk answer to be claimed (bench/RESULTS.md, claim leg, 2026-12-04)
+    # the claim leg (bench/RESULTS.md): with the engine full, still read the fast stream this often (0: only
+    # when there is room), and prepare a claimed job this many stocks at a time (0: all at once), the next
+    # chunk while fewer than max_in_flight prepared stocks wait, so a /screen never waits for a market's prep
     fast_poll_ms: int = 20
-    # a claimed job is prepared this many stocks at a time (0: all at once), the next chunk when fewer than
-    # max_in_flight prepared stocks wait: a whole-market job no longer holds the loop for seconds while a
-    # /screen waits to be claimed (bench/RESULTS.md, the claim leg)
     prepare_chunk: int = 256
     flush_s: float = 0.05  # finished rows are written to Redis at least this often
     heartbeat_s: float = 5.0

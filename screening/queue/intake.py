@@ -58,9 +58,7 @@ class ActiveJob:
     owner_key: str | None
     created_at: float
     pending: dict[int, Prepared] = field(default_factory=dict)  # index -> request, index order
-    # stocks claimed but not yet prepared, index order: a whole-market job is prepared a chunk at a time
-    # (worker.prepare_chunk) so that the worker loop, and a /screen waiting to be claimed, never waits for
-    # all of it (bench/RESULTS.md, the claim leg)
+    # claimed, not yet prepared (index order): a big job is prepared a chunk at a time (worker.prepare_chunk)
     unprepared: list[tuple[int, PoolItem]] = field(default_factory=list)
     cache_keys: dict[int, str] = field(default_factory=dict)  # computed once per stock
     attempts: dict[int, int] = field(default_factory=dict)  # generation starts, mirrored from Redis
@@ -227,11 +225,8 @@ class JobIntake:
         self._publish([j.job_id for j in new_jobs])
 
     def _prepare_chunk(self, job: ActiveJob, job_rows: list[ResultRow]) -> list[tuple[ActiveJob, int, Prepared]]:
-        """Prepare the job's next ``worker.prepare_chunk`` unprepared stocks (all of them at 0).
-
-        A stock that needs no engine (bad input, missing data) becomes a row in ``job_rows``; the others
-        join ``job.pending`` and are returned for the cache lookup.
-        """
+        """The job's next ``worker.prepare_chunk`` stocks (0: all): rows without the engine go to ``job_rows``
+        (bad input, missing data), the others join ``job.pending`` and are returned for the cache lookup."""
         size = self.ws.prepare_chunk if self.ws.prepare_chunk > 0 else len(job.unprepared)
         todo, job.unprepared = job.unprepared[:size], job.unprepared[size:]
         work: list[tuple[ActiveJob, int, Prepared]] = []
@@ -255,11 +250,8 @@ class JobIntake:
 
     def _take_in(self, jobs: list[ActiveJob], work: list[tuple[ActiveJob, int, Prepared]],
                  rows: dict[str, list[ResultRow]], *, start: bool) -> list[ActiveJob]:
-        """Answer what the cache knows, write the rows that need no engine, and hold the jobs with work left.
-
-        ``start`` marks newly claimed jobs as running. Returns the jobs that are finished (their entries to
-        ack): all rows written, or the job ended elsewhere.
-        """
+        """Answer what the cache knows, write the rows that need no engine, hold the jobs with work left;
+        ``start`` marks new claims running. Returns the finished jobs (all rows written, or ended elsewhere)."""
         hits = self._cache_lookup(work, rows)
         pipe = self.r.pipeline(transaction=False)
         if hits:
