@@ -517,6 +517,8 @@ class Tuner:
         table = fill_table(self.tuned, {m: self.default(m) for m in sizes})
         path = out / self.file
         path.write_text(config_json(table, triton_version), encoding="utf-8")
+        # the same table under a plain name: the device tool does not bring back names with '=' or ','
+        (out / f"table-{self.dtype_arg}.json").write_text(config_json(table, triton_version), encoding="utf-8")
         return path
 
     def run(self, deadline: float, out: Path, triton_version: str) -> None:
