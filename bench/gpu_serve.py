@@ -71,7 +71,7 @@ def start_server(a: argparse.Namespace, es, model_dir: Path, clock: Clock, recor
     """``vllm serve`` on a free loopback port with exactly the worker's engine flags; (proc, url) or None."""
     import urllib.request
 
-    from screening.engines.vllm_engine import llm_kwargs, serve_flags
+    from screening.engines.vllm_engine import llm_kwargs, serve_flags, use_moe_configs
     from screening.runtime.local_redis import free_port
 
     port = free_port()
@@ -80,6 +80,7 @@ def start_server(a: argparse.Namespace, es, model_dir: Path, clock: Clock, recor
            *serve_flags(llm_kwargs(es, str(model_dir)))]
     log_path = Path(a.out) / "logs" / f"{a.config}-serve.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)
+    use_moe_configs(es)  # the server gets the tuned fused-MoE tables as the in-process engine does
     env = {**os.environ, "VLLM_SERVER_DEV_MODE": "1"}
     t0 = time.perf_counter()
     with log_path.open("ab") as fh:
