@@ -16,7 +16,7 @@ import psutil
 import pytest
 
 from screening.config import Settings
-from screening.queue.client import JobQueue
+from screening.queue.client import GROUP, JobQueue
 from tests.fixtures_redis import make_items
 
 pytestmark = [pytest.mark.vllm, pytest.mark.slow]
@@ -91,28 +91,55 @@ def _wait_rows(q: JobQueue, job: str, more_than: int, timeout: float) -> int:
     return done
 
 
+def _freeze_at_first_row(workers: list, timeout: float) -> None:
+    """SIGSTOP each worker as soon as its log shows a first written row, so it is frozen mid-job whatever
+    the machine's speed (a fast machine answers a whole 40-stock job in 5 s: a kill timed by rows raced it).
+    Its vLLM engine process keeps running, but nothing reaches Redis until the worker goes on."""
+    deadline = time.monotonic() + timeout
+    waiting = list(workers)
+    while waiting:
+        for w in [w for w in waiting if "rows:" in w.log()]:
+            w.proc.send_signal(signal.SIGSTOP)
+            waiting.remove(w)
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no row from {[w.name for w in waiting]} in {timeout} s")
+        time.sleep(0.05)
+
+
+def _jobs_held_by(q: JobQueue, consumer: str) -> set[str]:
+    """The jobs whose bulk-lane stream entries ``consumer`` holds (its pending entries in the group)."""
+    stream = q.stream("bulk")
+    pending = q.r.xpending_range(stream, GROUP, min="-", max="+", count=100, consumername=consumer)
+    return {q.r.xrange(stream, p["message_id"], p["message_id"])[0][1]["job"] for p in pending}
+
+
 def test_two_workers_share_one_group_and_survive_being_killed_in_turn(queue_settings: Settings,
                                                                       spawn_worker) -> None:
-    """Issue 20 on the CPU: two real-vLLM workers on one consumer group, each SIGKILLed once mid-job and
-    restarted; every stock of both jobs is answered exactly once, by the engine."""
+    """Issue 20 on the CPU: two real-vLLM workers on one consumer group, each SIGKILLed once mid-job (the
+    second while it answers the job it took over from the first) and restarted; every stock of both jobs is
+    answered exactly once, by the engine."""
     q = JobQueue(queue_settings.redis.url, queue_settings.redis)
-    a = spawn_worker(None, name="wa", args=["--engine", "vllm"], env=ENGINE_ENV)
-    b = spawn_worker(None, name="wb", args=["--engine", "vllm"], env=ENGINE_ENV)
+    # 40 in flight: a worker holding a 40-stock job takes no second one, so each worker answers its own job
+    env = {**ENGINE_ENV, "SCREENER_WORKER__MAX_IN_FLIGHT": "40"}
+    a = spawn_worker(None, name="wa", args=["--engine", "vllm"], env=env)
+    b = spawn_worker(None, name="wb", args=["--engine", "vllm"], env=env)
     _wait_log(a, "loaded", 300)
     _wait_log(b, "loaded", 300)
     jobs = {q.submit(make_items(40, start=3000 + 100 * k), lane="bulk", source=f"two-{k}"): 40 for k in range(2)}
-    first, second = list(jobs)
-    _wait_rows(q, first, 0, 240)  # both jobs are being answered: one per worker
-    _wait_rows(q, second, 0, 240)
-    assert not (q.status(first).finished and q.status(second).finished)  # the kill lands mid-run
-    a.kill(signal.SIGKILL)  # one worker dies mid-job; the other keeps going and takes its entry over
-    a2 = spawn_worker(None, name="wa2", args=["--engine", "vllm"], env=ENGINE_ENV)  # loads meanwhile
-    # b goes on answering alone; it is killed a few rows later, not after a2's load (a minute and more
-    # on two busy cores), by when b alone could have finished both jobs and the second kill hit nothing
-    _wait_rows(q, second, q.status(second).done + 1, 240)
-    assert not (q.status(first).finished and q.status(second).finished)
-    b.kill(signal.SIGKILL)  # then the other
-    spawn_worker(None, name="wb2", args=["--engine", "vllm"], env=ENGINE_ENV)
+    _freeze_at_first_row([a, b], 300)
+    assert not any(q.status(job).finished for job in jobs), "a job ended before its worker was frozen"
+    a.kill(signal.SIGKILL)  # a dies mid-job; b goes on, ends its own job and takes a's entry over
+    held_a, held_b = _jobs_held_by(q, "wa"), _jobs_held_by(q, "wb")
+    assert len(held_a) == len(held_b) == 1 and held_a | held_b == set(jobs), (held_a, held_b)
+    orphan = held_a.pop()
+    left_at = q.status(orphan).done
+    b.proc.send_signal(signal.SIGCONT)
+    _wait_rows(q, orphan, left_at, 240)  # only b runs now: it answers a's job
+    b.proc.send_signal(signal.SIGSTOP)
+    assert not q.status(orphan).finished, "b ended a's job before it could be killed in it"
+    b.kill(signal.SIGKILL)  # then b dies mid-job too
+    a2 = spawn_worker(None, name="wa2", args=["--engine", "vllm"], env=env)
+    spawn_worker(None, name="wb2", args=["--engine", "vllm"], env=env)
     _wait_log(a2, "loaded", 300)
     for job, n in jobs.items():
         st = q.wait(job, timeout=900)
