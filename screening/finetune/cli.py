@@ -38,6 +38,10 @@ def add_finetune_args(p: argparse.ArgumentParser) -> None:
                    help="share of stocks whose report ends with dated announcement titles")
     t.add_argument("--risk-share", type=float, default=d.risk_share,
                    help="of the announced, the share with a planted risk title (more escalations to learn from)")
+    t.add_argument("--raise-share", type=float, default=d.raise_share,
+                   help="balance per figure floor: of the announced at each floor, the share with a title above "
+                   "it (the rest: --still-share a title at or below it, else none); replaces --risk-share")
+    t.add_argument("--still-share", type=float, default=d.still_share)
     t.add_argument("--real-stocks", type=int, default=-1,
                    help="stocks of the refreshed real universe to add (default: up to 200 when the local "
                    "universe holds real data, none when it is empty or demo)")
@@ -92,7 +96,8 @@ def _train(args: argparse.Namespace, settings: EngineSettings) -> int:
     universe, real, source = _real_part(args)
     data = DataSpec(n_train=args.n_train, n_heldout=args.n_heldout, market_size=args.market_size,
                     seed=args.data_seed, real_stocks=real, universe=universe,
-                    announced_share=args.announced_share, risk_share=args.risk_share)
+                    announced_share=args.announced_share, risk_share=args.risk_share,
+                    raise_share=args.raise_share, still_share=args.still_share)
     spec = TrainSpec(rank=args.rank, alpha=args.alpha, epochs=args.epochs, learning_rate=args.lr,
                      batch_size=args.batch_size, grad_accum=args.grad_accum, max_steps=args.max_steps,
                      seed=args.seed)

@@ -32,7 +32,7 @@ from screening.engines.base import ChatTokenizerMixin, Engine
 from screening.engines.types import EngineOutput, EngineRequest
 from screening.finetune.signals import BENIGN_TITLES, LOOKALIKE_TITLES, SIGNALS, Signal, shown_data, visible_signal
 from screening.finetune.targets import Target, target_for
-from screening.models import PoolItem, StockInput
+from screening.models import RISK_ORDER, PoolItem, StockInput
 from screening.screen.pipeline import Prepared, Screener
 from screening.screen.rules import MissingData, RuleVerdict, assess
 from screening.screen.signals import SignalHit
@@ -55,6 +55,12 @@ class DataSpec:
     risk_share: float = 0.6  # of the announced, the share with one planted risk title
     high_share: float = 0.6  # of the planted, the share drawn from the 高 signals (the others: the 中 ones)
     lookalike_share: float = 0.35  # of the announced, the share with a benign look-alike title
+    # Balance per floor (None: the draw above, one risk share for every floor). With it, of the announced
+    # stocks at each figure floor, ``raise_share`` get a title whose tier is above the floor, ``still_share``
+    # one at or below it (none exists at 低), the rest none: a model then sees as many clean stocks at a 低
+    # floor as raised ones, instead of learning "低 floor -> raise" (the 2026-12-04 retrain's shortcut).
+    raise_share: float | None = None
+    still_share: float = 0.25
     real_stocks: int = 0  # stocks of the refreshed real universe added, split by the same hash of the code
     universe: str = ""  # that universe's SQLite file (its provider and dates go on the model card)
 
@@ -112,6 +118,27 @@ def announcement_block(rng: random.Random, titles: list[str]) -> str:
     return "\n".join(lines)
 
 
+def draw_signal(rng: random.Random, stock: StockInput, spec: DataSpec) -> Signal | None:
+    """The risk group planted in an announced stock, or None (see ``DataSpec.raise_share``)."""
+    if spec.raise_share is None:
+        if rng.random() >= spec.risk_share:
+            return None
+        high = rng.random() < spec.high_share
+        return rng.choice([s for s in SIGNALS if (s.tier == "高") == high])
+    try:
+        floor = RISK_ORDER[assess(stock).figure_risk]
+    except MissingData:
+        return None
+    raising = [s for s in SIGNALS if RISK_ORDER[s.tier] > floor]
+    still = [s for s in SIGNALS if RISK_ORDER[s.tier] <= floor]
+    roll = rng.random()
+    if roll < spec.raise_share:
+        return rng.choice(raising) if raising else None
+    if roll < spec.raise_share + spec.still_share and still:
+        return rng.choice(still)
+    return None
+
+
 def plant(rng: random.Random, stock: StockInput, spec: DataSpec) -> tuple[StockInput, Signal | None]:
     """A variant of the stock: its long report as generated, or a short one as the universe writes it,
     followed by announcements (maybe with a risk title), by "no announcements", or by nothing."""
@@ -122,9 +149,8 @@ def plant(rng: random.Random, stock: StockInput, spec: DataSpec) -> tuple[StockI
     signal = None
     if roll < spec.full_share + spec.announced_share:
         titles = rng.sample(BENIGN_TITLES, rng.randint(1, 3))
-        if rng.random() < spec.risk_share:
-            high = rng.random() < spec.high_share
-            signal = rng.choice([s for s in SIGNALS if (s.tier == "高") == high])
+        signal = draw_signal(rng, stock, spec)
+        if signal is not None:
             titles.insert(rng.randint(0, len(titles)), rng.choice(signal.titles))
         if rng.random() < spec.lookalike_share:
             titles.insert(rng.randint(0, len(titles)), rng.choice(LOOKALIKE_TITLES))
