@@ -1,6 +1,6 @@
 """The command line: one subcommand per job, each wired here to the module that does it.
 
-``screen`` (screen/cli.py), ``universe`` (data/cli.py), ``worker`` (queue/run.py), ``digest``
+``screen`` (screen_cli.py), ``universe`` (data/cli.py), ``worker`` (queue/run.py), ``digest``
 (digest/cli.py), ``calendar`` (data/calendar_cli.py), ``bench`` (ops/bench/), ``finetune`` (finetune/cli.py),
 ``signals`` (signals_cli.py), ``doctor`` and ``verify-model`` (ops/).
 
@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from screening.config import ConfigKeyError, config_problems
 from screening.data.cli import add_universe_args, cmd_universe
 from screening.errors import explain
-from screening.screen.cli import add_screen_args, run_screen
+from screening.screen_cli import add_screen_args, run_screen
 
 log = logging.getLogger("screening")
 

@@ -8,6 +8,16 @@ from dataclasses import dataclass, field
 from screening.models import StockInput
 
 
+@dataclass(frozen=True)
+class FloorAnswer:
+    """The rules' own answer for a stock (risk, reason, score), computed once by the screen step: the rules
+    engine returns it as its answer, so engines/ needs nothing from screen/ (the flow runs one way)."""
+
+    risk_level: str
+    reason: str
+    score: int
+
+
 @dataclass
 class EngineRequest:
     key: str  # unique within one generate() call, e.g. "<job>:<index>"
@@ -18,6 +28,7 @@ class EngineRequest:
     # the exact prompt token ids, when the pipeline made them (4 bytes a token, not a Python int's 28):
     # the in-process engine then hands vLLM ids instead of rendering and tokenizing the chat again
     prompt_ids: array | None = None
+    floor: FloorAnswer | None = None  # set for an engine that reads no prompt (the rules engine)
 
 
 @dataclass

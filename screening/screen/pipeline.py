@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from screening.config import BatcherSettings, EngineSettings
 from screening.engines.answer import parse_answer
 from screening.engines.base import Engine, EngineOutput, EngineRequest
+from screening.engines.types import FloorAnswer
 from screening.models import FailCode, PoolItem, ResultRow, StockInput, failed_row
 from screening.screen.batcher import BatchPlan, plan_batches
 from screening.screen.merge import merge
@@ -110,7 +111,8 @@ class Screener:
                 continue
             key = key or str(item.index)
             if not self.engine.uses_prompts:
-                out[pos] = Prepared(item, EngineRequest(key, [], 0, stock), verdict)
+                rules_answer = FloorAnswer(verdict.risk, verdict.reason, verdict.score)
+                out[pos] = Prepared(item, EngineRequest(key, [], 0, stock, floor=rules_answer), verdict)
             else:
                 todo.append((pos, item, stock, key, verdict))
         if todo:

@@ -3,6 +3,8 @@
 stdout carries only the format asked for (a JSON array, CSV, the table); every log line, warning
 and the summary go to stderr, on every engine. Exit codes: 0 when the job ran (failed rows
 included), 2 for unusable input or an unreachable queue (one line on stderr saying what to do).
+A top-level command, not part of screen/: with ``--via-queue`` it reaches the queue, a layer below the
+screen step in the flow, and screen/ itself knows no Redis.
 """
 
 from __future__ import annotations
