@@ -152,6 +152,23 @@ def test_rule_reasons_name_the_figure() -> None:
         assert figure in target.reason and names_decisive(target.reason, target.decisive), target
 
 
+def test_target_names_where_the_text_said_it() -> None:
+    """A loss stated in the report is not an announcement: the target says 报告 for a sentence, 公告 for a
+    title, as the floor's flags do (the 2026-12-04 balanced retrain wrote "另有业绩预亏公告" for a report)."""
+    from screening.finetune.targets import target_for
+
+    stock = StockInput(code="600000.SH", name="甲", pe_ttm=20, roe=8,
+                       report_text="公司2025年归母净利润亏损8.6亿元。\n近30日公告（新→旧）：\n"
+                       "2026-11-20 关于收到中国证监会立案告知书的公告")
+    sentence = visible_signal("公司2025年归母净利润亏损8.6亿元。")
+    title = visible_signal("近30日公告（新→旧）：\n2026-11-20 关于收到中国证监会立案告知书的公告")
+    assert sentence is not None and not sentence.is_title and title is not None and title.is_title
+    kept = target_for(stock, assess(stock), sentence)  # 中 floor, 中 signal: kept, and said where
+    assert "报告" in kept.reason and "公告" not in kept.reason and not kept.escalates, kept
+    raised = target_for(stock, assess(stock), title)
+    assert raised.reason.startswith("公告立案调查") and raised.escalates, raised
+
+
 # ------------------------------------------------------------------------------------ training
 def tiny_lora_model(modules: tuple[str, ...] = ("q_proj", "v_proj", "down_proj")):
     import torch

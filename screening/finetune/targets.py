@@ -70,12 +70,16 @@ def target_for(stock: StockInput, verdict: RuleVerdict, signal: SignalHit | None
     base, short, figures = rule_reason(stock)
     if signal is None:
         return _checked(Target(floor, base, verdict.score, figures, False))
+    # where the text said it, as the floor's flag does (公告风险 / 报告风险): a loss stated in the report is
+    # not an announcement, and a reason that calls it one teaches the model to misquote its source
+    where = "公告" if signal.is_title else "报告提及"
     if RISK_ORDER[signal.tier] > RISK_ORDER[floor]:
-        reason = f"公告{signal.name},风险由{floor}上调为{signal.tier}"
+        reason = f"{where}{signal.name},风险由{floor}上调为{signal.tier}"
         return _checked(Target(signal.tier, reason, verdict.score, (signal.name,), True))
-    reason = f"{short},另有{signal.name}公告,维持{floor}风险"
+    reason = f"{short},另有{signal.name}公告,维持{floor}风险" if signal.is_title else \
+        f"{short},报告另提{signal.name},维持{floor}风险"
     if len(reason) > REASON_MAX_CHARS:
-        reason = f"公告{signal.name},规则已为{floor}风险"
+        reason = f"{where}{signal.name},规则已为{floor}风险"
     return _checked(Target(floor, reason, verdict.score, (signal.name,), False))
 
 
