@@ -347,3 +347,17 @@ def test_verify_model_checks_the_adapter(lora_engine, model_dir: str) -> None:
     assert report.ok, text
     assert "trained on these base weights" in text
     assert len(report.parity) == 6 and text.count("guided answer parses") == 6
+
+
+@pytest.mark.parametrize("extra, says", [(["--check"], "not this card's"), ([], "not a model card")])
+def test_heldout_from_refuses_in_one_line(tmp_path: Path, extra: list[str], says: str) -> None:
+    """Another card's held-out set is for side-by-side numbers only; a file that is no card is one line."""
+    import subprocess
+    import sys
+
+    bad = tmp_path / "card.json"
+    bad.write_text("{}", encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "screening", "finetune", "evaluate", "--adapter", "bundled",
+                           "--heldout-from", str(bad), *extra], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and says in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stdout == ""

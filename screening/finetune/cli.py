@@ -61,6 +61,9 @@ def add_finetune_args(p: argparse.ArgumentParser) -> None:
     e.add_argument("--check", action="store_true", help="exit 1 when a score differs from the card's")
     e.add_argument("--tolerance", type=float, default=0.05, help="allowed difference of each rate (default 0.05)")
     e.add_argument("--write-card", action="store_true", help="store these scores in the adapter's model card")
+    e.add_argument("--heldout-from", metavar="CARD_JSON",
+                   help="screen another card's held-out set instead (two adapters on the same stocks); "
+                   "not with --check or --write-card, whose numbers are the adapter's own set")
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -170,13 +173,25 @@ def _evaluate(args: argparse.Namespace, settings: EngineSettings) -> int:
     from screening.finetune.dataset import TokenizerEngine, build_examples
     from screening.finetune.evaluate import RATE_KEYS
 
+    if args.heldout_from and (args.check or args.write_card):
+        print("error: --heldout-from screens another set: its scores are not this card's (drop --check, "
+              "--write-card)", file=sys.stderr)
+        return 2
     adapter = adapter_path(settings.model_copy(update={"lora_adapter": args.adapter}))
     assert adapter is not None
     card = read_card(adapter)
     model_path, _ = _model_path(args, settings)
     run_settings = card_settings(card, settings)
-    data = DataSpec(**card["data"])
-    heldout = build_examples(data, TokenizerEngine(model_path), run_settings)["heldout"]
+    spec = card["data"]
+    if args.heldout_from:
+        try:
+            spec = json.loads(Path(args.heldout_from).read_text(encoding="utf-8"))["data"]
+            DataSpec(**spec)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            print(f"error: --heldout-from {args.heldout_from}: not a model card with a data spec ({exc})",
+                  file=sys.stderr)
+            return 2
+    heldout = build_examples(DataSpec(**spec), TokenizerEngine(model_path), run_settings)["heldout"]
     result, table_md = _compare(run_settings, model_path, adapter, heldout)
     print(table_md)
     if args.write_card:
