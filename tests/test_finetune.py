@@ -361,3 +361,21 @@ def test_heldout_from_refuses_in_one_line(tmp_path: Path, extra: list[str], says
                            "--heldout-from", str(bad), *extra], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 2 and says in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
     assert proc.stdout == ""
+
+
+def test_balanced_draw_keeps_clean_stocks_at_every_floor() -> None:
+    """--raise-share: at each figure floor some announced stocks get a title above it, some one at or below
+    it (never at 低: nothing is below), the rest none; the 2026-12-04 retrain without it saw almost no clean
+    stock at a 低 floor and learnt "低 -> raise"."""
+    spec = DataSpec(n_train=300, n_heldout=60, market_size=2000, seed=19, announced_share=0.8,
+                    raise_share=0.5, still_share=0.2)
+    kinds: dict[tuple[str, str], int] = {}
+    for stock, planted in build_stocks(spec)["train"]:
+        floor = assess(stock).figure_risk
+        kind = "none" if planted is None else ("raise" if RISK_ORDER[planted.tier] > RISK_ORDER[floor] else "still")
+        kinds[(floor, kind)] = kinds.get((floor, kind), 0) + 1
+    assert kinds.get(("低", "still"), 0) == 0 and kinds.get(("高", "raise"), 0) == 0
+    for floor in ("低", "中"):
+        raised, clean = kinds.get((floor, "raise"), 0), kinds.get((floor, "none"), 0)
+        assert raised >= 10 and clean >= 0.6 * raised, kinds  # clean stocks at least as common, give or take
+    assert kinds.get(("中", "still"), 0) >= 5 and kinds.get(("高", "still"), 0) >= 5
