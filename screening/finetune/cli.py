@@ -182,16 +182,15 @@ def _evaluate(args: argparse.Namespace, settings: EngineSettings) -> int:
     card = read_card(adapter)
     model_path, _ = _model_path(args, settings)
     run_settings = card_settings(card, settings)
-    spec = card["data"]
+    data = DataSpec(**card["data"])
     if args.heldout_from:
         try:
-            spec = json.loads(Path(args.heldout_from).read_text(encoding="utf-8"))["data"]
-            DataSpec(**spec)
+            data = DataSpec(**json.loads(Path(args.heldout_from).read_text(encoding="utf-8"))["data"])
         except (OSError, ValueError, KeyError, TypeError) as exc:
             print(f"error: --heldout-from {args.heldout_from}: not a model card with a data spec ({exc})",
                   file=sys.stderr)
             return 2
-    heldout = build_examples(DataSpec(**spec), TokenizerEngine(model_path), run_settings)["heldout"]
+    heldout = build_examples(data, TokenizerEngine(model_path), run_settings)["heldout"]
     result, table_md = _compare(run_settings, model_path, adapter, heldout)
     print(table_md)
     if args.write_card:
