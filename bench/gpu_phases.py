@@ -53,7 +53,7 @@ def run_child(a: argparse.Namespace) -> int:
         "load", load_s=round(load_s, 1), engine_load_s=round(engine.load_seconds, 1), **gpu_info(),
         versions=versions(), engine_settings=es.model_dump(), batcher=batcher.model_dump(),
         worker=worker.model_dump(), stats_available=prefix_counters() is not None,
-        engine_class=type(engine).__name__, cache_block_size=engine.cache_block_size(),
+        engine_class=type(engine).__name__, cache_block_size=engine.cache_block_size(), scheduler=engine.scheduler(),
         redis=a.redis_version or None,
     )
     del header

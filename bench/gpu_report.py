@@ -52,6 +52,8 @@ def render_section(recs: list[dict]) -> str:
         + (f", {load['redis']}" if load.get("redis") else ""),
         "- engine: " + ", ".join(f"{k}={eng.get(k)}" for k in keys if k in eng),
     ]
+    if load.get("scheduler"):  # what vLLM settled on; a None above is vLLM's own choice (runs before 19: not kept)
+        lines.append("- vLLM scheduler at start: " + ", ".join(f"{k}={v}" for k, v in load["scheduler"].items()))
     if load.get("batcher"):
         lines.append("- pipeline: batcher " + json.dumps(load["batcher"]) + ", worker batch_stocks "
                      + str((load.get("worker") or {}).get("batch_stocks", "?")))
@@ -201,8 +203,10 @@ def breakdown_lines(recs: list[dict]) -> list[str]:
         alone = pipeline.get(variant)
         ratio = f" = {r['req_s'] / alone:.3f}x the pipeline{'@' + variant if variant else ''} alone" if alone else ""
         ws = r.get("worker_settings") or {}
+        pace = f", bulk paced {ws['bulk_admit_per_s']:g}/s" if ws.get("bulk_admit_per_s") else ""
         out.append(f"- {r['phase']} (max_in_flight {ws.get('max_in_flight')}, fast_hold_bulk "
-                   f"{ws.get('fast_hold_bulk')}): {r.get('fast_finished')}/{r.get('fast_jobs')} fast jobs, one every "
+                   f"{ws.get('fast_hold_bulk')}{pace}): {r.get('fast_finished')}/{r.get('fast_jobs')} fast jobs, "
+                   f"one every "
                    f"{r.get('every_s')} s, {r.get('fast_submitted_during_bulk')} during the bulk job; submit -> last "
                    f"row p50 {_fmt(r.get('p50_s'))} s, p95 {_fmt(r.get('p95_s'))} s, max {_fmt(r.get('max_s'))} s; "
                    f"bulk {_fmt(r.get('req_s'))} stocks/s{ratio}")

@@ -53,7 +53,7 @@ class EngineSettings(BaseModel):
     quantization: str | None = None
     max_num_batched_tokens: int | None = None
     max_num_seqs: int | None = None
-    async_scheduling: bool = False
+    async_scheduling: bool | None = None  # None: vLLM's choice (0.26 turns it on); False is passed as False
     enable_prefix_caching: bool = True
     # multimodal checkpoints (Qwen3.5) screened as text: vLLM skips the vision tower and its processor
     language_model_only: bool = False
@@ -94,8 +94,6 @@ class InputSettings(BaseModel):
     max_xlsx_entries: int = 2_000
 
 
-
-
 class RedisSettings(BaseModel):
     url: str = "redis://127.0.0.1:6379/0"
     prefix: str = "screener"
@@ -109,12 +107,13 @@ class WorkerSettings(BaseModel):
     # stocks taken from the queue ahead of the engine, and the largest group of crash suspects re-run together
     batch_stocks: int = 512
     max_in_flight: int = 1024  # bulk requests submitted to the engine at once (the fast lane comes on top)
-    # fast-lane hold (queue/worker.py): while a fast request is in flight, bulk requests are admitted only
-    # while fewer than fast_hold_bulk are in flight (-1: off, 0: none), for at most fast_hold_max_s per
-    # hold; then bulk is admitted freely for at least fast_hold_gap_s (the bulk job always progresses)
+    # fast-lane hold (queue/worker.py): while a fast request is in flight, bulk is admitted only while fewer
+    # than fast_hold_bulk are in flight (-1: off), for at most fast_hold_max_s, then freely for fast_hold_gap_s
     fast_hold_bulk: int = -1
     fast_hold_max_s: float = 2.0
     fast_hold_gap_s: float = 1.0
+    bulk_admit_per_s: float = 0.0  # bulk handed to the engine at most this fast (queue/pace.py); 0: unpaced
+    bulk_admit_burst: int = 32
     # the claim leg (bench/RESULTS.md): with the engine full, still read the fast stream this often (0: only
     # when there is room), and prepare a claimed job this many stocks at a time (0: all at once), the next
     # chunk while fewer than max_in_flight prepared stocks wait, so a /screen never waits for a market's prep

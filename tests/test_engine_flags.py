@@ -54,3 +54,11 @@ def test_serve_flags_omit_false_switches_that_are_off_by_default() -> None:
     assert "--enforce-eager" not in flags and "--no-enforce-eager" not in flags
     assert "--enable-prefix-caching" in flags  # True is said explicitly; harmless, and visible in the log
     assert all(not f.startswith("--no-") for f in flags)
+
+
+def test_async_scheduling_false_is_said_not_dropped() -> None:
+    """vLLM 0.26 turns async scheduling on by itself, so a configured False must reach it, as a kwarg and a flag."""
+    kw = llm_kwargs(EngineSettings(async_scheduling=False), "/m")
+    assert kw["async_scheduling"] is False
+    assert "--no-async-scheduling" in serve_flags(kw)
+    assert "--async-scheduling" in serve_flags(llm_kwargs(EngineSettings(async_scheduling=True), "/m"))

@@ -35,6 +35,7 @@ from screening.engines.vllm_engine import (
     llm_kwargs,
     lora_request,
     sampling_params,
+    scheduler_of,
     use_moe_configs,
 )
 
@@ -155,6 +156,9 @@ class AsyncVllmEngine(ChatTokenizerMixin, Engine):
 
     def cache_block_size(self) -> int | None:
         return block_size_of(self.llm.vllm_config)
+
+    def scheduler(self) -> dict[str, object]:
+        return scheduler_of(self.llm.vllm_config)
 
     def reset_cache(self) -> None:
         self._call(self.llm.reset_prefix_cache())

@@ -74,6 +74,10 @@ class Engine(ABC):
         """Tokens per KV-cache block of an in-process engine (prefixes are reused in whole blocks); None: unknown."""
         return None
 
+    def scheduler(self) -> dict[str, object]:
+        """The scheduler settings an in-process engine settled on (vLLM chooses some itself); {}: unknown."""
+        return {}
+
     def reset_cache(self) -> None:  # noqa: B027 - optional hook
         """Forget cached prompt prefixes, so a benchmark phase does not ride on the previous one's."""
 

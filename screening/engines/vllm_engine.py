@@ -59,8 +59,8 @@ def llm_kwargs(settings: EngineSettings, model_path: str) -> dict:
             kwargs[key] = getattr(settings, key)
     if settings.kv_cache_gib:
         kwargs["kv_cache_memory_bytes"] = int(settings.kv_cache_gib * 2**30)
-    if settings.async_scheduling:
-        kwargs["async_scheduling"] = True
+    if settings.async_scheduling is not None:
+        kwargs["async_scheduling"] = settings.async_scheduling
     if settings.language_model_only:
         kwargs["language_model_only"] = True
     kwargs.update(lora_kwargs(settings))
@@ -167,6 +167,10 @@ def use_moe_configs(settings: EngineSettings, environ: MutableMapping[str, str] 
     return str(folder)
 
 
+# knobs vLLM turns on by itself: False must be said as --no-... (other False values are vLLM's default)
+ON_BY_DEFAULT = ("enable_prefix_caching", "async_scheduling")
+
+
 def serve_flags(kwargs: dict) -> list[str]:
     """The same engine as ``vllm serve`` command-line flags (everything but the model path)."""
     flags: list[str] = []
@@ -177,13 +181,19 @@ def serve_flags(kwargs: dict) -> list[str]:
         if value is True:
             flags.append(flag)
         elif value is False:
-            if key == "enable_prefix_caching":  # on by default in vllm serve
-                flags.append("--no-enable-prefix-caching")
+            if key in ON_BY_DEFAULT:
+                flags.append("--no-" + key.replace("_", "-"))
         elif isinstance(value, dict):
             flags += [flag, json.dumps(value)]
         else:
             flags += [flag, str(value)]
     return flags
+
+
+def scheduler_of(vllm_config: Any) -> dict[str, object]:
+    """What vLLM's scheduler settled on at start: knobs left unset (async scheduling) are its own choice."""
+    sched = getattr(vllm_config, "scheduler_config", None)
+    return {key: getattr(sched, key, None) for key in ("async_scheduling", "max_num_seqs", "max_num_batched_tokens")}
 
 
 def block_size_of(vllm_config: Any) -> int | None:
@@ -245,6 +255,9 @@ class VllmEngine(ChatTokenizerMixin, Engine):
 
     def cache_block_size(self) -> int | None:
         return block_size_of(self.llm.llm_engine.vllm_config)
+
+    def scheduler(self) -> dict[str, object]:
+        return scheduler_of(self.llm.llm_engine.vllm_config)
 
     def reset_cache(self) -> None:
         self.llm.reset_prefix_cache()
