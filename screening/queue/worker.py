@@ -50,6 +50,7 @@ from screening.models import FailCode, PoolItem, ResultRow, failed_row
 from screening.queue.client import GROUP, TRANSIENT_ERRORS
 from screening.queue.fast_trace import JobClock
 from screening.queue.intake import ActiveJob, BatchResult, JobIntake
+from screening.queue.pace import AdmissionPace
 from screening.screen.pipeline import Prepared
 
 log = logging.getLogger("screening.worker")
@@ -107,6 +108,7 @@ class Worker(JobIntake):
         self._hold_since: float | None = None  # monotonic start of the current fast-lane hold
         self._hold_free_until = 0.0  # no new hold before this (the bulk job's turn)
         self._next_fast_poll = 0.0
+        self._pace = AdmissionPace(self.ws.bulk_admit_per_s, self.ws.bulk_admit_burst)
 
     # -- the loop -------------------------------------------------------------------------
     def run(self) -> None:
@@ -154,7 +156,8 @@ class Worker(JobIntake):
             self._adopt_response(self.r.xreadgroup(GROUP, self.name, {self.q.stream("fast"): ">"}, count=64))
         self._prepare_ahead()
         admitted = self._admit()
-        self._collect(timeout=0.0 if admitted else min(0.05, self.ws.block_ms / 1000))
+        wait = min(0.05, self.ws.block_ms / 1000, self._pace.wait_s() or 0.05)
+        self._collect(timeout=0.0 if admitted else wait)
         if time.monotonic() >= self._next_flush or len(self.out.rows) >= 256:
             self._flush()
         if (not self.flights and not self.out.rows and not self._waiting()
@@ -212,8 +215,10 @@ class Worker(JobIntake):
         cap = self._hold_cap(bool(fast) or len(self.flights) > in_bulk)
         if cap is not None:
             room = min(room, max(0, cap - in_bulk))
+        room = self._pace.allowed(room, time.monotonic())
         bulk = sorted((w for w in waiting if w.job.lane == "bulk"),
                       key=lambda w: (w.job.created_at, w.prompt_tokens))[:room]
+        self._pace.spend(len(bulk))
         work = fast + bulk
         if work:
             self._submit(work)

@@ -1,0 +1,46 @@
+"""Paced bulk admission: a token bucket on how fast the worker hands vLLM new bulk requests.
+
+Why (bench/RESULTS.md, runs 19-21): bulk requests all ask for one short JSON answer, so requests
+handed to vLLM together finish together; the worker then refills hundreds of slots at once and vLLM
+prefills them in a few steps of up to ``max_num_batched_tokens`` tokens. Rows arrive in waves (gaps of
+over a second with no row, 5-38% of a phase with fewer than 400 bulk requests running), and a /screen
+request decodes its ~38 tokens in steps that carry those prefill bursts (60-84 ms a token). Handing
+bulk requests over at a steady rate spreads the prefills over the steps and the finishes over time,
+so no step carries a burst and the batch does not drain between waves. Off (rate 0) by default: the
+design is measured against the hold on the GPU before it becomes the default.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class AdmissionPace:
+    """At most ``rate`` admissions a second, with bursts of at most ``burst``; rate 0 = unpaced."""
+
+    rate: float
+    burst: int
+    _tokens: float = field(default=0.0, init=False)
+    _at: float | None = field(default=None, init=False)
+
+    def allowed(self, want: int, now: float) -> int:
+        """How many of ``want`` admissions may go now (call ``spend`` with the number that went)."""
+        if self.rate <= 0:
+            return want
+        if self._at is None:
+            self._tokens = float(self.burst)  # a fresh worker may start with one burst
+        else:
+            self._tokens = min(float(self.burst), self._tokens + (now - self._at) * self.rate)
+        self._at = now
+        return max(0, min(want, int(self._tokens)))
+
+    def spend(self, n: int) -> None:
+        if self.rate > 0:
+            self._tokens -= n
+
+    def wait_s(self) -> float:
+        """Seconds until one more admission is allowed (0 when unpaced or already allowed)."""
+        if self.rate <= 0 or self._tokens >= 1:
+            return 0.0
+        return (1 - self._tokens) / self.rate

@@ -1,0 +1,88 @@
+"""The bulk admission pace (queue/pace.py): the token bucket on a hand-driven clock, then in a real worker."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import Future
+
+import pytest
+
+from screening.config import Settings
+from screening.engines.rules_engine import RulesEngine
+from screening.engines.types import EngineOutput, EngineRequest
+from screening.queue.client import JobQueue
+from screening.queue.pace import AdmissionPace
+from screening.queue.run import run_worker
+from tests.fixtures_redis import make_items
+
+
+def test_unpaced_admits_everything() -> None:
+    pace = AdmissionPace(rate=0, burst=8)
+    assert pace.allowed(576, now=0.0) == 576
+    pace.spend(576)
+    assert pace.allowed(576, now=0.0) == 576 and pace.wait_s() == 0.0
+
+
+def test_a_fresh_worker_starts_with_one_burst_then_the_rate() -> None:
+    pace = AdmissionPace(rate=200, burst=16)
+    assert pace.allowed(576, now=10.0) == 16
+    pace.spend(16)
+    assert pace.allowed(576, now=10.0) == 0
+    assert pace.wait_s() == pytest.approx(1 / 200)
+    assert pace.allowed(576, now=10.05) == 10  # 50 ms at 200 a second
+    pace.spend(10)
+
+
+def test_idle_time_never_saves_more_than_one_burst() -> None:
+    pace = AdmissionPace(rate=200, burst=16)
+    pace.spend(pace.allowed(16, now=0.0))
+    assert pace.allowed(576, now=60.0) == 16
+
+
+def test_over_a_second_the_rate_holds_whatever_the_rounds() -> None:
+    pace = AdmissionPace(rate=150, burst=8)
+    went, now = 0, 0.0
+    while now < 2.0:
+        n = pace.allowed(576, now)
+        pace.spend(n)
+        went += n
+        now += 0.013
+    assert 2 * 150 <= went <= 2 * 150 + 8
+
+
+
+class StampedRules(RulesEngine):
+    """The real rules engine fed one request at a time (as AsyncLLM is), stamping when each was handed over."""
+
+    continuous = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.handed: list[float] = []
+
+    def submit(self, request: EngineRequest, priority: int = 1, alone: bool = False) -> Future[EngineOutput]:
+        self.handed.append(time.monotonic())
+        return super().submit(request, priority, alone)
+
+
+def _handed(settings: Settings, rate: float, start: int) -> list[float]:
+    """When each of 60 new stocks was handed over (``start``: none repeats, so none comes from the cache)."""
+    ws = settings.worker.model_copy(update={"bulk_admit_per_s": rate, "bulk_admit_burst": 10})
+    settings = settings.model_copy(update={"worker": ws})
+    q = JobQueue(settings.redis.url, settings.redis)
+    jid = q.submit(make_items(60, start), lane="bulk")
+    engine = StampedRules()
+    run_worker(settings, engine, f"paced-{rate:g}", exit_when_idle=True)
+    assert q.status(jid).state == "done" and sorted(r.index for r in q.results(jid)) == list(range(60))
+    return engine.handed
+
+
+def test_a_paced_worker_hands_bulk_over_at_the_rate_and_finishes_the_job(queue_settings: Settings) -> None:
+    """Real Redis and worker: unpaced, 60 bulk stocks go to the engine at once; at 100 a second in bursts
+    of 10 their handing over takes at least half a second, and every row is still written once."""
+    unpaced = _handed(queue_settings, 0.0, 0)
+    assert len(unpaced) == 60 and unpaced[-1] - unpaced[0] < 0.2
+    paced = _handed(queue_settings, 100.0, 100)
+    assert len(paced) == 60 and paced[-1] - paced[0] >= (60 - 10) / 100 * 0.95
+    for i, t in enumerate(paced):  # never more than a burst plus the rate's share in any 100 ms
+        assert sum(1 for u in paced[i:] if u - t < 0.1) <= 10 + 10 + 1
