@@ -48,8 +48,11 @@ def _engine_processes(pid: int) -> list[psutil.Process]:
 
 def test_fast_job_overtakes_bulk_and_a_killed_worker_leaves_no_engine(queue_settings: Settings,
                                                                        spawn_worker) -> None:
+    """The fast job must end while the bulk job still runs, on any machine: with 32 bulk stocks in flight
+    the 120-stock bulk job needs about four engine waves and the fast job (in at once, by priority) one."""
     q = JobQueue(queue_settings.redis.url, queue_settings.redis)
-    worker = spawn_worker(None, args=["--engine", "vllm"], env=ENGINE_ENV)
+    env = {**ENGINE_ENV, "SCREENER_WORKER__MAX_IN_FLIGHT": "32"}
+    worker = spawn_worker(None, args=["--engine", "vllm"], env=env)
     _wait_log(worker, "loaded", 300)
     bulk = q.submit(make_items(120, start=2000), lane="bulk", source="bulk")
     deadline = time.monotonic() + 240
@@ -73,7 +76,7 @@ def test_fast_job_overtakes_bulk_and_a_killed_worker_leaves_no_engine(queue_sett
     left = [p.pid for p in engine if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
     assert left == [], f"engine processes outlived the killed worker: {left}"
 
-    spawn_worker(None, args=["--engine", "vllm"], env=ENGINE_ENV)
+    spawn_worker(None, args=["--engine", "vllm"], env=env)
     st = q.wait(bulk, timeout=600)
     assert st.state == "done" and st.failed == 0
     rows = q.results(bulk)
