@@ -29,12 +29,12 @@ class InputProblem:
     def __str__(self) -> str:
         where = [self.source]
         if self.row is not None:
-            where.append(f"row {self.row}")
+            where.append(f"第{self.row}行")
         if self.column is not None:
-            where.append(f"column {self.column!r}")
+            where.append(f"列 {self.column!r}")
         if self.value is not None:
             shown = self.value if len(self.value) <= 40 else self.value[:37] + "..."
-            where.append(f"value {shown!r}")
+            where.append(f"值 {shown!r}")
         return f"{', '.join(where)}: {self.message}"
 
 

@@ -98,7 +98,7 @@ def test_bad_row_fails_that_row_only(env, tmp_path):
     )
     rows = json.loads(screen(env, str(f), "--engine", "rules", "--format", "json").stdout)
     assert [r["status"] for r in rows] == ["ok", "failed", "failed"]
-    assert "row 3" in rows[1]["error"] and "pe_ttm" in rows[1]["error"] and "abc" in rows[1]["error"]
+    assert "第3行" in rows[1]["error"] and "pe_ttm" in rows[1]["error"] and "abc" in rows[1]["error"]
 
 
 def test_xlsx_report_sheets_and_escaping(env, tmp_path):

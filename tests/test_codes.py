@@ -27,17 +27,17 @@ def test_every_board_prefix_is_accepted(raw: str, code: str) -> None:
 @pytest.mark.parametrize(
     ("raw", "says"),
     [
-        ("12345", "no A-share board starts with 012"),  # a lost digit, not 012345.SZ
-        ("612345", "no A-share board starts with 612"),
-        ("004001", "no A-share board starts with 004"),
-        ("303001", "no A-share board starts with 303"),
-        ("921001", "no A-share board starts with 921"),
-        ("900901", "Shanghai B share"),
-        ("200002", "Shenzhen B share"),
-        ("820001", "preferred share"),
-        ("510300", "fund/ETF"),
-        ("399001", "index"),
-        ("113050", "bond"),
+        ("12345", "没有以 012 开头的A股板块"),  # a lost digit, not 012345.SZ
+        ("612345", "没有以 612 开头的A股板块"),
+        ("004001", "没有以 004 开头的A股板块"),
+        ("303001", "没有以 303 开头的A股板块"),
+        ("921001", "没有以 921 开头的A股板块"),
+        ("900901", "上海B股, 不是A股"),
+        ("200002", "深圳B股, 不是A股"),
+        ("820001", "北交所优先股"),
+        ("510300", "上海基金/ETF"),
+        ("399001", "深证成指(指数), 不是股票"),
+        ("113050", "可转债"),
     ],
 )
 def test_codes_on_no_a_share_board_are_refused_by_name(raw: str, says: str) -> None:
@@ -47,7 +47,7 @@ def test_codes_on_no_a_share_board_are_refused_by_name(raw: str, says: str) -> N
 
 
 def test_the_lost_digit_is_shown_as_read() -> None:
-    with pytest.raises(CodeError, match=r"'12345' \(read as 012345\)"):
+    with pytest.raises(CodeError, match=r"'12345' \(按 012345 读\)"):
         normalise_code("12345")
 
 
@@ -66,9 +66,9 @@ def test_full_width_codes_are_folded(raw: str, code: str) -> None:
 
 
 def test_a_claimed_exchange_must_match_the_board() -> None:
-    with pytest.raises(CodeError, match="says SH but 000333 is listed on SZ"):
+    with pytest.raises(CodeError, match="标为上交所\\(SH\\), 但 000333 在深交所\\(SZ\\)上市"):
         normalise_code("000333.SH")
-    with pytest.raises(CodeError, match="says SZ but 920001 is listed on BJ"):
+    with pytest.raises(CodeError, match="标为深交所\\(SZ\\), 但 920001 在北交所\\(BJ\\)上市"):
         normalise_code("sz920001")
 
 

@@ -40,24 +40,24 @@ def test_money_unit_in_a_roe_column_fails_with_a_hint(tmp_path: Path, settings: 
     pool = pool_of(tmp_path, settings, "代码,名称,ROE,市盈率(TTM)", "600519,贵州茅台,12.5亿,25", "000001,平安银行,10,5")
     err = pool.items[0].error
     assert err is not None and (err.row, err.column, err.value) == (2, "ROE", "12.5亿")
-    assert "percentage" in err.message and "亿" in err.message
+    assert "是百分比" in err.message and "亿" in err.message
     assert pool.items[1].stock is not None and pool.items[1].stock.roe == 10
 
 
 @pytest.mark.parametrize(
     ("header", "cell", "says"),
     [
-        ("ROE", "1500", "plausible range"),  # ROE in percent: ±1000% at most
-        ("ROE", "-1e308", "plausible range"),  # finite, but (15-ROE)*5 would overflow the score
-        ("涨跌幅", "-120", "plausible range"),  # a price cannot fall more than 100%
-        ("市盈率(TTM)", "3.5亿", "the 亿 in the cell multiplies it"),
-        ("市盈率(TTM)", "25%", "not a percentage"),
-        ("每股收益", "2.5万", "plausible range"),  # a company total, not per share
-        ("最新价", "-3", "plausible range"),
-        ("总市值", "12%", "not a percentage"),
-        ("总市值", "18400", "if the column is in 万 or 亿, write the unit in the header"),
-        ("净利润", "1e14", "plausible range"),
-        ("市净率", "2e6", "plausible range"),
+        ("ROE", "1500", "超出合理范围"),  # ROE in percent: ±1000% at most
+        ("ROE", "-1e308", "超出合理范围"),  # finite, but (15-ROE)*5 would overflow the score
+        ("涨跌幅", "-120", "超出合理范围"),  # a price cannot fall more than 100%
+        ("市盈率(TTM)", "3.5亿", "单元格中的 亿 放大了它"),
+        ("市盈率(TTM)", "25%", "不是百分比"),
+        ("每股收益", "2.5万", "超出合理范围"),  # a company total, not per share
+        ("最新价", "-3", "超出合理范围"),
+        ("总市值", "12%", "不是百分比"),
+        ("总市值", "18400", "若该列以万或亿计, 请在表头写明单位"),
+        ("净利润", "1e14", "超出合理范围"),
+        ("市净率", "2e6", "超出合理范围"),
     ],
 )
 def test_values_outside_their_columns_range_fail(tmp_path: Path, settings: InputSettings, header: str, cell: str,
@@ -91,7 +91,7 @@ def test_overflow_after_unit_scaling_is_a_failed_cell(tmp_path: Path, settings: 
                                                       cell: str) -> None:
     pool = pool_of(tmp_path, settings, f"代码,{header}", f"600519,{cell}", "000001,")
     err = pool.items[0].error
-    assert err is not None and err.column == header and err.value == cell and "overflows" in err.message
+    assert err is not None and err.column == header and err.value == cell and "溢出" in err.message
     for item in pool.ok_items:
         assert item.stock is not None
         assert all(math.isfinite(getattr(item.stock, f)) for f in NUMERIC_FIELDS if getattr(item.stock, f) is not None)
@@ -99,7 +99,7 @@ def test_overflow_after_unit_scaling_is_a_failed_cell(tmp_path: Path, settings: 
 
 def test_percent_column_with_a_money_header_unit(tmp_path: Path, settings: InputSettings) -> None:
     err = pool_of(tmp_path, settings, "代码,ROE(亿)", "600519,12").items[0].error
-    assert err is not None and "header 'ROE(亿)'" in err.message and "percentage" in err.message
+    assert err is not None and "表头 'ROE(亿)'" in err.message and "是百分比" in err.message
 
 
 def test_overflowing_file_does_not_take_the_job_down(tmp_path: Path) -> None:
@@ -114,4 +114,4 @@ def test_overflowing_file_does_not_take_the_job_down(tmp_path: Path) -> None:
     assert p.returncode == 0, p.stderr
     rows = json.loads(p.stdout)
     assert [r["status"] for r in rows] == ["failed", "failed", "ok"]
-    assert all("overflows" in r["error"] and "ROE(亿)" in r["error"] for r in rows[:2])
+    assert all("溢出" in r["error"] and "ROE(亿)" in r["error"] for r in rows[:2])

@@ -90,7 +90,7 @@ def test_full_width_codes_in_a_file(tmp_path: Path, settings: InputSettings) -> 
     assert pool.items[0].stock is not None and pool.items[0].stock.code == "600519.SH"
     assert pool.items[0].stock.roe == 30.5
     dup = pool.items[1].error
-    assert dup is not None and "duplicate of row 2" in dup.message  # no escape from the duplicate check
+    assert dup is not None and "与第 2 行重复" in dup.message  # no escape from the duplicate check
     assert pool.items[2].stock is not None and pool.items[2].stock.code == "000001.SZ"
 
 

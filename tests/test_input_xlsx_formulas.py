@@ -58,7 +58,7 @@ def test_formula_without_cached_value_fails_its_cell(tmp_path: Path, settings: I
     assert (bad.error.source, bad.error.row, bad.error.column, bad.error.value) == (
         "自选股.xlsx", 2, "市盈率(TTM)", "=10+5.2")
     shown = str(bad.error)
-    assert "自选股.xlsx" in shown and "row 2" in shown and "=10+5.2" in shown and "no saved result" in shown
+    assert "自选股.xlsx" in shown and "第2行" in shown and "=10+5.2" in shown and "没有保存的结果" in shown
     assert "ROE='=B2'" in bad.error.message  # the second formula of the row is named too
     ok = pool.items[1].stock
     assert ok is not None and (ok.pe_ttm, ok.roe, ok.notes) == (5.1, 12, [])  # the others go on
@@ -76,7 +76,7 @@ def test_formula_with_cached_value_uses_it_and_says_so(tmp_path: Path, settings:
 def test_cached_formula_result_is_still_bounded(tmp_path: Path, settings: InputSettings) -> None:
     path = with_cached_results(workbook(tmp_path / "f.xlsx", ROWS), {"10+5.2": "15.2", "B2": "1250000000"})
     err = read_pool(path, settings).items[0].error
-    assert err is not None and err.column == "ROE" and "plausible range" in err.message
+    assert err is not None and err.column == "ROE" and "超出合理范围" in err.message
 
 
 def test_text_literal_code_formula_is_read_not_computed(tmp_path: Path, settings: InputSettings) -> None:

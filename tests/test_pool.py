@@ -250,7 +250,7 @@ def test_non_numeric_number_fails_only_that_row(tmp_path: Path, settings: InputS
         "abc",
     )
     shown = str(bad.error)
-    assert "row 3" in shown and "'ROE'" in shown and "'abc'" in shown
+    assert "第3行" in shown and "'ROE'" in shown and "'abc'" in shown
     assert pool.items[0].stock and pool.items[0].stock.roe == 32.78
     assert pool.items[2].stock and pool.items[2].stock.roe is None
 
@@ -297,9 +297,9 @@ def test_invalid_and_duplicate_codes(tmp_path: Path, settings: InputSettings) ->
     for row, err in errs.items():
         assert err is not None and err.row == row and err.column == "代码"
     assert errs[3] and errs[3].value == "ABC"
-    assert errs[4] and "duplicate of row 2" in errs[4].message and errs[4].value == "sh600519"
+    assert errs[4] and "与第 2 行重复" in errs[4].message and errs[4].value == "sh600519"
     assert errs[5] and "SZ" in errs[5].message  # 000001 is listed on SZ, not SH
-    assert errs[7] and "empty" in errs[7].message
+    assert errs[7] and "代码为空" in errs[7].message
 
 
 def test_blank_lines_keep_row_numbers(tmp_path: Path, settings: InputSettings) -> None:

@@ -36,19 +36,19 @@ BOARD_PREFIXES: dict[str, str] = {
     "000": "SZ", "001": "SZ", "002": "SZ", "003": "SZ", "300": "SZ", "301": "SZ", "302": "SZ",
     "43": "BJ", "83": "BJ", "87": "BJ", "88": "BJ", "920": "BJ",
 }
-# what a rejected prefix is, when it is a well-known non-A-share security (said in the message, in Chinese and
-# English). Longest prefix first where they overlap.
+# what a rejected prefix is, when it is a well-known non-A-share security (said in the message). Longest prefix
+# first where they overlap.
 _NOT_A_SHARES: dict[str, str] = {
-    "900": "上海B股 (a Shanghai B share), 不是A股", "200": "深圳B股 (a Shenzhen B share), 不是A股",
-    "82": "北交所优先股 (a BSE preferred share), 不是A股", "399": "深圳指数 (a Shenzhen index), 不是股票",
-    "899": "北交所指数 (a BSE index), 不是股票",
-    "50": "上海基金 (a Shanghai fund/ETF), 不是股票", "51": "上海基金/ETF (a Shanghai fund/ETF), 不是股票",
-    "52": "上海基金/ETF (a Shanghai fund/ETF), 不是股票", "56": "上海基金/ETF (a Shanghai fund/ETF), 不是股票",
-    "58": "上海基金/ETF (a Shanghai fund/ETF), 不是股票", "15": "深圳基金/ETF (a Shenzhen fund/ETF), 不是股票",
-    "16": "深圳LOF基金 (a Shenzhen LOF), 不是股票", "18": "深圳封闭式基金 (a Shenzhen fund), 不是股票",
-    "10": "债券 (a bond), 不是股票", "11": "债券或可转债 (a bond or convertible bond), 不是股票",
-    "12": "债券或可转债 (a bond or convertible bond), 不是股票", "13": "债券 (a bond), 不是股票",
-    "40": "老三板股份 (a NEEQ 老三板 share), 不是A股",
+    "900": "上海B股, 不是A股", "200": "深圳B股, 不是A股",
+    "82": "北交所优先股, 不是A股", "399": "深圳指数, 不是股票",
+    "899": "北交所指数, 不是股票",
+    "50": "上海基金/ETF, 不是股票", "51": "上海基金/ETF, 不是股票",
+    "52": "上海基金/ETF, 不是股票", "56": "上海基金/ETF, 不是股票",
+    "58": "上海基金/ETF, 不是股票", "15": "深圳基金/ETF, 不是股票",
+    "16": "深圳LOF基金, 不是股票", "18": "深圳封闭式基金, 不是股票",
+    "10": "债券, 不是股票", "11": "债券或可转债, 不是股票",
+    "12": "债券或可转债, 不是股票", "13": "债券, 不是股票",
+    "40": "老三板股份, 不是A股",
 }
 # Index codes users type first. Shanghai's indices share their numbers with Shenzhen main-board stocks
 # (000001 is both 上证指数 and 平安银行): a code that claims SH with one of these numbers is the index.
@@ -62,6 +62,9 @@ SZ_INDICES: dict[str, str] = {
     "399673": "创业板50", "399905": "中证500",
 }
 BJ_INDICES: dict[str, str] = {"899050": "北证50"}
+
+
+EXCHANGES = {"SH": "上交所(SH)", "SZ": "深交所(SZ)", "BJ": "北交所(BJ)"}
 
 
 class CodeError(ValueError):
@@ -81,16 +84,16 @@ def index_name(num: str, claimed: str | None = None) -> str | None:
 
 
 def _board_error(num: str, given: str) -> CodeError:
-    shown = repr(given) if given.endswith(num) else f"{given!r} (read as {num})"
+    shown = repr(given) if given.endswith(num) else f"{given!r} (按 {num} 读)"
     index = SZ_INDICES.get(num) or BJ_INDICES.get(num)
     if index:
-        return CodeError(f"{shown} 是{index} (an index), 不是股票")
+        return CodeError(f"{shown} 是{index}(指数), 不是股票")
     what = _NOT_A_SHARES.get(num[:3]) or _NOT_A_SHARES.get(num[:2])
     if what:
-        return CodeError(f"{shown} 是{what} (no A-share board starts with {num[:3]})")
+        return CodeError(f"{shown} 是{what} (没有以 {num[:3]} 开头的A股板块)")
     return CodeError(
-        f"no A-share board starts with {num[:3]}: {shown} "
-        "(SH 600/601/603/605/688/689, SZ 000/001/002/003/300/301/302, BJ 920 and the older 43/83/87/88)"
+        f"没有以 {num[:3]} 开头的A股板块: {shown} "
+        "(沪市 600/601/603/605/688/689, 深市 000/001/002/003/300/301/302, 北交所 920 及旧代码 43/83/87/88)"
     )
 
 
@@ -102,20 +105,20 @@ def normalise_code(raw: object) -> str:
     under the same spelling as their half-width twin.
     """
     if raw is None:
-        raise CodeError("empty code")
+        raise CodeError("代码为空")
     if isinstance(raw, float) and raw.is_integer():
         text = str(int(raw))
     else:
         text = unicodedata.normalize("NFKC", str(raw)).strip()
     if not text:
-        raise CodeError("empty code")
+        raise CodeError("代码为空")
     given = text
     # spreadsheets drop leading zeros: 1 -> 000001 (only for pure digits up to 6 long)
     if text.isascii() and text.isdigit() and len(text) < 6:
         text = text.zfill(6)
     m = _PATTERN.match(text)
     if not m:
-        raise CodeError(f"not an A-share code: {text!r} (expected e.g. 600519.SH, 600519, sh600519)")
+        raise CodeError(f"不是A股代码: {text!r} (应写作 600519.SH、600519 或 sh600519)")
     num = m.group("num")
     market = exchange_of(num)
     if market is None:
@@ -125,9 +128,10 @@ def normalise_code(raw: object) -> str:
         claimed = _SUFFIX_ALIASES.get(claimed.upper(), claimed.upper())
         index = SH_INDICES.get(num) if claimed == "SH" else None
         if index:  # sh000001 / 000300.SH: the index, not the SZ stock sharing its number
-            raise CodeError(f"{given} 是{index}, 不是股票 (an index; 深市个股 {num} 写作 {num}.SZ)")
+            raise CodeError(f"{given} 是{index}, 不是股票 (指数; 深市个股 {num} 写作 {num}.SZ)")
         if claimed != market:
-            raise CodeError(f"{text!r} says {claimed} but {num} is listed on {market}")
+            raise CodeError(f"{text!r} 标为{EXCHANGES[claimed]}, 但 {num} 在{EXCHANGES[market]}上市 "
+                            f"(应写作 {num}.{market})")
     return f"{num}.{market}"
 
 

@@ -74,7 +74,7 @@ def parse_row(index: int, raw: RawRow, used: dict[str, Column], source: str,
     except CodeError as exc:
         return fail(str(exc), code_col.name, raw_code)
     if code in first_seen:
-        return fail(f"duplicate of row {first_seen[code]} (same code {code})", code_col.name, raw_code, code)
+        return fail(f"与第 {first_seen[code]} 行重复 (同一代码 {code})", code_col.name, raw_code, code)
     first_seen[code] = raw.row
 
     values: dict[str, Any] = {}
@@ -87,7 +87,7 @@ def parse_row(index: int, raw: RawRow, used: dict[str, Column], source: str,
         message, col_name, value = problems[0]
         if len(problems) > 1:
             others = "; ".join(f"{c}={_clean_value(v)!r}" for _, c, v in problems[1:4])
-            message += f" (also bad: {others}{' ...' if len(problems) > 4 else ''})"
+            message += f" (另有错误: {others}{' ...' if len(problems) > 4 else ''})"
         return fail(message, col_name, value, code)
     if cleaned:
         notes.append("已移除控制字符: " + ", ".join(cleaned))
@@ -110,7 +110,7 @@ def _read_field(field: str, col: Column, raw: RawRow, values: dict[str, Any], pr
         try:
             values[field] = parse_bool_flag(text)
         except ValueError:
-            problems.append(("not a yes/no ST flag (expected 是/否, Y/N, 1/0, true/false, ST)", col.name, text))
+            problems.append(("不是 ST 是/否标记 (应为 是/否、Y/N、1/0、true/false 或 ST)", col.name, text))
     else:
         clean, changed = strip_controls(text, keep_layout=field == "report_text")
         if changed:
@@ -123,7 +123,7 @@ def _read_number(field: str, col: Column, text: str, values: dict[str, Any], pro
     try:
         number, unit = parse_number_unit(text)
     except ValueError:
-        problems.append((f"not a number in {field} column", col.name, text))
+        problems.append((f"{col.name} 列的值不是数字", col.name, text))
         return
     if number is None:
         values[field] = None
@@ -142,9 +142,8 @@ def _read_number(field: str, col: Column, text: str, values: dict[str, Any], pro
 
 
 def _formula_problem(formula: Formula) -> str:
-    return (f"formula {formula.text} has no saved result in the file (a workbook written by a script, "
-            "never opened and saved in Excel/WPS); formulas are never computed here: open and save the file "
-            "in Excel/WPS, or paste the values")
+    return (f"公式 {formula.text} 在文件中没有保存的结果 (由脚本生成、从未在 Excel/WPS 中打开保存的工作簿); "
+            "这里从不计算公式: 请在 Excel/WPS 中打开并保存该文件, 或粘贴数值")
 
 
 _EXCEL_TEXT_CODE = re.compile(r'^=\s*"([^"]*)"$')
