@@ -150,7 +150,7 @@ async def test_screen_codes_progress_and_result(harness: Harness, bot_env: BotEn
         await fake.wait_for(lambda: len(fake.ok_calls("sendMessage", chat)) >= 2, 15, "ack + progress")
         ack, progress = fake.ok_calls("sendMessage", chat)[:2]
         assert "999999" in ack.result["text"] and "没有以 999 开头的A股板块" in ack.result["text"]
-        assert "NOSUCHNAME" in ack.result["text"] and "no stock named" in ack.result["text"]
+        assert "NOSUCHNAME" in ack.result["text"] and "本地数据中也没有名为" in ack.result["text"]
         assert "排队中" in progress.result["text"] and "前面还有 1 个任务" in progress.result["text"]
         job_id = harness.queue.jobs_of(str(chat))[0]  # written to Redis before the bot replied
         assert job_id[:12] in ack.result["text"]

@@ -68,7 +68,7 @@ def test_a_fresh_install_never_invents_a_company(env):
     assert p.returncode == 0, p.stderr
     rows = json.loads(p.stdout)
     assert [r["status"] for r in rows] == ["failed", "failed"] and [r["name"] for r in rows] == [None, None]
-    assert all("unknown to the local data" in r["error"] and "universe refresh" in r["error"] for r in rows)
+    assert all("本地数据中没有这只股票" in r["error"] and "universe refresh" in r["error"] for r in rows)
     assert rows[0]["code"] == "000001.SZ" and rows[0]["input"] == "000001"  # normalised; as given beside it
 
 
@@ -76,7 +76,7 @@ def test_a_missing_file_is_unusable_input(env, tmp_path):
     """Issue 15.4: an argument that looks like a file and does not exist is exit 2, not a failed stock."""
     for arg in ("nosuch.csv", str(tmp_path / "dir" / "pool.xlsx"), "sub/pool"):
         p = screen(env, arg, "--engine", "rules", "--format", "json")
-        assert p.returncode == 2 and "no such file" in p.stderr and p.stdout == "", (arg, p.stderr)
+        assert p.returncode == 2 and "文件不存在" in p.stderr and p.stdout == "", (arg, p.stderr)
 
 
 def test_unusable_input_exits_2_with_message(env, tmp_path):

@@ -50,7 +50,7 @@ def test_json_rows_have_exactly_the_readme_fields_and_failed_rows_keep_normalise
     assert [r["input"] for r in rows] == ["600519.SH", "sh600036", "SZ000333", "600519", "abc"]
     assert [r["code"] for r in rows[:4]] == ["600519.SH", "600036.SH", "000333.SZ", "600519.SH"]
     dup = rows[3]
-    assert dup["status"] == "failed" and dup["fail_code"] == "input" and "duplicate" in dup["error"]
+    assert dup["status"] == "failed" and dup["fail_code"] == "input" and "重复" in dup["error"]
     assert rows[4]["code"] == "abc" and rows[4]["fail_code"] == "input"  # never parsed: the input is all there is
     ok = rows[0]
     assert isinstance(ok["rank_value"], float) and ok["score"] == 100 and ok["rank_value"] > 100

@@ -69,7 +69,7 @@ def test_prepare_many_matches_one_by_one(tokenizer_dir: str):
         assert list(b.request.prompt_ids) == list(s.request.prompt_ids)
         assert b.request.report_cut == s.request.report_cut
     assert any(b.request.report_cut for b in batch[:40])  # 200 tokens cuts some synthetic reports
-    assert batch[40].status == "failed" and batch[40].error == "unusable input"
+    assert batch[40].status == "failed" and batch[40].error == "无法使用的输入"
 
 
 def test_prepare_bench_measures_the_same_ids_both_ways(tokenizer_dir: str):

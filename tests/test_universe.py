@@ -186,14 +186,14 @@ def test_pool_from_codes_mixed(tmp_path: Path) -> None:
     assert by["sz000858"].stock.code == "000858.SZ"
     assert by["宁德时代"].stock.code == "300750.SZ"
     assert "是上证指数, 不是股票" in by["000001.SH"].error.message and "000001.SZ" in by["000001.SH"].error.message
-    assert "no stock named" in by["abc"].error.message
+    assert "本地数据中也没有名为" in by["abc"].error.message
     assert by["abc"].error.value == "abc" and by["abc"].error.source == "/screen"
     # a valid code the universe does not know: a failed item that says what to do, never invented data
-    assert by["688981"].stock is None and "unknown to the local data" in by["688981"].error.message
+    assert by["688981"].stock is None and "本地数据中没有这只股票" in by["688981"].error.message
     assert "universe refresh" in by["688981"].error.message
-    assert by["600519"].stock is None and "duplicate of 600519.SH" in by["600519"].error.message
+    assert by["600519"].stock is None and "与 600519.SH 重复" in by["600519"].error.message
     assert "茅台 即 600519.SH (600519.SH), 已合并为一行" in by["600519.SH"].stock.notes  # a note, not a failed row
-    assert "several" in by["银行"].error.message and "600036.SH" in by["银行"].error.message
+    assert "对应多只股票" in by["银行"].error.message and "600036.SH" in by["银行"].error.message
     assert by["999999"].error is not None
     assert len(pool.ok_items) == 3 and len(pool.failed_items) == 6
 

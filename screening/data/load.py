@@ -31,16 +31,16 @@ _FILE_SUFFIXES = frozenset({".csv", ".txt", ".tsv", ".xls", ".xlsx", ".xlsm"})
 
 def unknown_code_message(code: str, universe: Universe) -> str:
     """What a user is told for a valid code no data covers, with what to do about it."""
-    where = "the universe is empty" if not len(universe) else universe.info.label()
+    where = "本地数据为空" if not len(universe) else universe.info.label()
     moved = ""
     index = index_name(code[:6])
     if index:  # 000300 typed bare: no stock has it, the index does
         moved = f"; {code[:6]} 也是{index}的指数代码, 指数不能筛选"
     if code.endswith(".BJ") and not code.startswith("920"):
         # the BSE gave every listed stock a 920 code on 2025-10-09; old exports still carry 43/83/87/88
-        moved = "; the BSE moved every stock to a 920xxx code on 2025-10-09: look up its new code"
-    return (f"{code}: unknown to the local data ({where}){moved}: run "
-            "`python -m screening universe refresh`, or upload a file with its figures")
+        moved = "; 北交所已于 2025-10-09 把全部股票改为 920xxx 代码: 请查到它的新代码"
+    return (f"{code}: 本地数据中没有这只股票 ({where}){moved}: 运行 "
+            "`python -m screening universe refresh`, 或上传含其数据的文件")
 
 
 def demo_universe_path() -> Path:
@@ -129,7 +129,7 @@ def load_pool(inputs: list[str], settings: Settings, *, universe: Universe | Non
         return load_file(Path(inputs[0]), settings, universe, today=today)
     missing = [a for a in inputs if looks_like_file(a) and not Path(a).is_file()]
     if missing:
-        raise PoolRejected(f"{missing[0]}: no such file")
+        raise PoolRejected(f"{missing[0]}: 文件不存在")
     pool = pool_from_codes(inputs, universe)
     for item in pool.items:
         if item.stock is not None:
@@ -148,10 +148,10 @@ def _resolve(token: str, universe: Universe) -> tuple[str | None, StockInput | N
         if len(matches) > 1:
             shown = "、".join(f"{m.name}({m.code})" for m in matches[:5])
             more = f" 等{len(matches)}只" if len(matches) > 5 else ""
-            return None, None, f"name {token!r} matches several stocks: {shown}{more}; give the code"
+            return None, None, f"名称 {token!r} 对应多只股票: {shown}{more}; 请写代码"
         if any(ch.isdigit() for ch in token):
             return None, None, str(exc)
-        return None, None, f"not an A-share code and no stock named {token!r} in the local universe"
+        return None, None, f"不是A股代码, 本地数据中也没有名为 {token!r} 的股票"
     stock = universe.get(code)
     if stock is None:  # a valid code no data covers: a failed row that says what to do, never a guess
         return code, None, unknown_code_message(code, universe)
@@ -185,10 +185,10 @@ def pool_from_codes(tokens: list[str], universe: Universe, source: str = "comman
                 # 600519 贵州茅台: the same stock said twice, one row with a note, not a failed row
                 first.notes.append(f"{token} 即 {first_token} ({code}), 已合并为一行")
                 continue
-            error = f"duplicate of {code} (item {first_index + 1}, {first_token!r})"
+            error = f"与 {code} 重复 (第 {first_index + 1} 项 {first_token!r})"
             stock = None
         if error is not None or stock is None:
-            problem = InputProblem(source=source, message=error or "unusable input", value=token)
+            problem = InputProblem(source=source, message=error or "无法使用的输入", value=token)
             pool.items.append(PoolItem(index=index, raw_code=token, error=problem, code=code))
             continue
         assert code is not None

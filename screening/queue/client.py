@@ -167,7 +167,7 @@ class JobQueue:
         job_id = uuid.uuid4().hex
         keys = self.job_keys(job_id)
         now = time.time()
-        pre_failed = [failed_row(i, str(i.error) if i.error else "unusable input", FailCode.INPUT) for i in items
+        pre_failed = [failed_row(i, str(i.error) if i.error else "无法使用的输入", FailCode.INPUT) for i in items
                       if i.stock is None]
         total, todo = len(items), len(items) - len(pre_failed)
         owner_key = owner_key_of(owner)

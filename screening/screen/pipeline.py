@@ -100,7 +100,7 @@ class Screener:
         for pos, (item, key) in enumerate(entries):
             stock = item.stock
             if stock is None:
-                out[pos] = failed_row(item, str(item.error) if item.error else "unusable input", FailCode.INPUT,
+                out[pos] = failed_row(item, str(item.error) if item.error else "无法使用的输入", FailCode.INPUT,
                                       self.engine.name)
                 continue
             try:
