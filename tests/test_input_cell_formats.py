@@ -61,7 +61,7 @@ def test_fractions_without_a_format_are_flagged_not_scaled(tmp_path: Path) -> No
     stocks = [i.stock for i in pool.items]
     assert all(s is not None and s.roe is not None and s.roe < 1 for s in stocks)  # never rescaled by a guess
     assert all(s is not None and "百分比存疑: ROE 整列小于 1" in s.notes for s in stocks)
-    assert any("below 1" in w.message and w.column == "ROE" for w in pool.warnings)
+    assert any("都小于 1" in w.message and w.column == "ROE" for w in pool.warnings)
     # one real ROE of 14.49 in the column: the small ones are real small ROEs, nothing is doubted
     typed = read_pool(_xlsx(tmp_path / "typed.xlsx", None, percent_as_fraction=False), InputSettings())
     assert not any("百分比存疑" in n for i in typed.items for n in (i.stock.notes if i.stock else []))

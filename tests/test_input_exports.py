@@ -54,8 +54,8 @@ def test_tongdaxin_export_with_title_and_trailer(tmp_path: Path, settings: Input
     assert moutai.pe_ttm is None  # 市盈(动) is not PE-TTM
     assert [i.row for i in pool.items] == [3, 4]  # the file's own lines: title 1, header 2
     title, trailer = pool.warnings
-    assert title.row == 1 and title.value == "沪深A股 2026-12-02" and "skipped 1 line" in title.message
-    assert trailer.row == 5 and trailer.value == "数据来源:通达信" and "trailer" in trailer.message
+    assert title.row == 1 and title.value == "沪深A股 2026-12-02" and "上方的 1 行" in title.message
+    assert trailer.row == 5 and trailer.value == "数据来源:通达信" and "附注行" in trailer.message
 
 
 def test_tongdaxin_trailer_without_title_is_no_failed_stock(tmp_path: Path, settings: InputSettings) -> None:
@@ -89,7 +89,7 @@ def test_title_line_above_any_delimiter(tmp_path: Path, settings: InputSettings,
         ["代码", "名称", "ROE"], ["600519", "贵州茅台", "30"], ["000001", "平安银行", "10"]]) + "\n"
     pool = read_pool(write(tmp_path / "p.csv", text), settings)
     assert codes(pool) == ["600519.SH", "000001.SZ"] and pool.items[1].stock and pool.items[1].stock.roe == 10
-    assert pool.warnings[0].row == 1 and "skipped 1 line" in pool.warnings[0].message
+    assert pool.warnings[0].row == 1 and "上方的 1 行" in pool.warnings[0].message
 
 
 def test_no_code_column_names_the_header_row_not_the_title(tmp_path: Path, settings: InputSettings) -> None:
@@ -97,13 +97,13 @@ def test_no_code_column_names_the_header_row_not_the_title(tmp_path: Path, setti
     with pytest.raises(PoolRejected) as exc:
         read_pool(write(tmp_path / "t.txt", text, "gbk"), settings)
     msg = str(exc.value)
-    assert "no stock code column" in msg and "row 2" in msg and "'名称', '涨幅%', '现价'" in msg
+    assert "没有股票代码列" in msg and "第2行" in msg and "'名称', '涨幅%', '现价'" in msg
     assert "代码, 股票代码" in msg
 
 
 def test_space_separated_columns_are_named_as_the_cause(tmp_path: Path, settings: InputSettings) -> None:
     text = "代码    名称      现价\n600519  贵州茅台  1466.5\n"
-    with pytest.raises(PoolRejected, match="separated by spaces; export it with tabs or commas"):
+    with pytest.raises(PoolRejected, match="各列用空格分隔; 请用制表符或逗号"):
         read_pool(write(tmp_path / "s.txt", text), settings)
 
 
@@ -111,7 +111,7 @@ def test_an_undecodable_header_is_named_as_the_cause(tmp_path: Path, settings: I
     data = "代码,名称\n".encode("gbk") + "600519,贵州茅台\n000001,平安银行\n".encode()
     with pytest.raises(PoolRejected) as exc:
         read_pool(_bytes(tmp_path / "h.csv", data), settings)
-    assert "row 1 cannot be read" in str(exc.value) and "GBK" in str(exc.value)
+    assert "第1行无法读取" in str(exc.value) and "GBK" in str(exc.value)
 
 
 def _bytes(path: Path, data: bytes) -> Path:

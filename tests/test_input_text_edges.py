@@ -38,7 +38,7 @@ def test_one_gbk_row_in_a_utf8_file_fails_that_row_only(tmp_path: Path, settings
     assert names(pool) == ["贵州茅台", None, "宁德时代"]  # no mojibake such as 璐靛窞鑼呭彴
     err = pool.items[1].error
     assert err is not None and err.row == 3 and pool.items[1].raw_code == "000001"
-    assert "line 3 is not UTF-8" in err.message and "GBK" in err.message and "平安银行" in err.message
+    assert "文本第3行不像文件其余部分那样是 UTF-8" in err.message and "GBK" in err.message and "平安银行" in err.message
 
 
 @pytest.mark.parametrize("encoding", ["gbk", "gb18030"])
@@ -54,7 +54,7 @@ def test_one_utf8_row_in_a_gbk_file_fails_that_row_only(tmp_path: Path, settings
     pool = read_bytes(tmp_path, settings, data)
     assert names(pool) == ["贵州茅台", "万科Ａ", None, "宁德时代"]
     err = pool.items[2].error
-    assert err is not None and err.row == 4 and "UTF-8 while the rest of the file is GBK" in err.message
+    assert err is not None and err.row == 4 and "是 UTF-8, 而文件其余部分是 GBK" in err.message
 
 
 def test_utf16_with_bom_still_works(tmp_path: Path, settings: InputSettings) -> None:
@@ -102,7 +102,7 @@ def test_an_unbalanced_quote_fails_its_line_only(tmp_path: Path, settings: Input
     pool = read_bytes(tmp_path, settings, text.encode())
     assert [i.row for i in pool.items] == [2, 3, 4]
     err = pool.items[0].error
-    assert err is not None and err.row == 2 and "line 2" in err.message and "never closed" in err.message
+    assert err is not None and err.row == 2 and "文本第2行" in err.message and "没有闭合" in err.message
     assert pool.items[0].raw_code == "600519"
     assert names(pool)[1:] == ["平安银行", "宁德时代"]
 
@@ -121,27 +121,27 @@ def test_line_numbers_are_the_editors_after_a_multi_line_cell(tmp_path: Path, se
     text = '代码,名称,财报摘要\n600519,贵州茅台,"一\n二\n三"\n000001,"平安银行,x\n300750,宁德时代,z\n'
     pool = read_bytes(tmp_path, settings, text.encode())
     err = pool.items[1].error
-    assert err is not None and err.row == 3 and "line 5" in err.message  # row 3 in Excel, line 5 in an editor
+    assert err is not None and err.row == 3 and "文本第5行" in err.message  # row 3 in Excel, line 5 in an editor
 
 
 def test_a_single_nul_byte_fails_its_line_only(tmp_path: Path, settings: InputSettings) -> None:
     pool = read_bytes(tmp_path, settings, "代码,名称\n600519,贵州茅台\n000001,平安\x00银行\n300750,宁德时代\n".encode())
     assert names(pool) == ["贵州茅台", None, "宁德时代"]
     err = pool.items[1].error
-    assert err is not None and err.row == 3 and "NUL" in err.message and "line 3" in err.message
+    assert err is not None and err.row == 3 and "NUL" in err.message and "文本第3行" in err.message
 
 
 def test_a_binary_file_is_still_refused(tmp_path: Path, settings: InputSettings) -> None:
-    with pytest.raises(PoolRejected, match="binary data"):
+    with pytest.raises(PoolRejected, match="二进制数据"):
         read_bytes(tmp_path, settings, b"\x89PNG\r\n\x1a\n" + os.urandom(4096), name="pool.csv")
-    with pytest.raises(PoolRejected, match="binary data"):  # UTF-16 without its byte-order mark
+    with pytest.raises(PoolRejected, match="二进制数据"):  # UTF-16 without its byte-order mark
         read_bytes(tmp_path, settings, "代码,名称\n600519,贵州茅台\n".encode("utf-16-le"))
 
 
 def test_a_file_of_mostly_broken_lines_is_refused_naming_the_first(tmp_path: Path, settings: InputSettings) -> None:
     """Where nothing can be recovered (every row opens a quote it never closes), refuse, naming the line."""
     rows = "".join(f'{600000 + i},"名称{i}\n' for i in range(10))
-    with pytest.raises(PoolRejected, match=r"10 of 10 rows cannot be read.*row 2: line 2 cannot be read: a quote"):
+    with pytest.raises(PoolRejected, match=r"10 行中有 10 行无法读取.*第2行: 文本第2行无法读取: 其中的引号"):
         read_bytes(tmp_path, settings, ("代码,名称\n" + rows).encode())
 
 

@@ -201,7 +201,7 @@ def test_no_code_column_lists_columns_seen(tmp_path: Path, settings: InputSettin
     with pytest.raises(PoolRejected) as exc:
         read_pool(path, settings)
     msg = str(exc.value)
-    assert "no stock code column" in msg and "'名称'" in msg and "'最新价'" in msg and "'涨跌幅'" in msg
+    assert "没有股票代码列" in msg and "'名称'" in msg and "'最新价'" in msg and "'涨跌幅'" in msg
 
 
 def test_only_code_column(tmp_path: Path, settings: InputSettings) -> None:
@@ -213,7 +213,7 @@ def test_only_code_column(tmp_path: Path, settings: InputSettings) -> None:
 def test_title_line_above_header(tmp_path: Path, settings: InputSettings) -> None:
     pool = read_pool(write(tmp_path, "t.csv", "自选股 2024-06-28\n代码,名称\n600519,贵州茅台\n"), settings)
     assert pool.items[0].row == 3 and pool.items[0].stock
-    assert pool.warnings and "skipped 1 line" in pool.warnings[0].message
+    assert pool.warnings and "上方的 1 行" in pool.warnings[0].message
 
 
 def test_tab_separated_xls_from_tonghuashun(tmp_path: Path, settings: InputSettings) -> None:
@@ -227,7 +227,7 @@ def test_ragged_rows_are_not_dropped(tmp_path: Path, settings: InputSettings) ->
     text = "代码,名称\n600519,贵州茅台,extra\n000001\n"
     pool = read_pool(write(tmp_path, "ragged.csv", text), settings)
     assert [i.stock.code for i in pool.items if i.stock] == ["600519.SH", "000001.SZ"]
-    assert any("beyond the last header column" in w.message and w.row == 2 for w in pool.warnings)
+    assert any("最后一个表头列之后" in w.message and w.row == 2 for w in pool.warnings)
 
 
 # ---------------------------------------------------------------- per-row problems
@@ -335,14 +335,14 @@ def test_prompt_injection_in_report_text_is_verbatim_data(tmp_path: Path, settin
 
 
 def test_empty_file(tmp_path: Path, settings: InputSettings) -> None:
-    with pytest.raises(PoolRejected, match="no rows"):
+    with pytest.raises(PoolRejected, match="没有可筛选的行"):
         read_pool(write(tmp_path, "empty.csv", ""), settings)
-    with pytest.raises(PoolRejected, match="no rows"):
+    with pytest.raises(PoolRejected, match="没有可筛选的行"):
         read_pool(write(tmp_path, "blank.csv", "\n \n\n"), settings)
 
 
 def test_header_only_file(tmp_path: Path, settings: InputSettings) -> None:
-    with pytest.raises(PoolRejected, match="no rows"):
+    with pytest.raises(PoolRejected, match="没有可筛选的行"):
         read_pool(write(tmp_path, "header.csv", THS_HEADER + "\n\n"), settings)
 
 
@@ -370,7 +370,7 @@ def test_50000_rows_rejected_by_default(tmp_path: Path, settings: InputSettings)
     with pytest.raises(PoolRejected) as exc:
         read_pool(_big_csv(tmp_path, 50_000), settings)
     msg = str(exc.value)
-    assert "50000 rows" in msg and "10000" in msg and "input.max_rows" in msg
+    assert "50000 行" in msg and "10000" in msg and "input.max_rows" in msg
 
 
 def test_50000_rows_parse_when_limit_raised(tmp_path: Path) -> None:
@@ -453,7 +453,7 @@ def test_xlsx_zip_bomb_refused_before_parsing(
     with pytest.raises(PoolRejected) as exc:
         read_pool(path, settings, source_name="pool.xlsx")
     msg = str(exc.value)
-    assert msg.startswith("pool.xlsx:") and "zip bomb" in msg and "314572800" in msg
+    assert msg.startswith("pool.xlsx:") and "zip 炸弹" in msg and "314572800" in msg
 
 
 def test_xlsx_total_size_and_entry_limits(tmp_path: Path) -> None:
@@ -462,9 +462,9 @@ def test_xlsx_total_size_and_entry_limits(tmp_path: Path) -> None:
         zf.writestr("[Content_Types].xml", "<Types/>")
         for i in range(3):
             zf.writestr(f"xl/media/{i}.bin", os.urandom(512 * 1024))  # incompressible: ratio ~1
-    with pytest.raises(PoolRejected, match=r"expands to 1\.5 MB.*limit of 1 MB"):
+    with pytest.raises(PoolRejected, match=r"解压后 1\.5 MB, 超过上限 1 MB"):
         check_xlsx(path, InputSettings(max_xlsx_uncompressed_mb=1))
-    with pytest.raises(PoolRejected, match=r"has 4 zip entries.*limit of 3"):
+    with pytest.raises(PoolRejected, match=r"含 4 个 zip 条目, 超过上限 3"):
         check_xlsx(path, InputSettings(max_xlsx_entries=3))
     check_xlsx(path, InputSettings())  # within the defaults: no exception
 
@@ -476,7 +476,7 @@ def test_real_xlsx_passes_guard(tmp_path: Path, settings: InputSettings) -> None
 
 def test_non_zip_xlsx_rejected(tmp_path: Path, settings: InputSettings) -> None:
     path = write(tmp_path, "fake.xlsx", "代码,名称\n600519,贵州茅台\n")
-    with pytest.raises(PoolRejected, match=r"fake\.xlsx: not a valid \.xlsx"):
+    with pytest.raises(PoolRejected, match=r"fake\.xlsx: 不是有效的 \.xlsx"):
         read_pool(path, settings)
 
 
@@ -492,20 +492,20 @@ def test_zip_that_is_not_a_workbook(tmp_path: Path, settings: InputSettings) -> 
     path = tmp_path / "pool.csv"  # zip magic wins over the extension
     with zipfile.ZipFile(path, "w") as zf:
         zf.writestr("readme.txt", "hello")
-    with pytest.raises(PoolRejected, match=r"not an Excel \.xlsx workbook"):
+    with pytest.raises(PoolRejected, match=r"不是 Excel \.xlsx 工作簿"):
         read_pool(path, settings)
 
 
 def test_old_xls_rejected_with_advice(tmp_path: Path, settings: InputSettings) -> None:
     path = tmp_path / "old.xls"
     path.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 1024)
-    with pytest.raises(PoolRejected, match=r"\.xls.*save it as \.xlsx or CSV"):
+    with pytest.raises(PoolRejected, match=r"\.xls.*另存为 \.xlsx 或 CSV"):
         read_pool(path, settings)
 
 
 def test_html_disguised_as_xls_rejected(tmp_path: Path, settings: InputSettings) -> None:
     path = write(tmp_path, "东方财富.xls", "<html><table><tr><td>代码</td></tr></table></html>")
-    with pytest.raises(PoolRejected, match=r"save it as \.xlsx or CSV"):
+    with pytest.raises(PoolRejected, match=r"另存为 \.xlsx 或 CSV"):
         read_pool(path, settings)
 
 

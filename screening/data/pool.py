@@ -50,15 +50,15 @@ def read_pool(path: str | Path, settings: InputSettings, source_name: str | None
     try:
         size = p.stat().st_size
     except OSError as exc:
-        raise PoolRejected(f"{source}: cannot read the file ({exc.strerror or exc})") from exc
+        raise PoolRejected(f"{source}: 无法读取文件 ({exc.strerror or exc})") from exc
     limit = settings.max_file_mb * _MB
     if size > limit:
         raise PoolRejected(
-            f"{source}: file is {size / _MB:.1f} MB, more than the limit of {settings.max_file_mb:g} MB "
-            "(config key input.max_file_mb)"
+            f"{source}: 文件 {size / _MB:.1f} MB, 超过上限 {settings.max_file_mb:g} MB "
+            "(配置项 input.max_file_mb)"
         )
     if size == 0:
-        raise PoolRejected(f"{source}: the file is empty (0 bytes): no rows to screen")
+        raise PoolRejected(f"{source}: 文件为空 (0 字节): 没有可筛选的行")
     with p.open("rb") as fh:
         head = fh.read(8)
 
@@ -66,8 +66,8 @@ def read_pool(path: str | Path, settings: InputSettings, source_name: str | None
         p.suffix.lower() == ".xls" and not head.startswith(ZIP_MAGIC) and _looks_like_html(p)
     ):
         raise PoolRejected(
-            f"{source}: old Excel .xls format (or a password-protected/HTML workbook) is not supported; "
-            "open it in Excel/WPS and save it as .xlsx or CSV (UTF-8 or GBK)"
+            f"{source}: 不支持旧版 Excel .xls 格式 (或加密/HTML 工作簿); "
+            "请在 Excel/WPS 中打开并另存为 .xlsx 或 CSV (UTF-8 或 GBK)"
         )
     if head.startswith(ZIP_MAGIC) or p.suffix.lower() in XLSX_EXTENSIONS:
         rows = read_xlsx_rows(p, source, settings)
@@ -96,25 +96,24 @@ def _find_header(rows: list[RawRow], source: str) -> int:
 
 
 def _shown(cells: list[str]) -> str:
-    return ", ".join(repr(strip_controls(c)[0].strip()) for c in cells if c.strip()) or "(none)"
+    return ", ".join(repr(strip_controls(c)[0].strip()) for c in cells if c.strip()) or "(无)"
 
 
 def _no_code_column(source: str, looked: list[RawRow]) -> str:
     """Why no header was found, naming the likely cause rather than just the first line."""
-    parts = [f"{source}: no stock code column found in the first {len(looked)} non-empty row(s)"]
+    parts = [f"{source}: 前 {len(looked)} 个非空行中没有股票代码列"]
     broken = [r for r in looked if r.broken]
     if broken:
-        parts.append(f"row {broken[0].row} cannot be read ({broken[0].broken})")
+        parts.append(f"第{broken[0].row}行无法读取 ({broken[0].broken})")
     readable = [r for r in looked if not r.broken]
     if readable:
         widest = max(readable, key=lambda r: sum(1 for c in r.cells if c.strip()))
-        parts.append(f"Columns seen in row {widest.row}: {_shown(widest.cells)}")
+        parts.append(f"第{widest.row}行的列: {_shown(widest.cells)}")
         lone = [c.strip() for c in widest.cells if c.strip()]
         if len(lone) == 1 and any(map_header(w)[0] == "code" for w in lone[0].split()):
-            parts.append("that row names a code column but its columns are separated by spaces; "
-                         "export it with tabs or commas (CSV)")
-    parts.append(f"Name the code column one of: {CODE_HEADERS}")
-    return ". ".join(parts)
+            parts.append("该行写了代码列, 但各列用空格分隔; 请用制表符或逗号 (CSV) 导出")
+    parts.append(f"代码列的表头请用其中之一: {CODE_HEADERS}")
+    return "。".join(parts)
 
 
 def _is_trailer(row: RawRow) -> bool:
@@ -146,7 +145,7 @@ def _columns(header: list[str], header_row: int, source: str, pool: Pool) -> dic
             pool.warnings.append(
                 InputProblem(
                     source,
-                    f"columns {first!r} and {name!r} both mean {field}; using {first!r}, ignoring {name!r}",
+                    f"列 {first!r} 和 {name!r} 都表示 {field}; 使用 {first!r}, 忽略 {name!r}",
                     row=header_row,
                     column=name,
                 )
@@ -163,7 +162,7 @@ def _columns(header: list[str], header_row: int, source: str, pool: Pool) -> dic
 def build_pool(rows: list[RawRow], source: str, settings: InputSettings) -> Pool:
     """Rows of any format -> the Pool: header, warnings for lines that are not stocks, one item per stock."""
     if all(r.blank for r in rows):
-        raise PoolRejected(f"{source}: the file is empty: no rows to screen")
+        raise PoolRejected(f"{source}: 文件为空: 没有可筛选的行")
     header_at = _find_header(rows, source)
     head = rows[header_at]
     header = [strip_controls(c)[0].strip() for c in head.cells]
@@ -173,7 +172,7 @@ def build_pool(rows: list[RawRow], source: str, settings: InputSettings) -> Pool
     skipped = [r for r in rows[:header_at] if not r.blank]
     if skipped:  # title lines such as "沪深A股 2026-12-02"; said aloud in case they were data
         pool.warnings.append(
-            InputProblem(source, f"skipped {len(skipped)} line(s) above the header row (row {head.row})",
+            InputProblem(source, f"跳过表头 (第{head.row}行) 上方的 {len(skipped)} 行",
                          row=skipped[0].row, value=" ".join(c.strip() for c in skipped[0].cells if c.strip())))
     used = _columns(header, head.row, source, pool)
 
@@ -181,7 +180,7 @@ def build_pool(rows: list[RawRow], source: str, settings: InputSettings) -> Pool
     while data and _is_trailer(data[-1]):
         trailer = data.pop()
         pool.warnings.append(InputProblem(
-            source, "read as a trailer line after the last stock (a note, not a stock)", row=trailer.row,
+            source, "视为最后一只股票之后的附注行 (不是股票)", row=trailer.row,
             value=next(c.strip() for c in trailer.cells if c.strip())))
     _check_counts(data, source, settings)
 
@@ -192,7 +191,7 @@ def build_pool(rows: list[RawRow], source: str, settings: InputSettings) -> Pool
         extra = [c for c in raw.cells[width:] if c.strip()] if raw.broken is None else []
         if extra:
             pool.warnings.append(
-                InputProblem(source, f"{len(extra)} cell(s) beyond the last header column ignored",
+                InputProblem(source, f"忽略了最后一个表头列之后的 {len(extra)} 个单元格",
                              row=raw.row, value=extra[0])
             )
     _flag_fractions(pool, data, used, source)
@@ -218,9 +217,8 @@ def _flag_fractions(pool: Pool, data: list[RawRow], used: dict[str, Column], sou
             continue
         note = f"百分比存疑: {col.name} 整列小于 1"
         pool.warnings.append(InputProblem(
-            source, f"every {col.name} value is below 1 (e.g. {values[0]:g}): if these are fractions "
-            f"(0.3419 = 34.19%), write them as percentages (34.19) or give the cells a % format; "
-            f"each row is flagged {note!r}", column=col.name))
+            source, f"{col.name} 的每个值都小于 1 (如 {values[0]:g}): 若这些是小数 (0.3419 = 34.19%), "
+            f"请写成百分数 (34.19) 或给单元格设置 % 格式; 每行已标记 {note!r}", column=col.name))
         for item, _ in read:
             assert item.stock is not None
             item.stock.notes.append(note)
@@ -235,15 +233,15 @@ def _cell_unit(raw: RawRow, idx: int) -> str | None:
 
 def _check_counts(data: list[RawRow], source: str, settings: InputSettings) -> None:
     if not data:
-        raise PoolRejected(f"{source}: only a header row, no rows to screen")
+        raise PoolRejected(f"{source}: 只有表头, 没有可筛选的行")
     if len(data) > settings.max_rows:
         raise PoolRejected(
-            f"{source}: {len(data)} rows, more than the limit of {settings.max_rows}; "
-            "split the file or raise the limit (config key input.max_rows, env SCREENER_INPUT__MAX_ROWS)"
+            f"{source}: {len(data)} 行, 超过上限 {settings.max_rows}; "
+            "请拆分文件或调高上限 (配置项 input.max_rows, 环境变量 SCREENER_INPUT__MAX_ROWS)"
         )
     broken = [r for r in data if r.broken]
     if len(broken) > 3 and len(broken) > MAX_BROKEN_SHARE * len(data):
         raise PoolRejected(
-            f"{source}: {len(broken)} of {len(data)} rows cannot be read, so this is not the table it looks like; "
-            f"the first, row {broken[0].row}: {broken[0].broken}"
+            f"{source}: {len(data)} 行中有 {len(broken)} 行无法读取, 这不是看上去的那种表格; "
+            f"第一处在第{broken[0].row}行: {broken[0].broken}"
         )

@@ -54,7 +54,7 @@ def read_text_rows(data: bytes, source: str) -> list[RawRow]:
         _refuse_binary(data, source)
     lines = decode_lines(data, source)
     if not any(line.broken or line.text.strip() for line in lines):
-        raise PoolRejected(f"{source}: the file is empty: no rows to screen")
+        raise PoolRejected(f"{source}: 文件为空: 没有可筛选的行")
     sep, width = sniff_delimiter(lines)
     return _records(lines, sep, width)
 
@@ -68,8 +68,8 @@ def _refuse_binary(data: bytes, source: str) -> None:
         first = min(i for i in (data.find(bytes([b])) for b in _CONTROL_BYTES) if i >= 0)
         line = data.count(b"\n", 0, first) + 1
         raise PoolRejected(
-            f"{source}: binary data, not a CSV/text table ({controls} control bytes, the first on line {line}); "
-            "upload a CSV or .xlsx file (a UTF-16 text file needs its byte-order mark)"
+            f"{source}: 这是二进制数据, 不是 CSV/文本表格 ({controls} 个控制字节, 第一个在文本第{line}行); "
+            "请上传 CSV 或 .xlsx 文件 (UTF-16 文本文件需要带字节顺序标记 BOM)"
         )
 
 
@@ -82,7 +82,7 @@ def decode_lines(data: bytes, source: str) -> list[TextLine]:
         try:
             text = data.decode("utf-16")
         except UnicodeDecodeError as exc:
-            raise PoolRejected(f"{source}: broken UTF-16 text ({exc})") from exc
+            raise PoolRejected(f"{source}: UTF-16 文本已损坏 ({exc})") from exc
         return _nul_check([TextLine(i, t) for i, t in enumerate(_split_text(text), start=1)])
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
@@ -133,15 +133,15 @@ def _decoded_line(no: int, raw: bytes, u: str | None, g: str | None, gbk_file: b
         if g is not None and not utf8_text:
             return TextLine(no, g)
         if u is not None:
-            return TextLine(no, u, f"line {no} is UTF-8 while the rest of the file is GBK/GB18030 "
-                                   f"(as UTF-8 it reads {_preview(u)!r}); save the whole file in one encoding")
+            return TextLine(no, u, f"文本第{no}行是 UTF-8, 而文件其余部分是 GBK/GB18030 "
+                                   f"(按 UTF-8 读作 {_preview(u)!r}); 请把整个文件存为同一种编码")
     elif u is not None:
         return TextLine(no, u)
     elif g is not None:
-        return TextLine(no, g, f"line {no} is not UTF-8 like the rest of the file: its bytes look like GBK/GB18030 "
-                               f"(as GBK it reads {_preview(g)!r}); save the whole file in one encoding (UTF-8)")
+        return TextLine(no, g, f"文本第{no}行不像文件其余部分那样是 UTF-8: 它的字节像 GBK/GB18030 "
+                               f"(按 GBK 读作 {_preview(g)!r}); 请把整个文件存为同一种编码 (UTF-8)")
     text = raw.decode("utf-8", errors="replace")
-    return TextLine(no, text, f"line {no} is neither UTF-8 nor GBK/GB18030 text (bytes {raw[:24]!r}...)")
+    return TextLine(no, text, f"文本第{no}行既不是 UTF-8 也不是 GBK/GB18030 文本 (字节 {raw[:24]!r}...)")
 
 
 def _try(raw: bytes, encoding: str) -> str | None:
@@ -159,8 +159,8 @@ def _preview(text: str) -> str:
 def _nul_check(lines: list[TextLine]) -> list[TextLine]:
     for line in lines:
         if line.broken is None and "\x00" in line.text:
-            line.broken = (f"line {line.no} holds a NUL byte (binary data inside the text); "
-                           "re-export the file or delete the damaged line")
+            line.broken = (f"文本第{line.no}行含有 NUL 字节 (文本中夹有二进制数据); "
+                           "请重新导出文件或删除该损坏行")
             line.text = line.text.replace("\x00", "")
     return lines
 
@@ -249,8 +249,8 @@ def _quoted_record(lines: list[TextLine], start: int, sep: str, width: int | Non
     if not _ends_inside_quote(text, sep, inside=False):
         return start + 1, split_line(text, sep), None  # a lenient quirk such as "a"b: read as csv does
     no = lines[start].no
-    unclosed = (f"line {no} cannot be read: a quote (\") opened in it is never closed (an unbalanced quote); "
-                "remove the stray quote or close it")
+    unclosed = (f"文本第{no}行无法读取: 其中的引号 (\") 没有闭合 (引号不配对); "
+                "请删除多余的引号或补全它")
     chunk = [text]
     k = start + 1
     while k < len(lines) and k - start < MAX_RECORD_LINES:

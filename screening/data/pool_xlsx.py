@@ -36,13 +36,13 @@ def read_xlsx_rows(p: Path, source: str, settings: InputSettings) -> list[RawRow
             formulas = load_workbook(p, read_only=True, data_only=False, keep_links=False)
             values = load_workbook(p, read_only=True, data_only=True, keep_links=False)
     except Exception as exc:  # openpyxl raises many types for malformed workbooks
-        raise PoolRejected(f"{source}: cannot read the .xlsx workbook ({type(exc).__name__}: {exc})") from exc
+        raise PoolRejected(f"{source}: 无法读取 .xlsx 工作簿 ({type(exc).__name__}: {exc})") from exc
     try:
         return _rows(formulas, values)
     except PoolRejected:
         raise
     except Exception as exc:
-        raise PoolRejected(f"{source}: cannot read the .xlsx workbook ({type(exc).__name__}: {exc})") from exc
+        raise PoolRejected(f"{source}: 无法读取 .xlsx 工作簿 ({type(exc).__name__}: {exc})") from exc
     finally:
         formulas.close()
         values.close()

@@ -32,41 +32,41 @@ def check_xlsx(path: str | Path, settings: InputSettings) -> None:
             infos = zf.infolist()
     except zipfile.BadZipFile as exc:
         raise PoolRejected(
-            f"{name}: not a valid .xlsx file (not a zip archive or corrupt: {exc}); "
-            "an old .xls or a password-protected workbook must be saved again as .xlsx or CSV"
+            f"{name}: 不是有效的 .xlsx 文件 (不是 zip 压缩包或已损坏: {exc}); "
+            "旧版 .xls 或加密的工作簿请另存为 .xlsx 或 CSV"
         ) from exc
     except (OSError, EOFError, ValueError, NotImplementedError) as exc:
-        raise PoolRejected(f"{name}: cannot open as .xlsx ({exc})") from exc
+        raise PoolRejected(f"{name}: 无法作为 .xlsx 打开 ({exc})") from exc
 
     if len(infos) > settings.max_xlsx_entries:
         raise PoolRejected(
-            f"{name}: .xlsx has {len(infos)} zip entries, more than the limit of "
-            f"{settings.max_xlsx_entries} (input.max_xlsx_entries); refused as a possible zip bomb"
+            f"{name}: .xlsx 含 {len(infos)} 个 zip 条目, 超过上限 "
+            f"{settings.max_xlsx_entries} (input.max_xlsx_entries); 疑似 zip 炸弹, 已拒绝"
         )
     names = {i.filename for i in infos}
     if "[Content_Types].xml" not in names:
         raise PoolRejected(
-            f"{name}: a zip archive but not an Excel .xlsx workbook ([Content_Types].xml missing)"
+            f"{name}: 是 zip 压缩包, 但不是 Excel .xlsx 工作簿 (缺少 [Content_Types].xml)"
         )
     total = 0
     for info in infos:
         if info.flag_bits & 0x1:
             raise PoolRejected(
-                f"{name}: .xlsx entry {info.filename!r} is encrypted; save it without a password"
+                f"{name}: .xlsx 条目 {info.filename!r} 已加密; 请不设密码另存"
             )
         total += info.file_size
         if info.file_size >= RATIO_CHECK_MIN_BYTES:
             ratio = info.file_size / max(info.compress_size, 1)
             if ratio > MAX_COMPRESSION_RATIO:
                 raise PoolRejected(
-                    f"{name}: .xlsx entry {info.filename!r} expands {ratio:.0f}x "
-                    f"({info.compress_size} -> {info.file_size} bytes), "
-                    f"over the {MAX_COMPRESSION_RATIO:.0f}x limit; refused as a zip bomb"
+                    f"{name}: .xlsx 条目 {info.filename!r} 解压后膨胀 {ratio:.0f} 倍 "
+                    f"({info.compress_size} -> {info.file_size} 字节), "
+                    f"超过 {MAX_COMPRESSION_RATIO:.0f} 倍上限; 疑似 zip 炸弹, 已拒绝"
                 )
     limit = settings.max_xlsx_uncompressed_mb * _MB
     if total > limit:
         raise PoolRejected(
-            f"{name}: .xlsx expands to {total / _MB:.1f} MB, more than the limit of "
+            f"{name}: .xlsx 解压后 {total / _MB:.1f} MB, 超过上限 "
             f"{settings.max_xlsx_uncompressed_mb:g} MB (input.max_xlsx_uncompressed_mb); "
-            "refused as a possible zip bomb"
+            "疑似 zip 炸弹, 已拒绝"
         )
