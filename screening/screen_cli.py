@@ -171,6 +171,4 @@ def emit(rows: list[ResultRow], pool: Pool, args: argparse.Namespace, elapsed: f
 
 def table_title(pool: Pool, info: UniverseInfo) -> str:
     """The pool's own count and source first; the universe only as where missing figures came from."""
-    n = len(pool.items)
-    what = "输入的代码" if pool.source == "command" else pool.source
-    return f"{what} · {n} 只 · 补充数据: {info.label()}"
+    return f"{pool.source} · {len(pool.items)} 只 · 补充数据: {info.label()}"

@@ -166,7 +166,7 @@ def _is_name(token: str) -> bool:
     return False
 
 
-def pool_from_codes(tokens: list[str], universe: Universe, source: str = "command") -> Pool:
+def pool_from_codes(tokens: list[str], universe: Universe, source: str = "输入的代码") -> Pool:
     """One PoolItem per typed token, in order: resolved stock, or a per-item error.
 
     Nothing is dropped: an invalid token, an unknown code or a repeated code becomes a failed item that
