@@ -163,9 +163,9 @@ def emit(rows: list[ResultRow], pool: Pool, args: argparse.Namespace, elapsed: f
         draw_chart(rows, out_dir / "screen.png", title=title)
         (out_dir / "screen.json").write_text(report.to_json(rows), encoding="utf-8")
         (out_dir / "screen.csv").write_text(report.to_csv(rows), encoding="utf-8-sig")
-        print(f"report written to {out_dir}/ (screen.xlsx, screen.png, screen.json, screen.csv)", file=sys.stderr)
+        print(f"报告已写入 {out_dir}/ (screen.xlsx, screen.png, screen.json, screen.csv)", file=sys.stderr)
     s = report.summary(rows)
-    print(f"{s['total']} stocks in {elapsed:.1f} s with engine {engine}: {s['ok']} ok, {s['failed']} failed; "
+    print(f"{s['total']} 只, 用时 {elapsed:.1f} s, 引擎 {engine}: 成功 {s['ok']}, 失败 {s['failed']}; "
           f"{info.label()}", file=sys.stderr)
 
 

@@ -107,7 +107,7 @@ def test_worker_logs_at_info_and_the_summary_names_the_rows_engine(queue_setting
         # the one config line names the client's own settings (engine vllm); every other line, the summary
         # included, names the engine that made the rows
         said = "\n".join(ln for ln in p.stderr.splitlines() if not ln.startswith("config: "))
-        assert "with engine rules" in said and "engine vllm" not in said, p.stderr[-1000:]
+        assert "引擎 rules" in said and "engine vllm" not in said, p.stderr[-1000:]
         assert any(ln.startswith("config: ") and "engine vllm" in ln for ln in p.stderr.splitlines())
     finally:
         worker.terminate()
