@@ -18,6 +18,9 @@ queue/intake.py; the command line is queue/run.py):
   ``fast_hold_max_s``, then admits bulk freely for ``fast_hold_gap_s``, so the bulk job always
   progresses. With ``max_in_flight`` close to vLLM's ``max_num_seqs`` vLLM's own waiting queue stays
   shallow, so a hold takes effect within a step. vLLM's scheduler is not touched.
+* Paced bulk admission (``worker.bulk_admit_per_s``, off by default; queue/pace.py): bulk requests
+  handed over together finish together, and the refill is prefilled beside every /screen; a token
+  bucket hands them over at a steady rate instead (measured on the CPU only so far).
 * Each fast job's legs (claimed, prepared, handed, vLLM's queue, prefill, decode, stored, done) are
   kept in ``fast_traces`` and logged (queue/fast_trace.py): the figure to read before choosing a lever.
 * Crash safety: a stock's attempt counter is incremented in Redis BEFORE it is submitted, so a
