@@ -39,7 +39,9 @@ def run_child(a: argparse.Namespace) -> int:
     record = recorder(a, cfg)
 
     base, model_dir, es, batcher, worker = child_settings(a, cfg)
-    items = market_items(a.n)
+    sizes = [n for n in (phase_size(p) for p in phases) if n]
+    market = market_items(max([a.n, *sizes]))  # the first --n stocks are the same for every size
+    items = market[: a.n]
 
     t0 = time.perf_counter()
     try:
@@ -141,11 +143,11 @@ def run_child(a: argparse.Namespace) -> int:
                                                  "prefix_reuse": "off (a cache salt per request)"},
                         generate=salted_generate)
             elif phase_base(phase) == "pipeline":
-                run_pipeline(a, base, es, batcher, variant_worker(worker, phase), engine, items, prepare_s, clock,
-                             record, label=phase)
+                run_pipeline(a, base, es, batcher, variant_worker(worker, phase), engine,
+                             market[: phase_size(phase) or a.n], prepare_s, clock, record, label=phase)
             elif phase_base(phase) == "interactive":
-                run_interactive_phase(a, base, es, batcher, variant_worker(worker, phase), engine, items, prepare_s,
-                                      clock, record, label=phase)
+                run_interactive_phase(a, base, es, batcher, variant_worker(worker, phase), engine,
+                                      market[: phase_size(phase) or a.n], prepare_s, clock, record, label=phase)
             elif phase == "serial":
                 run_serial(a, es, engine, prepared, model_dir, clock, record)
             else:
@@ -268,14 +270,24 @@ def run_interactive_phase(a, base, es, batcher, worker_settings, engine, items, 
 
 
 def phase_base(phase: str) -> str:
-    """``interactive:3@hold`` -> ``interactive``: the phase without its cadence and worker variant."""
-    return phase.split("@", 1)[0].split(":", 1)[0]
+    """``interactive:3/5400@hold`` -> ``interactive``: the phase without its cadence, size and worker variant."""
+    return phase.split("@", 1)[0].split("/", 1)[0].split(":", 1)[0]
 
 
 def phase_every(phase: str) -> float | None:
     """The cadence a phase names (``interactive:3`` -> 3.0 s), else None (``--fast-every``)."""
-    head = phase.split("@", 1)[0]
+    head = phase.split("@", 1)[0].split("/", 1)[0]
     return float(head.split(":", 1)[1]) if ":" in head else None
+
+
+def phase_size(phase: str) -> int | None:
+    """The bulk job's size a phase names (``interactive:3/5400`` -> 5,400 stocks), else None (``--n``).
+
+    Why: the issue's realistic morning is a few /screen calls during a whole-market (5,400-stock) job,
+    while the pipeline's throughput phases stay at ``--n`` to fit a lease's time.
+    """
+    head = phase.split("@", 1)[0]
+    return int(head.split("/", 1)[1]) if "/" in head else None
 
 
 def variant_worker(worker, phase: str):

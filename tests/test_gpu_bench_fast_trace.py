@@ -93,3 +93,15 @@ def test_fast_lane_hold_is_bounded_so_the_bulk_job_progresses(queue_settings):
     time.sleep(0.35)
     assert w._hold_cap(True) == 0  # a new hold
     assert w._hold_cap(False) is None and w._hold_cap(True) == 0  # the fast request ended: the next one holds at once
+
+
+def test_a_phase_name_carries_its_cadence_size_and_variant():
+    _bench()  # puts bench/ on sys.path for the sibling module
+    from gpu_phases import phase_base, phase_every, phase_size
+
+    assert (phase_base("interactive:3/5400@pace"), phase_every("interactive:3/5400@pace"),
+            phase_size("interactive:3/5400@pace")) == ("interactive", 3.0, 5400)
+    assert (phase_base("pipeline/5400"), phase_every("pipeline/5400"), phase_size("pipeline/5400")) == \
+        ("pipeline", None, 5400)
+    assert (phase_base("interactive@chunk"), phase_every("interactive@chunk"), phase_size("interactive@chunk")) == \
+        ("interactive", None, None)
