@@ -8,14 +8,16 @@ correlation of decode time with that count, and the fastest and slowest quarters
 
     python bench/refill_overlap.py bench/gpu_runs/run20-moe35-fp8-async-cold bench/gpu_runs/run21-moe35-fp8-same-lease
 
-Each argument is a run's path without its ``.jsonl`` / ``.vllm.log`` suffix. The log's timestamps are
-read as UTC, as the device writes them.
+Each argument is a run's path without its ``.jsonl`` / ``.vllm.log`` suffix (the log may be gzipped,
+``.vllm.log.gz``, as the runs from 22 on are kept). The log's timestamps are read as UTC, as the device
+writes them. A line per worker variant (``interactive@pace`` -> ``pace``) follows the pooled figures.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import gzip
 import json
 import re
 import statistics
@@ -28,7 +30,10 @@ ROWS_LINE = re.compile(r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+) INFO screening\.wo
 def worker_writes(log: Path) -> list[tuple[float, int, int]]:
     """(wall time, rows written, bulk in flight after) of every ``rows:`` line."""
     out = []
-    for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+    packed = log.with_name(log.name + ".gz")
+    text = (gzip.decompress(packed.read_bytes()).decode("utf-8", errors="replace") if not log.exists()
+            else log.read_text(encoding="utf-8", errors="replace"))
+    for line in text.splitlines():
         m = ROWS_LINE.match(line)
         if m:
             at = dt.datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S,%f").replace(tzinfo=dt.UTC).timestamp()
@@ -67,6 +72,7 @@ def main() -> None:
     p.add_argument("runs", nargs="+", help="run paths without the .jsonl / .vllm.log suffix")
     a = p.parse_args()
     jobs: list[tuple[float, int]] = []  # (decode seconds, bulk handed over during it)
+    by_variant: dict[str, list[tuple[float, int]]] = {}
     for run in a.runs:
         writes = worker_writes(Path(run + ".vllm.log"))
         for line in Path(run + ".jsonl").read_text(encoding="utf-8").splitlines():
@@ -77,7 +83,9 @@ def main() -> None:
                 if t.get("bulk_age_s") is None or "decode" not in t["legs"]:
                     continue  # claimed outside the bulk job, or no engine timing
                 start = t["submit_wall"] + t["at"]["first_token"]
-                jobs.append((t["legs"]["decode"], handed_in(writes, start, t["submit_wall"] + t["at"]["last_token"])))
+                job = (t["legs"]["decode"], handed_in(writes, start, t["submit_wall"] + t["at"]["last_token"]))
+                jobs.append(job)
+                by_variant.setdefault(rec["phase"].partition("@")[2] or "(config)", []).append(job)
     jobs.sort()
     rho = spearman([j[0] for j in jobs], [float(j[1]) for j in jobs])
     print(f"{len(jobs)} fast jobs; Spearman(decode, bulk handed over during it) = {rho:.2f}")
@@ -85,6 +93,9 @@ def main() -> None:
     for name, group in (("fastest quarter", jobs[:q]), ("slowest quarter", jobs[-q:])):
         print(f"{name}: decode median {statistics.median(j[0] for j in group):.2f} s, bulk handed over "
               f"median {statistics.median(j[1] for j in group):g}")
+    for variant, group in sorted(by_variant.items()):
+        print(f"{variant}: {len(group)} jobs, decode median {statistics.median(j[0] for j in group):.2f} s, "
+              f"bulk handed over during it median {statistics.median(j[1] for j in group):g}")
 
 
 if __name__ == "__main__":

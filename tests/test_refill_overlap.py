@@ -42,3 +42,12 @@ def test_spearman_is_the_rank_correlation() -> None:
     m = _mod()
     assert m.spearman([1.0, 2.0, 3.0, 4.0], [10.0, 20.0, 30.0, 40.0]) == 1.0
     assert m.spearman([1.0, 2.0, 3.0, 4.0], [4.0, 3.0, 2.0, 1.0]) == -1.0
+
+
+def test_a_gzipped_log_reads_the_same(tmp_path: Path) -> None:
+    import gzip
+
+    m = _mod()
+    (tmp_path / "r.vllm.log.gz").write_bytes(gzip.compress(LOG.encode("utf-8")))
+    (tmp_path / "plain.vllm.log").write_text(LOG, encoding="utf-8")
+    assert m.worker_writes(tmp_path / "r.vllm.log") == m.worker_writes(tmp_path / "plain.vllm.log")

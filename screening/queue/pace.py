@@ -6,8 +6,10 @@ prefills them in a few steps of up to ``max_num_batched_tokens`` tokens. Rows ar
 over a second with no row, 5-38% of a phase with fewer than 400 bulk requests running), and a /screen
 request decodes its ~38 tokens in steps that carry those prefill bursts (60-84 ms a token). Handing
 bulk requests over at a steady rate spreads the prefills over the steps and the finishes over time,
-so no step carries a burst and the batch does not drain between waves. Off (rate 0) by default: the
-design is measured against the hold on the GPU before it becomes the default.
+so no step carries a burst and the batch does not drain between waves. Off (rate 0) by default, and
+measured so on the H200 (bench/RESULTS.md, runs 22-23): the trickle puts prefill into every step, mixed
+steps run without vLLM's full CUDA graphs, and a /screen decoded in 6.3-7.0 s against 2.7 s under the hold,
+with bulk 0.63x (120/s). Kept as a setting for engines whose mixed steps are cheap.
 """
 
 from __future__ import annotations
