@@ -39,7 +39,7 @@ def render_section(recs: list[dict]) -> str:
     load = by.get("load") or {k: v for k, v in by.get("serve_load", {}).items() if k in SERVE_HEADER}
     prompts = by.get("prompts", {})
     eng = load.get("engine_settings") or {}
-    keys = ("dtype", "quantization", "max_num_batched_tokens", "max_num_seqs", "async_scheduling",
+    keys = ("dtype", "quantization", "max_num_batched_tokens", "max_num_seqs", "async_scheduling", "guided_backend",
             "enable_prefix_caching", "enforce_eager", "max_model_len", "gpu_memory_utilization", "kv_cache_gib",
             "load_format")
     lines = [

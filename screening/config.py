@@ -54,11 +54,12 @@ class EngineSettings(BaseModel):
     max_num_batched_tokens: int | None = None
     max_num_seqs: int | None = None
     async_scheduling: bool | None = None  # None: vLLM's choice (0.26 turns it on); False is passed as False
+    # vLLM's structured-output backend for the answer's JSON; its mask is filled on the CPU every step (RESULTS.md)
+    guided_backend: Literal["xgrammar", "guidance"] = "xgrammar"
     enable_prefix_caching: bool = True
     # multimodal checkpoints (Qwen3.5) screened as text: vLLM skips the vision tower and its processor
     language_model_only: bool = False
-    # Qwen3.5's linear-attention prefill: vLLM 0.26's FlashInfer kernel on Hopper needs a DSL package its wheels lack
-    gdn_prefill_backend: str | None = None
+    gdn_prefill_backend: str | None = None  # Qwen3.5's linear-attention prefill (0.26's FlashInfer one needs a DSL)
     moe_config_dir: str = "bundled"  # tuned fused-MoE tables for vLLM (vllm_engine.use_moe_configs); "" = none
     load_format: str = "auto"
     seed: int = 0

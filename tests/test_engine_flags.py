@@ -62,3 +62,11 @@ def test_async_scheduling_false_is_said_not_dropped() -> None:
     assert kw["async_scheduling"] is False
     assert "--no-async-scheduling" in serve_flags(kw)
     assert "--async-scheduling" in serve_flags(llm_kwargs(EngineSettings(async_scheduling=True), "/m"))
+
+
+def test_the_guided_backend_reaches_vllm_and_vllm_serve() -> None:
+    """engine.guided_backend picks vLLM's structured-output backend, in process and for the server alike."""
+    kw = llm_kwargs(EngineSettings(guided_backend="guidance"), "/m")
+    assert kw["structured_outputs_config"] == {"backend": "guidance", "disable_any_whitespace": True}
+    flags = serve_flags(kw)
+    assert json.loads(_flag_value(flags, "--structured-outputs-config"))["backend"] == "guidance"

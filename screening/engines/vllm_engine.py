@@ -52,7 +52,7 @@ def llm_kwargs(settings: EngineSettings, model_path: str) -> dict:
         "dtype": settings.dtype,
         "seed": settings.seed,
         "load_format": settings.load_format,
-        "structured_outputs_config": {"backend": "xgrammar", "disable_any_whitespace": True},
+        "structured_outputs_config": {"backend": settings.guided_backend, "disable_any_whitespace": True},
     }
     for key in ("quantization", "max_num_batched_tokens", "max_num_seqs", "gdn_prefill_backend"):
         if getattr(settings, key) is not None:
