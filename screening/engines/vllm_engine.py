@@ -24,15 +24,21 @@ log = logging.getLogger(__name__)
 
 
 def sampling_params(max_tokens: int, guided: bool = True, seed: int = 0):
-    """Greedy sampling under the answer schema (``guided=False`` only for benchmarks)."""
+    """Greedy sampling under the answer schema (``guided=False`` only for benchmarks).
+
+    Final output only: the answer is read once it is whole. ``LLM`` sets this itself, but ``AsyncLLM``
+    defaults to a cumulative output every step, which would build a ``RequestOutput`` and wake the
+    request's coroutine in the worker's event loop for each of ~512 requests at every step.
+    """
     from vllm import SamplingParams
-    from vllm.sampling_params import StructuredOutputsParams
+    from vllm.sampling_params import RequestOutputKind, StructuredOutputsParams
 
     return SamplingParams(
         temperature=0.0,
         max_tokens=max_tokens,
         seed=seed,
         structured_outputs=StructuredOutputsParams(json=ANSWER_SCHEMA) if guided else None,
+        output_kind=RequestOutputKind.FINAL_ONLY,
     )
 
 
