@@ -15,6 +15,16 @@ from typing import Any, Literal
 RiskLevel = Literal["高", "中", "低"]
 RISK_ORDER: dict[str, int] = {"低": 0, "中": 1, "高": 2}
 
+# A stock's fields as a user reads them (in the file's source column, the stale-data flag, a refused
+# duplicate column): one table, so the same field is never named two ways. Chat's short forms are
+# output/text.py's SHORT_FIELD, built from this one.
+FIELD_LABELS: dict[str, str] = {
+    "code": "代码", "name": "名称", "industry": "行业", "pe_ttm": "PE-TTM", "pe_dynamic": "市盈率-动态",
+    "roe": "ROE", "eps": "EPS", "st": "ST", "report_text": "报告", "report_date": "报告期",
+    "net_profit_y1": "净利润", "net_profit_y2": "上年净利润", "price": "最新价", "change_pct": "涨跌幅",
+    "pb": "市净率", "market_cap": "总市值",
+}
+
 
 @dataclass(frozen=True)
 class InputProblem:

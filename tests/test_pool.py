@@ -187,6 +187,9 @@ def test_duplicate_columns_first_wins_with_warning(tmp_path: Path, settings: Inp
     messages = [str(w) for w in pool.warnings]
     assert any("'代码'" in m and "'股票代码'" in m for m in messages)
     assert any("'市盈率(TTM)'" in m and "'PE-TTM'" in m for m in messages)
+    # the field is named as the user reads it, not by the program's key
+    assert any("都表示代码" in m for m in messages) and any("都表示PE-TTM" in m for m in messages)
+    assert not any("pe_ttm" in m or "都表示code" in m for m in messages)
 
 
 def test_same_header_twice(tmp_path: Path, settings: InputSettings) -> None:

@@ -17,12 +17,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from screening.data.trading_calendar import trading_days
+from screening.models import FIELD_LABELS
 
 QUOTE_FIELDS = frozenset({"price", "change_pct", "pb", "market_cap", "pe_dynamic", "pe_ttm"})
 REPORT_FIELDS = frozenset({"roe", "eps", "net_profit_y1", "net_profit_y2"})
-LABELS = {"price": "最新价", "change_pct": "涨跌幅", "pb": "市净率", "market_cap": "总市值",
-          "pe_dynamic": "市盈率-动态", "pe_ttm": "PE-TTM", "roe": "ROE", "eps": "EPS", "net_profit_y1": "净利润",
-          "net_profit_y2": "上年净利润"}
 FLAG_STALE = "数据过期"
 
 
@@ -56,11 +54,11 @@ def stale_notes(dates: dict[str, str], today: dt.date, max_quote_age_days: int,
         except ValueError:
             continue
         if name in QUOTE_FIELDS and quote_age(day, today, holidays, store=store) > max_quote_age_days:
-            old_quotes.setdefault(text[:10], []).append(LABELS[name])
+            old_quotes.setdefault(text[:10], []).append(FIELD_LABELS[name])
         elif name in REPORT_FIELDS:
             deadline = next_report_deadline(day)
             if deadline is not None and today > deadline:
-                old_reports.setdefault(text[:10], []).append(LABELS[name])
+                old_reports.setdefault(text[:10], []).append(FIELD_LABELS[name])
     notes = [f"{FLAG_STALE}: 行情 {', '.join(sorted(v))} 为 {d} (超过 {max_quote_age_days} 个交易日)"
              for d, v in sorted(old_quotes.items())]
     notes += [f"{FLAG_STALE}: 财报 {', '.join(sorted(v))} 为 {d} 报告期 (下一期报告已应披露)"

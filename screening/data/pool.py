@@ -25,7 +25,7 @@ from screening.data.pool_table import RawRow
 from screening.data.pool_text import HEADER_SCAN_ROWS, read_text_rows
 from screening.data.pool_xlsx import read_xlsx_rows
 from screening.data.values import parse_number_unit, strip_controls
-from screening.models import InputProblem, Pool, PoolRejected
+from screening.models import FIELD_LABELS, InputProblem, Pool, PoolRejected
 
 __all__ = ["HEADER_ALIASES", "NUMERIC_FIELDS", "map_header", "read_pool"]
 
@@ -145,7 +145,7 @@ def _columns(header: list[str], header_row: int, source: str, pool: Pool) -> dic
             pool.warnings.append(
                 InputProblem(
                     source,
-                    f"列 {first!r} 和 {name!r} 都表示 {field}; 使用 {first!r}, 忽略 {name!r}",
+                    f"列 {first!r} 和 {name!r} 都表示{FIELD_LABELS.get(field, field)}; 使用 {first!r}, 忽略 {name!r}",
                     row=header_row,
                     column=name,
                 )

@@ -12,6 +12,8 @@ from __future__ import annotations
 import html
 from collections.abc import Callable, Iterable
 
+from screening.models import FIELD_LABELS
+
 RISK_BADGE = {"高": "🔴", "中": "🟡", "低": "🟢"}
 
 # Markdown (WeCom, DingTalk, Feishu lark_md): characters that start markup, a tag or a mention become
@@ -92,10 +94,9 @@ def split_with_parts(lines: list[str], limit: int, measure: Callable[[str], int]
     return [c if i == 0 else f"{label(i + 1, len(chunks))}\n{c}" for i, c in enumerate(chunks)]
 
 
-SHORT_FIELD = {"name": "名称", "industry": "行业", "pe_ttm": "PE-TTM", "roe": "ROE", "eps": "EPS",
-               "report_text": "报告", "st": "ST", "net_profit_y1": "净利润", "net_profit_y2": "上年净利润",
-               "report_date": "报告期", "price": "价格", "change_pct": "涨跌幅", "pb": "PB", "market_cap": "市值",
-               "pe_dynamic": "PE动"}
+# chat's short forms: FIELD_LABELS with the long quote labels cut for a phone's line
+SHORT_FIELD = {**FIELD_LABELS, "price": "价格", "pb": "PB", "market_cap": "市值", "pe_dynamic": "PE动"}
+SHORT_FIELD.pop("code")  # a row's code is its title, never one of its sources
 
 
 def sources_brief(sources: dict[str, str]) -> str:

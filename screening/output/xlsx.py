@@ -20,7 +20,7 @@ from openpyxl.comments import Comment
 from openpyxl.styles import Font, PatternFill
 from openpyxl.worksheet.worksheet import Worksheet
 
-from screening.models import Pool, ResultRow
+from screening.models import FIELD_LABELS, Pool, ResultRow
 from screening.output.report import COLUMNS, HEADERS_ZH, cell, public_row, ranked, summary
 
 RISK_FILL = {"高": "F8CBAD", "中": "FFE699", "低": "C6EFCE"}
@@ -28,10 +28,6 @@ FAILED_FILL = "D9D9D9"  # a failed row is grey across: it has no verdict, and mu
 STATUS_ZH = {"ok": "成功", "failed": "失败"}
 # how a figure's source reads in the one 数据来源 cell: file, demo, or "akshare 2026-12-02"
 SOURCE_ZH = {"file": "文件", "demo": "演示数据"}
-FIELD_ZH = {"name": "名称", "industry": "行业", "pe_ttm": "PE-TTM", "roe": "ROE", "eps": "EPS", "report_text": "报告",
-            "st": "ST", "net_profit_y1": "净利润", "net_profit_y2": "上年净利润", "report_date": "报告期",
-            "price": "价格", "change_pct": "涨跌幅", "pb": "市净率", "market_cap": "总市值",
-            "pe_dynamic": "市盈率-动态"}
 INPUT_COLUMNS = {"row": "源文件行", "raw_code": "原始代码", "code": "代码", "name": "名称", "industry": "行业",
                  "pe_ttm": "PE-TTM", "pe_dynamic": "市盈率-动态", "roe": "ROE(%)", "eps": "每股收益", "st": "ST",
                  "report_text": "报告原文", "sources": "数据来源", "error": "错误"}
@@ -57,7 +53,7 @@ def sources_text(sources: dict[str, str]) -> str:
     groups: dict[str, list[str]] = {}
     for field, src in sources.items():
         label = SOURCE_ZH.get(src) or src.removeprefix("universe:").replace("@", " ")
-        groups.setdefault(label, []).append(FIELD_ZH.get(field, field))
+        groups.setdefault(label, []).append(FIELD_LABELS.get(field, field))
     if len(groups) == 1:
         return next(iter(groups))
     return "; ".join(f"{label}: {', '.join(fields)}" for label, fields in groups.items())
