@@ -65,11 +65,20 @@ import statistics
 import sys
 import time
 import tomllib
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:  # `python bench/moe_tune.py` puts bench/ first, not the package
+    sys.path.insert(0, str(REPO))
+
+from screening.engines.moe_tables import (  # noqa: E402  (the names vLLM looks for: one place)
+    MoeShape,
+    config_file_name,
+    load_shape,
+)
+
 DEFAULT_MODEL = REPO / "bench" / "gpu_models" / "qwen3.5-35b-a3b.json"
 ENGINE_CONFIG = REPO / "config.gpu.toml"
 DTYPES: dict[str, str | None] = {"fp8_w8a8": "fp8_w8a8", "bf16": None}  # --dtype -> vLLM's dtype in the file name
@@ -100,26 +109,7 @@ FALLBACK_SEEDS = (
 Config = dict[str, int]
 
 
-@dataclass(frozen=True)
-class MoeShape:
-    experts: int  # E
-    intermediate: int  # N in vLLM's file name: moe_intermediate_size (w2's input width)
-    hidden: int  # K
-    topk: int
-
-
 # ---------------------------------------------------------------- pure parts (no torch, no vLLM)
-
-def load_shape(path: Path) -> MoeShape:
-    """The MoE shape of a model config JSON (HF layout; a ``text_config`` wins when there is one)."""
-    cfg = json.loads(Path(path).read_text(encoding="utf-8"))
-    cfg = cfg.get("text_config") or cfg
-    experts = cfg.get("num_experts") or cfg.get("num_local_experts") or cfg.get("n_routed_experts")
-    if not experts or "moe_intermediate_size" not in cfg:
-        raise ValueError(f"{path}: not a MoE config (num_experts / moe_intermediate_size missing)")
-    return MoeShape(int(experts), int(cfg["moe_intermediate_size"]), int(cfg["hidden_size"]),
-                    int(cfg["num_experts_per_tok"]))
-
 
 def engine_limits(toml_path: Path) -> tuple[int, int]:
     """(max_num_seqs, max_num_batched_tokens) of a screener config's [engine] (512, 32768 when unset)."""
@@ -141,18 +131,6 @@ def workload_batch_sizes(max_num_seqs: int, max_num_batched_tokens: int) -> list
         m *= 2
     sizes.append(max_num_batched_tokens)
     return sizes
-
-
-def device_file_name(device_name: str) -> str:
-    """The device part of vLLM's file name: blanks and slashes to '_', any H200 variant is 'NVIDIA_H200'."""
-    name = re.sub(r"[\s/]+", "_", device_name)
-    return "NVIDIA_H200" if "H200" in name.split("_") else name
-
-
-def config_file_name(shape: MoeShape, dtype: str | None, device_name: str) -> str:
-    """vLLM's ``get_config_file_name`` for our case (no block quantisation)."""
-    dtype_part = f",dtype={dtype}" if dtype else ""
-    return f"E={shape.experts},N={shape.intermediate},device_name={device_file_name(device_name)}{dtype_part}.json"
 
 
 _NAME = re.compile(r"^E=(\d+),N=(\d+),device_name=([^,]+?)(?:,dtype=([^,]+?))?(,block_shape=.*)?\.json$")
