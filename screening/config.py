@@ -15,12 +15,7 @@ from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
-from pydantic_settings import (
-    BaseSettings,
-    PydanticBaseSettingsSource,
-    SettingsConfigDict,
-    TomlConfigSettingsSource,
-)
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
 DEFAULT_CONFIG = Path(os.environ.get("SCREENER_CONFIG", "config.toml"))
 
@@ -115,6 +110,7 @@ class WorkerSettings(BaseModel):
     fast_hold_gap_s: float = 1.0
     bulk_admit_per_s: float = 0.0  # bulk handed to the engine at most this fast (queue/pace.py); 0: unpaced
     bulk_admit_burst: int = 32
+    bulk_refill_min: int = 0  # bulk handed to the engine in groups of at least this many (queue/pace.py); 0: any
     # the claim leg (bench/RESULTS.md): with the engine full, still read the fast stream this often (0: only
     # when there is room), and prepare a claimed job this many stocks at a time (0: all at once), the next
     # chunk while fewer than max_in_flight prepared stocks wait, so a /screen never waits for a market's prep

@@ -1,7 +1,10 @@
-"""The bulk admission pace (queue/pace.py): the token bucket on a hand-driven clock, then in a real worker."""
+"""Bulk admission (queue/pace.py): the token bucket on a hand-driven clock and the refill floor as a pure
+function, then both in a real worker on real Redis."""
 
 from __future__ import annotations
 
+import random
+import threading
 import time
 from concurrent.futures import Future
 
@@ -11,8 +14,9 @@ from screening.config import Settings
 from screening.engines.rules_engine import RulesEngine
 from screening.engines.types import EngineOutput, EngineRequest
 from screening.queue.client import JobQueue
-from screening.queue.pace import AdmissionPace
+from screening.queue.pace import AdmissionPace, refill_room
 from screening.queue.run import run_worker
+from screening.queue.worker import Worker
 from tests.fixtures_redis import make_items
 
 
@@ -48,6 +52,21 @@ def test_over_a_second_the_rate_holds_whatever_the_rounds() -> None:
         went += n
         now += 0.013
     assert 2 * 150 <= went <= 2 * 150 + 8
+
+
+@pytest.mark.parametrize(("room", "in_bulk", "waiting", "floor", "admitted"), [
+    (5, 491, 900, 0, 5),        # no floor: every free slot is refilled at once
+    (5, 491, 900, 128, 0),      # five free slots wait for the floor
+    (127, 369, 900, 128, 0),
+    (128, 368, 900, 128, 128),  # the floor reached: the group goes together
+    (300, 196, 900, 128, 300),
+    (5, 491, 5, 128, 5),        # a job's tail smaller than the floor still goes
+    (40, 456, 30, 128, 40),     # (room is an upper bound: the caller takes what waits)
+    (496, 0, 60, 128, 496),     # nothing bulk in flight: the start is never held
+])
+def test_the_refill_floor_holds_small_groups_back_but_never_a_tail_or_a_start(
+        room: int, in_bulk: int, waiting: int, floor: int, admitted: int) -> None:
+    assert refill_room(room, in_bulk, waiting, floor) == admitted
 
 
 
@@ -86,3 +105,35 @@ def test_a_paced_worker_hands_bulk_over_at_the_rate_and_finishes_the_job(queue_s
     assert len(paced) == 60 and paced[-1] - paced[0] >= (60 - 10) / 100 * 0.95
     for i, t in enumerate(paced):  # never more than a burst plus the rate's share in any 100 ms
         assert sum(1 for u in paced[i:] if u - t < 0.1) <= 10 + 10 + 1
+
+
+class SlowRules(RulesEngine):
+    """The real rules engine answering each request after its own delay, as a continuous engine does:
+    answers come back one by one at different times, so slots free up a few at a time."""
+
+    continuous = True
+
+    def __init__(self, seed: int) -> None:
+        super().__init__()
+        self._rng = random.Random(seed)
+
+    def submit(self, request: EngineRequest, priority: int = 1, alone: bool = False) -> Future[EngineOutput]:
+        future: Future[EngineOutput] = Future()
+        answer = self.generate([request])[0]
+        threading.Timer(self._rng.uniform(0.005, 0.06), future.set_result, args=(answer,)).start()
+        return future
+
+
+def test_a_refill_floor_hands_bulk_over_in_groups_and_finishes_the_job(queue_settings: Settings) -> None:
+    """Real Redis and worker, 20 bulk in flight, a floor of 8: after the first 20, every group handed to the
+    engine is at least 8 requests but the job's tail, and all 90 rows are written once."""
+    ws = queue_settings.worker.model_copy(update={"max_in_flight": 20, "bulk_refill_min": 8})
+    settings = queue_settings.model_copy(update={"worker": ws})
+    q = JobQueue(settings.redis.url, settings.redis)
+    jid = q.submit(make_items(90, 300), lane="bulk")
+    worker = Worker(settings, SlowRules(seed=3), "refill-8", exit_when_idle=True)
+    worker.run()
+    assert q.status(jid).state == "done" and sorted(r.index for r in q.results(jid)) == list(range(90))
+    groups = list(worker.bulk_groups)
+    assert sum(groups) == 90 and groups[0] == 20
+    assert all(g >= 8 for g in groups[1:-1]), groups

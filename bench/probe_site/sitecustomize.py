@@ -52,19 +52,36 @@ TARGETS: dict[str, list[tuple[str, str]]] = {
 
 _lock = threading.Lock()
 _sums: dict[str, dict[int, list[float]]] = {}  # name -> epoch second -> [seconds, calls]
-_state = {"pid": 0}
+_state: dict = {"pid": 0, "kind": "decode"}  # kind: of the step the scheduler last built
 
 
 def _add(name: str, started_wall: float, seconds: float) -> None:
+    """Add a call to its second, once under its own name and once as ``name|decode`` or ``name|prefill``."""
     sec = int(started_wall)
     with _lock:
         if _state["pid"] != os.getpid():  # first call in this process (or after a fork): start its dumper
             _state["pid"] = os.getpid()
             _sums.clear()
             threading.Thread(target=_dump_loop, name="step-probe", daemon=True).start()
-        cell = _sums.setdefault(name, {}).setdefault(sec, [0.0, 0])
-        cell[0] += seconds
-        cell[1] += 1
+        for key in (name, f"{name}|{_state['kind']}"):
+            cell = _sums.setdefault(key, {}).setdefault(sec, [0.0, 0])
+            cell[0] += seconds
+            cell[1] += 1
+
+
+def _note_schedule(output) -> None:
+    """A step carries prefill when some request is given more than one token (vLLM's SchedulerOutput)."""
+    try:
+        per_request = output.num_scheduled_tokens
+        total = int(output.total_num_scheduled_tokens)
+    except AttributeError:
+        return
+    if not per_request:
+        return
+    prefill = total - len(per_request)  # tokens beyond one per request: prompt tokens computed this step
+    _state["kind"] = "prefill" if prefill > 0 else "decode"
+    if prefill > 0:
+        _add("prefill_tokens", time.time(), float(prefill))
 
 
 def _dump_loop() -> None:
@@ -90,9 +107,13 @@ def _timed(name: str, fn):
 
     def probed(*args, **kwargs):
         w, t = wall(), perf()
+        result = None
         try:
-            return fn(*args, **kwargs)
+            result = fn(*args, **kwargs)
+            return result
         finally:
+            if name == "schedule" and result is not None:
+                _note_schedule(result)
             _add(name, w, perf() - t)
 
     probed.__wrapped__ = fn  # type: ignore[attr-defined]

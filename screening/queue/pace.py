@@ -1,4 +1,4 @@
-"""Paced bulk admission: a token bucket on how fast the worker hands vLLM new bulk requests.
+"""How the worker hands vLLM new bulk requests: paced (a token bucket) or in refill groups.
 
 Why (bench/RESULTS.md, runs 19-21): bulk requests all ask for one short JSON answer, so requests
 handed to vLLM together finish together; the worker then refills hundreds of slots at once and vLLM
@@ -10,6 +10,16 @@ so no step carries a burst and the batch does not drain between waves. Off (rate
 measured so on the H200 (bench/RESULTS.md, runs 22-23): the trickle puts prefill into every step, mixed
 steps run without vLLM's full CUDA graphs, and a /screen decoded in 6.3-7.0 s against 2.7 s under the hold,
 with bulk 0.63x (120/s). Kept as a setting for engines whose mixed steps are cheap.
+
+Refill groups (``worker.bulk_refill_min``, ``refill_room``) go the other way. The engine core's own clocks
+(bench/RESULTS.md, runs 26-29, ``gpu_bench.py --probe``) split the steps in two: a decode-only step of
+~512 sequences costs 48-82 ms of wall (the GPU's share 10-30 ms), a step carrying any prefill 205-250 ms.
+Guided answers end at different lengths, so a few slots free up at nearly every step, and refilling them
+at once (or from vLLM's own waiting queue) puts a small prefill into nearly every step: every step pays
+the mixed price. Unguided answers of one fixed length end together, refill in a few big steps, and ran
+1.36-1.47x faster on the same engine. With a floor on the refill, the worker waits until that many slots
+are free and hands them over together: the prefills gather into few steps and the steps between stay
+decode-only. Off (0) until measured on the GPU.
 """
 
 from __future__ import annotations
@@ -46,3 +56,14 @@ class AdmissionPace:
         if self.rate <= 0 or self._tokens >= 1:
             return 0.0
         return (1 - self._tokens) / self.rate
+
+
+def refill_room(room: int, in_bulk: int, waiting_bulk: int, refill_min: int) -> int:
+    """Bulk requests to hand over now: ``room``, or 0 while fewer than ``refill_min`` slots are free.
+
+    A group smaller than the floor still goes when nothing bulk is in flight (the start, or a job
+    after an idle engine) or when it is all that waits (a job's tail), so a job always finishes.
+    """
+    if refill_min <= 0 or room >= refill_min or in_bulk == 0 or waiting_bulk <= room:
+        return room
+    return 0

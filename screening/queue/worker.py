@@ -20,7 +20,9 @@ queue/intake.py; the command line is queue/run.py):
   shallow, so a hold takes effect within a step. vLLM's scheduler is not touched.
 * Paced bulk admission (``worker.bulk_admit_per_s``, off by default; queue/pace.py): bulk requests
   handed over together finish together, and the refill is prefilled beside every /screen; a token
-  bucket hands them over at a steady rate instead (measured on the CPU only so far).
+  bucket hands them over at a steady rate instead (measured on the H200: worse, so off).
+* Refill groups (``worker.bulk_refill_min``, off by default; queue/pace.py): bulk is handed over only
+  once that many slots are free, so prefills gather into few engine steps and the rest stay decode-only.
 * Each fast job's legs (claimed, prepared, handed, vLLM's queue, prefill, decode, stored, done) are
   kept in ``fast_traces`` and logged (queue/fast_trace.py): the figure to read before choosing a lever.
 * Crash safety: a stock's attempt counter is incremented in Redis BEFORE it is submitted, so a
@@ -53,7 +55,7 @@ from screening.models import FailCode, PoolItem, ResultRow, failed_row
 from screening.queue.client import GROUP, TRANSIENT_ERRORS
 from screening.queue.fast_trace import JobClock
 from screening.queue.intake import ActiveJob, BatchResult, JobIntake
-from screening.queue.pace import AdmissionPace
+from screening.queue.pace import AdmissionPace, refill_room
 from screening.screen.pipeline import Prepared
 
 log = logging.getLogger("screening.worker")
@@ -106,6 +108,7 @@ class Worker(JobIntake):
         self._next_flush = 0.0
         self._started = time.perf_counter()
         self.fast_traces: deque[dict] = deque(maxlen=2000)  # finished fast jobs' legs, oldest first
+        self.bulk_groups: deque[int] = deque(maxlen=5000)  # how many bulk requests each admission handed over
         self._clocks: dict[str, JobClock] = {}
         self._prepared_at: dict[str, float] = {}
         self._hold_since: float | None = None  # monotonic start of the current fast-lane hold
@@ -219,9 +222,11 @@ class Worker(JobIntake):
         if cap is not None:
             room = min(room, max(0, cap - in_bulk))
         room = self._pace.allowed(room, time.monotonic())
-        bulk = sorted((w for w in waiting if w.job.lane == "bulk"),
-                      key=lambda w: (w.job.created_at, w.prompt_tokens))[:room]
+        bulk = sorted((w for w in waiting if w.job.lane == "bulk"), key=lambda w: (w.job.created_at, w.prompt_tokens))
+        bulk = bulk[: refill_room(room, in_bulk, len(bulk), self.ws.bulk_refill_min)]
         self._pace.spend(len(bulk))
+        if bulk:
+            self.bulk_groups.append(len(bulk))
         work = fast + bulk
         if work:
             self._submit(work)
