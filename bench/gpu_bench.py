@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if a.cpu_smoke:
         a.n = min(a.n, 8) if a.n != MARKET else 8
-        a.configs = "smoke"
+        a.configs = a.configs if a.configs.startswith("smoke") else "smoke"
         a.serial_n = min(a.serial_n, 3)
         a.fast_every, a.fast_jobs = min(a.fast_every, 0.3), min(a.fast_jobs, 3)
         if a.phases == ",".join(ALL_PHASES):  # the smoke run also takes the fast-lane hold's path

@@ -86,6 +86,9 @@ def load_configs() -> dict:
         merged = {"model": cfg["model"]}
         for section in ("engine", "batcher", "worker"):
             merged[section] = {**defaults.get(section, {}), **cfg.get(section, {})}
+        for key in ("continuous", "fast_engine"):  # engine-shape keys a configuration may add
+            if key in cfg:
+                merged[key] = cfg[key]
         out[name] = merged
     return out
 

@@ -51,6 +51,17 @@ def run_child(a: argparse.Namespace) -> int:
                engine_settings=es.model_dump())
         raise
     load_s = time.perf_counter() - t0
+    fast_engine = None
+    if cfg.get("fast_engine"):  # a second engine for the fast lane alone, on the same GPU, started after the first
+        t = time.perf_counter()
+        fast_es = es.model_copy(update=cfg["fast_engine"])
+        try:
+            fast_engine = make_engine(fast_es, model_dir)
+        except Exception as exc:
+            record("load", error=f"fast engine: {type(exc).__name__}: {exc}"[:2000],
+                   fast_engine_settings=fast_es.model_dump())
+            raise
+        record("fast_engine", load_s=round(time.perf_counter() - t, 1), fast_engine_settings=fast_es.model_dump())
     header = record(
         "load", load_s=round(load_s, 1), engine_load_s=round(engine.load_seconds, 1), **gpu_info(),
         versions=versions(), engine_settings=es.model_dump(), batcher=batcher.model_dump(),
@@ -146,10 +157,12 @@ def run_child(a: argparse.Namespace) -> int:
                         generate=salted_generate)
             elif phase_base(phase) == "pipeline":
                 run_pipeline(a, base, es, batcher, variant_worker(worker, phase), engine,
-                             market[: phase_size(phase) or a.n], prepare_s, clock, record, label=phase)
+                             market[: phase_size(phase) or a.n], prepare_s, clock, record, label=phase,
+                             fast_engine=fast_engine)
             elif phase_base(phase) == "interactive":
                 run_interactive_phase(a, base, es, batcher, variant_worker(worker, phase), engine,
-                                      market[: phase_size(phase) or a.n], prepare_s, clock, record, label=phase)
+                                      market[: phase_size(phase) or a.n], prepare_s, clock, record, label=phase,
+                                      fast_engine=fast_engine)
             elif phase == "serial":
                 run_serial(a, es, engine, prepared, model_dir, clock, record)
             else:
@@ -157,17 +170,19 @@ def run_child(a: argparse.Namespace) -> int:
         except Exception as exc:  # one phase failing must not lose the others
             log.exception("phase %s failed", phase)
             record(phase, error=f"{type(exc).__name__}: {exc}"[:2000])
-    try:
-        engine.close()
-    except Exception:
-        pass
+    for each in (fast_engine, engine):
+        try:
+            if each is not None:
+                each.close()
+        except Exception:
+            pass
     return 0
 
 
 class BenchQueue:
     """A worker thread on the bench's engine, serving a queue of its own keys, for the pipeline phases."""
 
-    def __init__(self, a, base, es, batcher, worker_settings, engine) -> None:
+    def __init__(self, a, base, es, batcher, worker_settings, engine, fast_engine=None) -> None:
         from screening.config import RedisSettings
         from screening.queue.client import JobQueue
 
@@ -179,8 +194,18 @@ class BenchQueue:
         self.stop = threading.Event()
         self.failure: list[BaseException] = []
         self.worker = None  # the Worker, once its thread built it (its fast_traces are read after the phase)
+        self.fast_worker = None  # with a fast engine: the second worker, claiming the fast lane only
         self.queue = JobQueue(rs.url, rs)
         self.thread = threading.Thread(target=self._work, name="gpu-bench-worker", daemon=True)
+        self.fast_thread = None
+        if fast_engine is not None:  # the bulk worker leaves the fast lane to the fast engine's worker
+            self.settings = self._lanes(["bulk"])
+            self.fast_settings = self._lanes(["fast"])
+            self.fast_engine = fast_engine
+            self.fast_thread = threading.Thread(target=self._work_fast, name="gpu-bench-fast-worker", daemon=True)
+
+    def _lanes(self, lanes: list[str]):
+        return self.settings.model_copy(update={"worker": self.settings.worker.model_copy(update={"lanes": lanes})})
 
     def _work(self) -> None:
         from screening.queue.worker import Worker
@@ -191,16 +216,34 @@ class BenchQueue:
         except BaseException as exc:  # reported by the phase
             self.failure.append(exc)
 
+    def _work_fast(self) -> None:
+        from screening.queue.worker import Worker
+
+        try:
+            self.fast_worker = Worker(self.fast_settings, self.fast_engine, f"bench-fast-{self.prefix}", self.stop)
+            self.fast_worker.run()
+        except BaseException as exc:
+            self.failure.append(exc)
+
+    @property
+    def traced(self):
+        """The worker whose fast_traces tell the /screen legs: the fast engine's, when there is one."""
+        return self.fast_worker if self.fast_thread is not None else self.worker
+
     def __enter__(self) -> BenchQueue:
         self.reset = reset_cache(self.engine)
         self.before = prefix_counters()
         self.calls, self.requests = self.engine.stats.calls, self.engine.stats.requests
         self.thread.start()
+        if self.fast_thread is not None:
+            self.fast_thread.start()
         return self
 
     def __exit__(self, *exc) -> None:
         self.stop.set()
         self.thread.join(timeout=60)
+        if self.fast_thread is not None:
+            self.fast_thread.join(timeout=60)
         self.queue.close()
 
     def fields(self) -> dict:
@@ -208,7 +251,8 @@ class BenchQueue:
         return {"engine_calls": self.engine.stats.calls - self.calls,
                 "engine_requests": self.engine.stats.requests - self.requests, "cache_reset": self.reset,
                 "worker_error": f"{type(self.failure[0]).__name__}: {self.failure[0]}" if self.failure else None,
-                "worker_alive_after": self.thread.is_alive(), **cache_delta(self.before, prefix_counters()),
+                "worker_alive_after": self.thread.is_alive(), "fast_engine": self.fast_thread is not None,
+                **cache_delta(self.before, prefix_counters()),
                 # the sizes of the bulk groups the worker handed over (worker.bulk_refill_min shapes them)
                 "bulk_groups": {"count": len(self.worker.bulk_groups), **spread(list(self.worker.bulk_groups))}
                 if self.worker is not None else None}
@@ -225,13 +269,13 @@ def pipeline_fits(a, items, prepare_s, clock, record, label: str) -> bool:
 
 
 def run_pipeline(a, base, es, batcher, worker_settings, engine, items, prepare_s, clock, record,
-                 label: str = "pipeline") -> None:
+                 label: str = "pipeline", fast_engine=None) -> None:
     """Enqueue the market as one bulk job, a worker thread on the same engine, wait for every row."""
     from screening.screen.rules import FLAG_UNPARSABLE
 
     if not pipeline_fits(a, items, prepare_s, clock, record, label):
         return
-    with BenchQueue(a, base, es, batcher, worker_settings, engine) as bq:
+    with BenchQueue(a, base, es, batcher, worker_settings, engine, fast_engine) as bq:
         t = time.perf_counter()
         job_id = bq.queue.submit(items, lane="bulk", source="gpu-bench")
         st = bq.queue.wait(job_id, timeout=max(10.0, clock.left() - 5), poll_s=0.5)
@@ -249,7 +293,7 @@ def run_pipeline(a, base, es, batcher, worker_settings, engine, items, prepare_s
 
 
 def run_interactive_phase(a, base, es, batcher, worker_settings, engine, items, prepare_s, clock, record,
-                          label: str = "interactive") -> None:
+                          label: str = "interactive", fast_engine=None) -> None:
     """The pipeline's bulk job again, with a two-stock fast-lane job every ``--fast-every`` seconds
     (or the cadence the phase names, ``interactive:3``), and each fast job's legs from the worker."""
     from screening.ops.bench.interactive import run_interactive
@@ -258,11 +302,11 @@ def run_interactive_phase(a, base, es, batcher, worker_settings, engine, items, 
     if not pipeline_fits(a, items, prepare_s, clock, record, label):
         return
     every = phase_every(label) or a.fast_every
-    with BenchQueue(a, base, es, batcher, worker_settings, engine) as bq:
+    with BenchQueue(a, base, es, batcher, worker_settings, engine, fast_engine) as bq:
         res = run_interactive(bq.queue, items, every_s=every, min_jobs=a.fast_jobs,
                               timeout_s=max(10.0, clock.left() - 10))
     summary = res.summary()
-    traces = list(bq.worker.fast_traces) if bq.worker is not None else []  # in the order the jobs finished
+    traces = list(bq.traced.fast_traces) if bq.traced is not None else []  # in the order the jobs finished
     traces.sort(key=lambda t: t["submit_wall"])  # submission order, as the jobs came: not sorted by latency
     under = [t for t in traces if t.get("bulk_age_s") is not None]
     record(label, stocks=len(items), every_s=every, **summary, seconds=summary["bulk_seconds"],

@@ -205,6 +205,7 @@ def breakdown_lines(recs: list[dict]) -> list[str]:
         ws = r.get("worker_settings") or {}
         pace = f", bulk paced {ws['bulk_admit_per_s']:g}/s" if ws.get("bulk_admit_per_s") else ""
         pace += f", bulk refilled in groups of >= {ws['bulk_refill_min']}" if ws.get("bulk_refill_min") else ""
+        pace += ", /screen on an engine of its own (fast_engine)" if r.get("fast_engine") else ""
         out.append(f"- {r['phase']} (max_in_flight {ws.get('max_in_flight')}, fast_hold_bulk "
                    f"{ws.get('fast_hold_bulk')}{pace}): {r.get('fast_finished')}/{r.get('fast_jobs')} fast jobs, "
                    f"one every "

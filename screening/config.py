@@ -111,6 +111,8 @@ class WorkerSettings(BaseModel):
     bulk_admit_per_s: float = 0.0  # bulk handed to the engine at most this fast (queue/pace.py); 0: unpaced
     bulk_admit_burst: int = 32
     bulk_refill_min: int = 0  # bulk handed to the engine in groups of at least this many (queue/pace.py); 0: any
+    # the lanes this worker claims jobs from: a second worker with ["fast"] and an engine of its own serves /screen
+    lanes: list[Literal["fast", "bulk"]] = Field(default=["fast", "bulk"], min_length=1)
     # the claim leg (bench/RESULTS.md): with the engine full, still read the fast stream this often (0: only
     # when there is room), and prepare a claimed job this many stocks at a time (0: all at once), the next
     # chunk while fewer than max_in_flight prepared stocks wait, so a /screen never waits for a market's prep

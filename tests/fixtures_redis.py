@@ -8,6 +8,7 @@ without RDB snapshots so a restart replays the AOF.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -116,7 +117,9 @@ def worker_env(settings: Settings, **extra: str) -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     for section in ("redis", "worker"):
         for key, value in getattr(settings, section).model_dump().items():
-            env[f"SCREENER_{section.upper()}__{key.upper()}"] = str(value)
+            # lists as JSON, the way pydantic-settings reads a complex value from the environment
+            name = f"SCREENER_{section.upper()}__{key.upper()}"
+            env[name] = json.dumps(value) if isinstance(value, list) else str(value)
     env.update(extra)
     return env
 

@@ -93,8 +93,8 @@ class JobIntake:
         # renew leases well inside claim_idle_ms so a live worker's entries are never claimed
         self.lease_s = max(0.05, min(self.ws.heartbeat_s, self.rs.claim_idle_ms / 1000 / 3))
         self.claim_every_s = max(0.05, self.rs.claim_idle_ms / 1000 / 2)
-        self._next_beat = 0.0
-        self._next_claim = 0.0
+        self._next_beat = self._next_claim = 0.0
+        self.lanes = tuple(lane for lane in LANES if lane in self.ws.lanes)  # the streams this worker claims from
 
     def _retrying(self, max_s: float | None = None) -> Retrying:
         """Backoff on Redis outages; without ``max_s`` until Redis is back or we are told to stop.
@@ -123,7 +123,7 @@ class JobIntake:
                                                    "started_at": repr(time.time())})
                 pipe.execute()
                 self._beat()
-                for lane in LANES:
+                for lane in LANES:  # its own pending entries of every lane, whatever it claims now
                     resp = self.r.xreadgroup(GROUP, self.name, {self.q.stream(lane): "0"}, count=100_000)
                     self._adopt_response(resp)
                 self._next_claim = 0.0
@@ -137,14 +137,14 @@ class JobIntake:
             self._next_claim = now + self.claim_every_s
             self._claim_idle()
         cap = self.ws.batch_stocks
-        if self._pending_count("fast") < cap:
+        if "fast" in self.lanes and self._pending_count("fast") < cap:
             self._adopt_response(self.r.xreadgroup(GROUP, self.name, {self.q.stream("fast"): ">"}, count=64))
-        if self._pending_count("fast") == 0 and self._pending_count("bulk") < cap:
+        if "bulk" in self.lanes and self._pending_count("fast") == 0 and self._pending_count("bulk") < cap:
             self._adopt_response(self.r.xreadgroup(GROUP, self.name, {self.q.stream("bulk"): ">"}, count=1))
 
     def _claim_idle(self) -> None:
         """Take over entries idle longer than claim_idle_ms: their worker is dead or hung."""
-        for lane in LANES:
+        for lane in self.lanes:
             stream = self.q.stream(lane)
             res = self.r.xautoclaim(stream, GROUP, self.name, min_idle_time=self.rs.claim_idle_ms,
                                     start_id="0-0", count=64)
@@ -329,7 +329,7 @@ class JobIntake:
         """Nothing held, nothing new, nobody else's entry pending (it may still be claimed)."""
         if self.jobs:
             return False
-        for lane in LANES:
+        for lane in self.lanes:
             stream = self.q.stream(lane)
             resp = self.r.xreadgroup(GROUP, self.name, {stream: ">"}, count=1)
             if resp and resp[0][1]:

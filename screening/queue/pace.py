@@ -12,14 +12,14 @@ steps run without vLLM's full CUDA graphs, and a /screen decoded in 6.3-7.0 s ag
 with bulk 0.63x (120/s). Kept as a setting for engines whose mixed steps are cheap.
 
 Refill groups (``worker.bulk_refill_min``, ``refill_room``) go the other way. The engine core's own clocks
-(bench/RESULTS.md, runs 26-29, ``gpu_bench.py --probe``) split the steps in two: in seconds of decode-only steps
-a step costs 48-87 ms of wall (its forward 18-31 ms of it), in seconds with prefill 205-310 ms.
-Guided answers end at different lengths, so a few slots free up at nearly every step, and refilling them
-at once (or from vLLM's own waiting queue) puts a small prefill into nearly every step: every step pays
-the mixed price. Unguided answers of one fixed length end together, refill in a few big steps, and ran
-1.35-1.36x faster on the same engine (1.76x on another machine, run 24). With a floor on the refill, the worker waits until that many slots
-are free and hands them over together: the prefills gather into few steps and the steps between stay
-decode-only. Off (0) until measured on the GPU.
+(bench/RESULTS.md, runs 26-29, ``gpu_bench.py --probe``) split the steps in two: in seconds of decode-only
+steps a step costs 48-87 ms of wall (its forward 16-31 ms of it), in seconds with prefill 205-310 ms. Guided
+answers end at different lengths, so a few slots free up at nearly every step, and refilling them at once
+(or from vLLM's own waiting queue) puts a small prefill into many steps: each pays the prefill price.
+Unguided answers of one fixed length end together, refill in a few big steps, and ran 1.35-1.36x faster on
+the same engine (1.76x on another machine, run 24). With a floor on the refill, the worker waits until
+that many slots are free and hands them over together: the prefills gather into few steps and the steps
+between stay decode-only. Off (0) until measured on the GPU.
 """
 
 from __future__ import annotations

@@ -157,7 +157,7 @@ class Worker(JobIntake):
             self._abort_dropped()
         if len(self.flights) < self.max_in_flight:
             self._refill()
-        elif self.ws.fast_poll_ms > 0 and time.monotonic() >= self._next_fast_poll:  # a full engine: fast only
+        elif "fast" in self.lanes and self.ws.fast_poll_ms > 0 and time.monotonic() >= self._next_fast_poll:
             self._next_fast_poll = time.monotonic() + self.ws.fast_poll_ms / 1000
             self._adopt_response(self.r.xreadgroup(GROUP, self.name, {self.q.stream("fast"): ">"}, count=64))
         self._prepare_ahead()
@@ -172,7 +172,7 @@ class Worker(JobIntake):
                 log.info("worker %s: queue drained, exiting", self.name)
                 return False
             if not admitted:
-                streams = {self.q.stream("fast"): ">", self.q.stream("bulk"): ">"}
+                streams = {self.q.stream(lane): ">" for lane in self.lanes}
                 self._adopt_response(self.r.xreadgroup(GROUP, self.name, streams, count=1, block=self.ws.block_ms))
         return True
 
