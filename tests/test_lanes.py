@@ -62,3 +62,18 @@ def test_a_worker_claims_from_at_least_one_lane() -> None:
         WorkerSettings(lanes=[])
     with pytest.raises(ValidationError):
         WorkerSettings(lanes=["slow"])  # type: ignore[list-item]
+
+
+def test_doctor_says_what_a_worker_of_one_lane_leaves_queued() -> None:
+    from screening.ops.doctor_lanes import check_lanes
+
+    both = check_lanes(Settings())
+    assert [f.level for f in both] == ["ok"]
+    base = Settings()
+    unsized = base.engine.model_copy(update={"kind": "vllm", "kv_cache_gib": None})
+    bulk_only = base.model_copy(update={"worker": WorkerSettings(lanes=["bulk"]), "engine": unsized})
+    found = check_lanes(bulk_only)
+    assert found[0].level == "warn" and "/screen" in found[0].message and "LANES='[\"fast\"]'" in found[0].fix
+    assert any("kv_cache_gib" in f.message for f in found)  # a vLLM engine without an explicit KV size
+    sized = bulk_only.model_copy(update={"engine": bulk_only.engine.model_copy(update={"kv_cache_gib": 40.0})})
+    assert not any("kv_cache_gib" in f.message for f in check_lanes(sized))

@@ -28,6 +28,7 @@ from screening.config import WEBHOOK_SECRET_ENV, ConfigKeyError, Settings, load_
 from screening.ops.doctor_adapter import check_adapter
 from screening.ops.doctor_calendar import check_calendar
 from screening.ops.doctor_fronts import check_fronts
+from screening.ops.doctor_lanes import check_lanes
 from screening.ops.doctor_moe import check_moe, gpu_name
 from screening.ops.findings import Finding
 
@@ -376,7 +377,7 @@ CHECKS: dict[str, Callable[[Settings], list[Finding]]] = {
     "gpu": check_gpu,
     "telegram": check_telegram, "push": check_push,
     "fronts": lambda settings: check_fronts(settings, os.environ),
-    "calendar": check_calendar,
+    "calendar": check_calendar, "lanes": check_lanes,
     "moe": lambda settings: check_moe(settings, os.environ, gpu_name() if settings.engine.kind == "vllm" else None),
 }
 
