@@ -77,3 +77,15 @@ def test_doctor_says_what_a_worker_of_one_lane_leaves_queued() -> None:
     assert any("kv_cache_gib" in f.message for f in found)  # a vLLM engine without an explicit KV size
     sized = bulk_only.model_copy(update={"engine": bulk_only.engine.model_copy(update={"kv_cache_gib": 40.0})})
     assert not any("kv_cache_gib" in f.message for f in check_lanes(sized))
+
+
+def test_doctor_names_the_list_and_its_variable_for_a_bad_lane(tmp_path, monkeypatch) -> None:
+    from screening.ops.doctor import check_config
+
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[worker]\nlanes = ["fast", "slow"]\n')
+    monkeypatch.delenv("SCREENER_WORKER__LANES", raising=False)
+    settings, found = check_config(str(cfg))
+    assert settings is None and found[0].level == "fail"
+    assert found[0].message.startswith("worker.lanes.1:") and "'slow'" in found[0].message
+    assert f"fix [worker] in {cfg}" in found[0].fix and found[0].fix.endswith("SCREENER_WORKER__LANES")

@@ -60,9 +60,10 @@ def check_config(path: str | None) -> tuple[Settings | None, list[Finding]]:
         out = []
         for err in exc.errors():
             key = ".".join(str(p) for p in err["loc"])
+            field = ".".join(str(p) for p in err["loc"] if not isinstance(p, int))  # a list item: its list
             out.append(Finding("fail", "config", f"{key}: {err['msg']} (got {err.get('input')!r})",
-                               f"fix [{key.rsplit('.', 1)[0]}] in {shown}, or the environment variable "
-                               f"{_env_name(key)}"))
+                               f"fix [{field.rsplit('.', 1)[0]}] in {shown}, or the environment variable "
+                               f"{_env_name(field)}"))
         return None, out
     except ConfigKeyError as exc:
         return None, [Finding("fail", "config", line, f"move or remove the key in {shown}") for line in exc.problems]
