@@ -124,6 +124,30 @@ def worker_env(settings: Settings, **extra: str) -> dict[str, str]:
     return env
 
 
+def wait_worker_up(settings: Settings, name: str, proc: subprocess.Popen[bytes], log_path: Path,
+                   timeout: float = 120.0) -> None:
+    """Wait for a worker subprocess's first heartbeat; fail at once, with its log, if it died on the way.
+
+    Why: a worker that cannot start (a setting it cannot read) otherwise shows up as chat tests waiting
+    for replies that never come.
+    """
+    from screening.queue.client import JobQueue
+
+    q = JobQueue(settings.redis.url, settings.redis)
+    hb_key = q.worker_keys(name)[0]
+    deadline = time.monotonic() + timeout
+    try:
+        while not q.r.exists(hb_key):
+            if proc.poll() is not None:
+                log = log_path.read_text(errors="replace")[-3000:] if log_path.exists() else ""
+                pytest.fail(f"worker {name} exited with {proc.returncode} before its first heartbeat:\n{log}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"worker {name} sent no heartbeat in {timeout:.0f} s")
+            time.sleep(0.05)
+    finally:
+        q.close()
+
+
 @dataclass
 class WorkerProc:
     proc: subprocess.Popen[bytes]

@@ -28,7 +28,7 @@ from screening.data.load import EXAMPLES, ensure_demo_universe
 from screening.data.universe import Universe
 from screening.queue.client import JobQueue
 from tests.fake_bot_api import FakeBotAPI
-from tests.fixtures_redis import REPO, worker_env
+from tests.fixtures_redis import REPO, wait_worker_up, worker_env
 
 ALLOWED = [1001, 1002, 1003, 1004, 1005, 1006, 1007, -100777]
 ADMIN = 4242
@@ -68,6 +68,7 @@ def bot_env(redis_server, tmp_path_factory) -> Iterator[BotEnv]:
         cmd = [sys.executable, "-m", "screening", "worker", "--engine", "rules", "--name", "botw"]
         worker = subprocess.Popen(cmd, cwd=REPO, env=worker_env(settings), stdout=log,
                                   stderr=subprocess.STDOUT)
+    wait_worker_up(settings, "botw", worker, log_path)
     env = BotEnv(settings, universe_path, universe, worker, tmp)
     yield env
     worker.send_signal(signal.SIGCONT)
