@@ -196,33 +196,27 @@ class BenchQueue:
         self.worker = None  # the Worker, once its thread built it (its fast_traces are read after the phase)
         self.fast_worker = None  # with a fast engine: the second worker, claiming the fast lane only
         self.queue = JobQueue(rs.url, rs)
-        self.thread = threading.Thread(target=self._work, name="gpu-bench-worker", daemon=True)
-        self.fast_thread = None
+        self.fast_engine, self.fast_thread = fast_engine, None
         if fast_engine is not None:  # the bulk worker leaves the fast lane to the fast engine's worker
+            self.fast_thread = threading.Thread(target=self._work, args=(self._lanes(["fast"]), fast_engine,
+                                                                         "fast_worker"),
+                                                name="gpu-bench-fast-worker", daemon=True)
             self.settings = self._lanes(["bulk"])
-            self.fast_settings = self._lanes(["fast"])
-            self.fast_engine = fast_engine
-            self.fast_thread = threading.Thread(target=self._work_fast, name="gpu-bench-fast-worker", daemon=True)
+        self.thread = threading.Thread(target=self._work, args=(self.settings, engine, "worker"),
+                                       name="gpu-bench-worker", daemon=True)
 
     def _lanes(self, lanes: list[str]):
         return self.settings.model_copy(update={"worker": self.settings.worker.model_copy(update={"lanes": lanes})})
 
-    def _work(self) -> None:
+    def _work(self, settings, engine, slot: str) -> None:
+        """Build a Worker in this thread, keep it in ``slot`` (its traces are read after the phase), run it."""
         from screening.queue.worker import Worker
 
         try:
-            self.worker = Worker(self.settings, self.engine, f"bench-{self.prefix}", self.stop)
-            self.worker.run()
+            worker = Worker(settings, engine, f"bench-{slot}-{self.prefix}", self.stop)
+            setattr(self, slot, worker)
+            worker.run()
         except BaseException as exc:  # reported by the phase
-            self.failure.append(exc)
-
-    def _work_fast(self) -> None:
-        from screening.queue.worker import Worker
-
-        try:
-            self.fast_worker = Worker(self.fast_settings, self.fast_engine, f"bench-fast-{self.prefix}", self.stop)
-            self.fast_worker.run()
-        except BaseException as exc:
             self.failure.append(exc)
 
     @property
@@ -232,6 +226,8 @@ class BenchQueue:
 
     def __enter__(self) -> BenchQueue:
         self.reset = reset_cache(self.engine)
+        if self.fast_engine is not None:
+            reset_cache(self.fast_engine)
         self.before = prefix_counters()
         self.calls, self.requests = self.engine.stats.calls, self.engine.stats.requests
         self.thread.start()
