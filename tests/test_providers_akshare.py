@@ -36,7 +36,7 @@ from screening.data.providers import (
 from screening.data.providers.akshare_calls import AkshareCalls
 from screening.data.providers.akshare_frames import period_table_of
 from screening.data.providers.akshare_provider import AkshareProvider
-from screening.data.providers.records import name_marks_st
+from screening.data.st_names import st_mark as name_marks_st
 from screening.data.providers.resilience import call_resilient, is_connection_dropped, is_eastmoney_ban
 from tests.fakes.market_data import FakeMarket
 from tests.fakes.market_proxy import FakeMarketRemote

@@ -73,6 +73,16 @@ def test_split_codes():
         ("贵州茅台", True, True),
         ("STAR科技", None, True),
         (None, None, False),
+        # exports write the mark in full width or with spaces; delisting names carry 退
+        ("＊ＳＴ康美", None, True),
+        ("ＳＴ华仪", None, True),
+        ("＊ST天马", None, True),
+        ("* ST 海润", None, True),
+        ("s*st前锋", None, True),
+        ("退市康得", None, True),
+        ("康得退", None, True),
+        ("贵州茅台", False, False),
+        ("*ST测试", False, True),  # a file's 否 never clears the name's mark
     ],
 )
 def test_is_st(name, flag, st):

@@ -12,14 +12,13 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from screening.data.st_names import st_mark
 from screening.engines.answer import REASON_MAX_CHARS
 from screening.models import RISK_ORDER, StockInput
 from screening.screen.signals import SignalHit, read_signals, text_tier
 
 SCORE_TOLERANCE = 3
 DATA_DOUBT_TOLERANCE = 0.05  # report figure vs given figure, relative
-
-_ST_PREFIX = re.compile(r"^\s*(?:S\s*\*\s*ST|SST|\*\s*ST|ST)", re.IGNORECASE)
 
 # flags, in Chinese since they are shown to the users beside Chinese reasons
 FLAG_MODEL_RAISED = "模型上调风险"
@@ -38,10 +37,13 @@ class MissingData(ValueError):
 
 
 def is_st(name: str | None, flag: bool | None = None) -> bool:
-    """ST by explicit flag, or by the name's prefix (ST, *ST, S*ST, SST)."""
+    """ST by explicit flag, or by the name (ST, *ST, S*ST, SST, any width or spacing; 退 names too).
+
+    A flag of False never clears a name's mark: the rules only raise risk.
+    """
     if flag:
         return True
-    return bool(name and _ST_PREFIX.match(name))
+    return st_mark(name) is not None
 
 
 def rule_risk(stock: StockInput) -> tuple[str, str]:

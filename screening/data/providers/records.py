@@ -13,6 +13,7 @@ from screening.data.providers.base import ProvidedStock
 from screening.data.providers.fundamentals import PeriodFigures, PeriodTable
 from screening.data.providers.periods import is_annual, last_annual, year_before
 from screening.data.providers.report_text import Announcement, Forecast
+from screening.data.st_names import st_mark
 from screening.models import StockInput
 
 Find = Callable[[dt.date], PeriodFigures | None]
@@ -36,25 +37,10 @@ def put(record: ProvidedStock, name: str, value: object, when: str, source: str,
             record.field_dates[name + NOTICE] = notice.isoformat()
 
 
-# ST name marks (the brief's list) and the delisting-arrangement names (XX退, 退市XX): every exchange's board
-# names them so, and the BSE's *ST stocks are not on Eastmoney's risk-warning board
-_ST_PREFIXES = ("*ST", "ST", "S*ST", "SST")
-
-
-def name_marks_st(name: str | None) -> str | None:
-    """Why the name marks a risk-warning stock ("ST", "退"), or None."""
-    if not name:
-        return None
-    clean = name.replace(" ", "").upper()
-    if clean.startswith(_ST_PREFIXES):
-        return "ST"
-    return "退" if "退" in clean else None
-
-
 def put_st(record: ProvidedStock, name: str | None, on_board: bool | None, when: str, board_source: str,
            name_source: str) -> None:
     """ST from the board, or from the name (prefix or 退) when the board misses it; unknown when neither can say."""
-    mark = name_marks_st(name)
+    mark = st_mark(name)  # the BSE's *ST stocks are not on Eastmoney's risk-warning board
     if on_board:
         put(record, "st", True, when, board_source)
     elif mark is not None:
