@@ -25,6 +25,20 @@ FIELD_LABELS: dict[str, str] = {
     "pb": "市净率", "market_cap": "总市值",
 }
 
+# Notes the data layer puts on a row whose input may be misread (a figure off by 100x, another company's
+# name, a quarter's ROE against annual thresholds, cells shifted by a stray comma). Every summary counts
+# them as 数据存疑 beside the rules' own doubt, and `universe import` never merges such a row.
+FLAG_DATA_DOUBT = "数据存疑"
+NOTE_PERCENT_DOUBT = "百分比存疑"
+NOTE_NAME_CONFLICT = "名称与代码不符"
+NOTE_QUARTER_ROE = "ROE非年报"
+DOUBT_NOTES: tuple[str, ...] = (FLAG_DATA_DOUBT, NOTE_PERCENT_DOUBT, NOTE_NAME_CONFLICT, NOTE_QUARTER_ROE)
+
+
+def is_doubt(flag: str) -> bool:
+    """Whether a row's flag says its input is doubtful (counted as 数据存疑)."""
+    return flag.startswith(DOUBT_NOTES)
+
 
 @dataclass(frozen=True)
 class InputProblem:

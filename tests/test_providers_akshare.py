@@ -22,6 +22,7 @@ import akshare
 import pytest
 import requests
 
+from screening.data.names import st_mark as name_marks_st
 from screening.data.providers import (
     CircuitBreaker,
     CircuitOpen,
@@ -36,7 +37,6 @@ from screening.data.providers import (
 from screening.data.providers.akshare_calls import AkshareCalls
 from screening.data.providers.akshare_frames import period_table_of
 from screening.data.providers.akshare_provider import AkshareProvider
-from screening.data.st_names import st_mark as name_marks_st
 from screening.data.providers.resilience import call_resilient, is_connection_dropped, is_eastmoney_ban
 from tests.fakes.market_data import FakeMarket
 from tests.fakes.market_proxy import FakeMarketRemote

@@ -25,7 +25,7 @@ from screening.data.pool_table import RawRow
 from screening.data.pool_text import HEADER_SCAN_ROWS, read_text_rows
 from screening.data.pool_xlsx import read_xlsx_rows
 from screening.data.values import parse_number_unit, strip_controls
-from screening.models import FIELD_LABELS, InputProblem, Pool, PoolRejected
+from screening.models import FIELD_LABELS, NOTE_PERCENT_DOUBT, InputProblem, Pool, PoolRejected
 
 __all__ = ["HEADER_ALIASES", "NUMERIC_FIELDS", "map_header", "read_pool"]
 
@@ -215,7 +215,7 @@ def _flag_fractions(pool: Pool, data: list[RawRow], used: dict[str, Column], sou
         marked = any(col.idx in raw.formats or _cell_unit(raw, col.idx) == "%" for _, raw in read)
         if marked or not any(values) or not all(abs(v) < 1 for v in values):
             continue
-        note = f"百分比存疑: {col.name} 整列小于 1"
+        note = f"{NOTE_PERCENT_DOUBT}: {col.name} 整列小于 1"
         pool.warnings.append(InputProblem(
             source, f"{col.name} 的每个值都小于 1 (如 {values[0]:g}): 若这些是小数 (0.3419 = 34.19%), "
             f"请写成百分数 (34.19) 或给单元格设置 % 格式; 每行已标记 {note!r}", column=col.name))

@@ -13,7 +13,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from screening.data.codes import CodeError, normalise_code
+from screening.data.codes import EXCHANGES, CodeError, normalise_code
+from screening.data.names import index_named
 from screening.data.pool_formats import FORMAT_NOTES, apply_format
 from screening.data.pool_headers import NUMERIC_FIELDS
 from screening.data.pool_table import Formula, RawRow
@@ -83,6 +84,12 @@ def parse_row(index: int, raw: RawRow, used: dict[str, Column], source: str,
     for field, col in used.items():
         if field != "code":
             _read_field(field, col, raw, values, problems, notes, cleaned)
+    named_index = index_named(values.get("name"))
+    if named_index is not None and not problems:
+        name_col = used["name"].name
+        problems.append((f"{named_index} 是指数, 不是股票 ({code[:6]} 在{EXCHANGES[code[-2:]]}是一只股票的代码, "
+                         "不按那只股票的数据筛选)",
+                         name_col, named_index))
     if problems:
         message, col_name, value = problems[0]
         if len(problems) > 1:

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from screening.models import RISK_ORDER, ResultRow
+from screening.models import RISK_ORDER, ResultRow, is_doubt
 from screening.output.export_safety import escape_formula, strip_illegal
 from screening.screen.rules import formula_value
 
@@ -86,7 +86,7 @@ def summary(rows: Sequence[ResultRow]) -> dict[str, int]:
         "flagged": sum(any(f != DEMO_FLAG for f in r.flags) for r in rows),  # 演示数据 is on every demo row
         "model_raised": sum(any(f.startswith("模型上调") for f in r.flags) for r in rows),
         "score_fixed": sum(any(f.startswith("评分已按") for f in r.flags) for r in rows),
-        "data_doubt": sum(any(f.startswith("数据存疑") for f in r.flags) for r in rows),
+        "data_doubt": sum(any(is_doubt(f) for f in r.flags) for r in rows),  # the rules' and the input's
         "text_raised": sum(text_raised(r) for r in rows),
     }
 

@@ -12,9 +12,9 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from screening.data.st_names import st_mark
+from screening.data.names import st_mark
 from screening.engines.answer import REASON_MAX_CHARS
-from screening.models import RISK_ORDER, StockInput
+from screening.models import FLAG_DATA_DOUBT, RISK_ORDER, StockInput
 from screening.screen.signals import SignalHit, read_signals, text_tier
 
 SCORE_TOLERANCE = 3
@@ -26,7 +26,6 @@ FLAG_MODEL_LOWER = "模型风险低于规则(已按规则)"
 FLAG_SCORE_FIXED = "评分已按公式校正"
 FLAG_UNPARSABLE = "模型输出无法解析(仅规则结果)"
 FLAG_CUT_OFF = "模型输出被截断"
-FLAG_DATA_DOUBT = "数据存疑"
 FLAG_LOSS_PE = "PE-TTM≤0(亏损)"
 FLAG_ST = "ST"
 FLAG_RETRIED = "模型重试后解析成功"

@@ -9,11 +9,11 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Iterable
 
+from screening.data.names import st_mark
 from screening.data.providers.base import ProvidedStock
 from screening.data.providers.fundamentals import PeriodFigures, PeriodTable
 from screening.data.providers.periods import is_annual, last_annual, year_before
 from screening.data.providers.report_text import Announcement, Forecast
-from screening.data.st_names import st_mark
 from screening.models import StockInput
 
 Find = Callable[[dt.date], PeriodFigures | None]
