@@ -20,30 +20,74 @@ from screening.data.load import open_universe
 from screening.data.pool import read_pool
 from screening.data.providers.records import NOTICE
 from screening.data.refresh import Refresher, RefreshFailed
-from screening.data.stock_csv import UniverseError, stocks_csv
+from screening.data.row_checks import name_conflict, quarter_roe
+from screening.data.stock_csv import AS_OF, UniverseError, read_stock_csv, stocks_csv
 from screening.data.universe import Universe
-from screening.models import PoolRejected
+from screening.models import PoolRejected, StockInput, is_doubt
 
 
 def _import(universe: Universe, path: Path, as_of: str | None, limits: InputSettings) -> int:
     """Your own figures into the universe, read by the readers `screen` uses (同花顺/东方财富/通达信 exports,
-    GBK, Chinese headers, "24.6%", .xlsx): a file `screen` takes, `import` takes. Failed rows are named."""
+    GBK, Chinese headers, "24.6%", .xlsx): a file `screen` takes, `import` takes. Failed rows are named.
+
+    The universe is what every later screen of every user reads, so a row `screen` would only flag is not
+    merged: a doubtful figure (``百分比存疑``) or a name that is another company's stays out, named with
+    what to change. Each row is dated by ``--as-of``, else by the file's own ``as_of`` column (what
+    ``universe export`` writes), else today: re-importing an export keeps its quotes as old as they are.
+    """
     try:
         pool = read_pool(path, limits)
     except PoolRejected as exc:
         print(f"错误: {exc}", file=sys.stderr)
         return 2
+    for warning in pool.warnings:
+        print(f"注意: {warning}", file=sys.stderr)
     for item in pool.failed_items:
         print(f"注意: 未导入 {item.error}", file=sys.stderr)
-    stocks = [i.stock for i in pool.ok_items if i.stock is not None]
+    dated = _file_dates(path) if as_of is None and AS_OF in pool.columns else {}
+    by_day: dict[str | None, list[StockInput]] = {}
+    refused = 0
+    for item in pool.ok_items:
+        assert item.stock is not None
+        why = import_refusal(item.stock, universe)
+        if why is not None:
+            refused += 1
+            print(f"注意: 未导入 {path.name}, 第{item.row}行 ({item.stock.code}): {why}", file=sys.stderr)
+            continue
+        by_day.setdefault(as_of or dated.get(item.stock.code), []).append(item.stock)
+    stocks = [s for group in by_day.values() for s in group]
+    failed = len(pool.failed_items) + refused
     if not stocks:
-        print(f"错误: {path.name}: 没有可导入的行 ({len(pool.failed_items)} 行失败, 见上)", file=sys.stderr)
+        print(f"错误: {path.name}: 没有可导入的行 ({failed} 行未导入, 见上)", file=sys.stderr)
         return 2
-    n = universe.update(stocks, as_of=as_of, source=f"import:{path.name}")
+    n = sum(universe.update(group, as_of=day, source=f"import:{path.name}") for day, group in by_day.items())
     universe.save()
-    print(f"imported {len(stocks)} stocks from {path} ({n} new or changed, {len(pool.failed_items)} rows failed); "
+    print(f"imported {len(stocks)} stocks from {path} ({n} new or changed, {failed} rows not imported); "
           f"universe has {len(universe)}", file=sys.stderr)
+    if n < len(stocks):
+        print(f"注意: {len(stocks) - n} 行没有改变本地数据: 与已有数字相同, 或比已有数字旧 (较旧的只补充缺少的数字; "
+              "日期见 --as-of 或文件的 as_of 列)", file=sys.stderr)
     return 0
+
+
+def import_refusal(stock: StockInput, universe: Universe) -> str | None:
+    """Why a parsed row must not enter the shared universe, or None."""
+    doubts = [n for n in [*stock.notes, quarter_roe(stock) or ""] if is_doubt(n)]
+    if doubts:
+        return f"{doubts[0]}; 改正文件后再导入 (screen 只标记这样的行, import 会让所有人读到它)"
+    conflict = name_conflict(stock, universe)
+    if conflict is not None:
+        return (f"{conflict}; 若代码写错请改正, 若公司已更名请先运行 universe refresh 或去掉名称列, "
+                "导入从不改写另一家公司的数据")
+    return None
+
+
+def _file_dates(path: Path) -> dict[str, str]:
+    """code -> the ``as_of`` a universe export wrote for it (empty for any other file)."""
+    try:
+        return {s.code: day for s, day in read_stock_csv(path) if day}
+    except (UniverseError, ValueError, UnicodeDecodeError):
+        return {}
 
 
 def add_universe_args(parser: argparse.ArgumentParser) -> None:

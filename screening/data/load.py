@@ -18,12 +18,12 @@ from pathlib import Path
 from screening.config import Settings, cache_dir
 from screening.data.codes import CodeError, index_name, normalise_code
 from screening.data.freshness import stale_notes
-from screening.data.names import names_agree
 from screening.data.pool import read_pool
+from screening.data.row_checks import name_conflict, quarter_roe
 from screening.data.stock_csv import read_stock_csv
 from screening.data.synthetic import generate_market
 from screening.data.universe import SEED_AS_OF, Record, Universe, UniverseInfo, norm_name
-from screening.models import NOTE_NAME_CONFLICT, InputProblem, Pool, PoolItem, PoolRejected, StockInput
+from screening.models import InputProblem, Pool, PoolItem, PoolRejected, StockInput
 
 EXAMPLES = Path(__file__).resolve().parent.parent.parent / "examples"
 DEMO_NOTE = "演示数据"
@@ -109,23 +109,10 @@ def load_file(path: Path, settings: Settings, universe: Universe, *, source_name
         if item.stock is not None:
             conflict = name_conflict(item.stock, universe)
             item.stock = _annotate(universe.fill(item.stock), universe, settings, today)
-            if conflict:
-                item.stock.notes.append(conflict)
+            item.stock.notes += [n for n in (conflict, quarter_roe(item.stock)) if n]
             if sample:
                 item.stock.sources = {f: "demo" if s == "file" else s for f, s in item.stock.sources.items()}
     return pool
-
-
-def name_conflict(stock: StockInput, universe: Universe) -> str | None:
-    """The row's note when the file's name is another company's than the one its code holds, else None.
-
-    The figures the universe fills come by the code; under a wrong name the verdict would read as that
-    name's. Renames and board marks (*ST, XD, N, -U, cut names) agree (``names_agree``).
-    """
-    stored = universe.get(stock.code) if stock.name else None
-    if stored is None or not stored.name or names_agree(stock.name or "", stored.name):
-        return None
-    return f"{NOTE_NAME_CONFLICT}: 文件写 {stock.name}, 本地数据中 {stock.code} 是 {stored.name}"
 
 
 def looks_like_file(arg: str) -> bool:

@@ -387,6 +387,10 @@ def _merge_into(records: dict[str, Record], incoming: Record) -> bool:
             setattr(merged, name, value)
             sources[name] = newer.sources.get(name, sources.get(name, ""))
             dates[name] = newer.dates.get(name, newer.as_of)
+            # a date about the figure it replaced ("roe@notice": its report's first notice) goes with it
+            for key in [k for k in dates if k.startswith(name + "@")]:
+                del dates[key]
+            dates.update({k: v for k, v in newer.dates.items() if k.startswith(name + "@")})
     stamp = max(old.as_of, incoming.as_of)
     if merged.data() == old.stock.data():
         old.as_of = stamp

@@ -1,0 +1,61 @@
+"""Checks of a file's row against what it claims, after it is read and before it is screened.
+
+A pool row can be read cleanly and still be doubtful: its name is another company's than the one its code
+holds (the universe fills that company's figures), or its ROE is a quarter's cumulative figure while the
+rules' thresholds (5 %, 15 %) are annual. Neither is repaired by a guess; each becomes a note on the row
+that every summary counts as 数据存疑, and ``universe import`` refuses such a row.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from screening.data.names import names_agree
+from screening.data.universe import Universe
+from screening.models import NOTE_NAME_CONFLICT, NOTE_QUARTER_ROE, StockInput
+
+# How exports write a report period, and which period each spelling is. 12-31 / 年报 is the annual one.
+_PERIOD_DATE = re.compile(r"(\d{4})\s*[-/.年]?\s*(\d{1,2})\s*[-/.月]?\s*(\d{1,2})")
+_PERIOD_WORDS: tuple[tuple[str, str], ...] = (
+    ("一季", "一季报"), ("Q1", "一季报"), ("中报", "半年报"), ("半年", "半年报"), ("中期", "半年报"),
+    ("H1", "半年报"), ("Q2", "半年报"), ("三季", "三季报"), ("Q3", "三季报"),
+    ("年报", "年报"), ("年度", "年报"), ("Q4", "年报"), ("FY", "年报"),
+)
+_QUARTER_ENDS = {(3, 31): "一季报", (6, 30): "半年报", (9, 30): "三季报", (12, 31): "年报"}
+ANNUAL = "年报"
+
+
+def period_kind(report_date: str | None) -> str | None:
+    """一季报 / 半年报 / 三季报 / 年报 for a report period as exports write it, None when it cannot tell."""
+    if not report_date:
+        return None
+    text = unicodedata.normalize("NFKC", report_date).upper()
+    m = _PERIOD_DATE.search(text)
+    if m:
+        return _QUARTER_ENDS.get((int(m.group(2)), int(m.group(3))))
+    return next((kind for word, kind in _PERIOD_WORDS if word in text), None)
+
+
+def quarter_roe(stock: StockInput) -> str | None:
+    """The note for a file's ROE that its own report period says is a quarter's cumulative ROE, else None."""
+    from_file = all(stock.sources.get(f, "file") == "file" for f in ("roe", "report_date"))  # a parsed row: none
+    if stock.roe is None or not from_file:
+        return None
+    kind = period_kind(stock.report_date)
+    if kind is None or kind == ANNUAL:
+        return None
+    return (f"{NOTE_QUARTER_ROE}: 文件的 ROE {stock.roe:g}% 是 {stock.report_date} ({kind}) 的累计值, "
+            "规则阈值 5%/15% 按全年; 请用年报 ROE")
+
+
+def name_conflict(stock: StockInput, universe: Universe) -> str | None:
+    """The row's note when the file's name is another company's than the one its code holds, else None.
+
+    The figures the universe fills come by the code; under a wrong name the verdict would read as that
+    name's. Renames and board marks (*ST, XD, N, -U, cut names) agree (``names.names_agree``).
+    """
+    stored = universe.get(stock.code) if stock.name else None
+    if stored is None or not stored.name or names_agree(stock.name or "", stored.name):
+        return None
+    return f"{NOTE_NAME_CONFLICT}: 文件写 {stock.name}, 本地数据中 {stock.code} 是 {stored.name}"

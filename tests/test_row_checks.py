@@ -1,0 +1,146 @@
+"""A file's row against what it claims: another company's name, an index, a quarter's ROE, and what
+`universe import` refuses to merge into the universe every user reads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from screening.cli import main
+from screening.config import BatcherSettings, EngineSettings, Settings, UniverseSettings
+from screening.data.load import load_file
+from screening.data.names import index_named, names_agree
+from screening.data.row_checks import period_kind, quarter_roe
+from screening.data.universe import Universe
+from screening.engines.rules_engine import RulesEngine
+from screening.models import NOTE_NAME_CONFLICT, NOTE_QUARTER_ROE, StockInput, is_doubt
+from screening.output.report import summary
+from screening.screen.pipeline import Screener
+
+
+@pytest.mark.parametrize(("given", "stored", "agree"), [
+    ("贵州茅台", "贵州茅台", True),
+    ("五粮液", "贵州茅台", False),
+    ("XD工商银", "工商银行", True),  # ex-dividend mark and a terminal's cut name
+    ("＊ST康美", "康美药业", True),  # the ST name keeps two characters of the old one
+    ("N宁德", "宁德时代", True),
+    ("百济神州-U", "百济神州", True),
+    ("深康佳A", "深康佳Ａ", True),
+    ("康得退", "退市康得", True),
+    ("上证指数", "平安银行", False),
+    ("宁德", "宁波银行", False),
+])
+def test_names_agree_forgives_only_what_boards_add(given: str, stored: str, agree: bool) -> None:
+    assert names_agree(given, stored) is agree
+
+
+@pytest.mark.parametrize(("name", "index"), [
+    ("上证指数", "上证指数"), ("上证50", "上证50"), ("沪深300", "沪深300"), ("某某指数", "某某指数"),
+    ("平安银行", None), (None, None),
+])
+def test_index_named(name: str | None, index: str | None) -> None:
+    assert index_named(name) == index
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("2026-03-31", "一季报"), ("20260630", "半年报"), ("2026/09/30", "三季报"), ("2025-12-31", "年报"),
+    ("2026年一季报", "一季报"), ("2026中报", "半年报"), ("2025年报", "年报"), ("2026Q3", "三季报"),
+    ("最新", None), (None, None),
+])
+def test_period_kind(text: str | None, kind: str | None) -> None:
+    assert period_kind(text) == kind
+
+
+def test_a_file_quarter_roe_is_flagged_but_not_one_the_universe_filled() -> None:
+    q1 = StockInput(code="600036.SH", roe=3.6, report_date="2026-03-31", sources={"roe": "file", "report_date": "file"})
+    note = quarter_roe(q1)
+    assert note is not None and note.startswith(NOTE_QUARTER_ROE) and "一季报" in note and is_doubt(note)
+    annual = StockInput(code="600036.SH", roe=3.6, report_date="2025-12-31", sources={"roe": "file"})
+    assert quarter_roe(annual) is None
+    filled = StockInput(code="600036.SH", roe=13.6, report_date="2026-03-31",
+                        sources={"roe": "universe:akshare", "report_date": "file"})
+    assert quarter_roe(filled) is None
+
+
+def _universe(tmp_path: Path) -> Path:
+    path = tmp_path / "u.sqlite"
+    u = Universe.load(path)
+    u.update([StockInput(code="600519.SH", name="贵州茅台", industry="食品饮料", pe_ttm=22.5, roe=34.2, eps=60),
+              StockInput(code="000001.SZ", name="平安银行", industry="银行", pe_ttm=5.1, roe=10.1, eps=2)],
+             as_of="2026-12-04", source="import:seed.csv")
+    u.save()
+    return path
+
+
+def _settings(path: Path) -> Settings:
+    return Settings().model_copy(update={"universe": UniverseSettings(path=str(path))})
+
+
+def test_a_pool_row_is_never_screened_on_another_stock_under_its_name(tmp_path: Path) -> None:
+    """通达信 lists indices beside stocks: 000001 上证指数 is an index, not 平安银行's figures under its name."""
+    u_path = _universe(tmp_path)
+    pool_file = tmp_path / "tdx.txt"
+    pool_file.write_bytes("代码\t名称\t涨幅%\n000001\t上证指数\t0.5\n600519\t五粮液\t1\n600519\t贵州茅台\t1\n"
+                          .encode("gbk"))
+    pool = load_file(pool_file, _settings(u_path), Universe.load(u_path))
+    index_row, wrong_name, dup = pool.items
+    assert index_row.stock is None and index_row.error is not None
+    assert "上证指数 是指数" in str(index_row.error) and "第2行" in str(index_row.error)
+    assert wrong_name.stock is not None
+    assert any(n.startswith(NOTE_NAME_CONFLICT) and "贵州茅台" in n for n in wrong_name.stock.notes)
+    rows = Screener(RulesEngine(), EngineSettings(kind="rules"), BatcherSettings()).run(pool.items)
+    assert summary(rows)["data_doubt"] == 1  # the wrong name is counted where the user reads the totals
+    assert dup.error is not None  # the same code twice is still one row
+
+
+def _cli(capsys: pytest.CaptureFixture[str], u_path: Path, *args: str) -> tuple[int, str, str]:
+    import os
+
+    os.environ["SCREENER_UNIVERSE__PATH"] = str(u_path)
+    try:
+        rc = main(["universe", *args])
+    finally:
+        del os.environ["SCREENER_UNIVERSE__PATH"]
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_import_refuses_what_screen_only_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    u_path = _universe(tmp_path)
+    f = tmp_path / "mine.csv"
+    f.write_text("股票代码,股票简称,报告期,净资产收益率\n600519,五粮液,2025-12-31,30\n"
+                 "000001,平安银行,2026-03-31,2.6\n", encoding="utf-8")
+    rc, out, err = _cli(capsys, u_path, "import", str(f))
+    assert rc == 2 and out == ""
+    assert "第2行 (600519.SH): 名称与代码不符" in err and "第3行 (000001.SZ): ROE非年报" in err
+    u = Universe.load(u_path)
+    assert u.get("600519.SH").name == "贵州茅台" and u.get("000001.SZ").roe == 10.1  # nothing was merged
+
+    fractions = tmp_path / "fractions.csv"
+    fractions.write_text("代码,名称,ROE\n600519,贵州茅台,0.342\n000001,平安银行,0.101\n", encoding="utf-8")
+    rc, _, err = _cli(capsys, u_path, "import", str(fractions))
+    assert rc == 2 and "百分比存疑" in err and "整列小于 1" in err  # the warning is printed, not dropped
+    assert Universe.load(u_path).get("600519.SH").roe == 34.2
+
+
+def test_an_exported_universe_imports_as_old_as_it_is(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    u_path = _universe(tmp_path)
+    rc, csv_text, _ = _cli(capsys, u_path, "export")
+    assert rc == 0 and "2026-12-04" in csv_text
+    f = tmp_path / "export.csv"
+    f.write_text(csv_text, encoding="utf-8")
+    fresh = tmp_path / "fresh.sqlite"
+    rc, _, err = _cli(capsys, fresh, "import", str(f))
+    assert rc == 0, err
+    assert Universe.load(fresh).field_dates("600519.SH")["roe"] == "2026-12-04"
+    rc, _, err = _cli(capsys, fresh, "import", str(f), "--as-of", "2025-01-01")
+    assert rc == 0 and "没有改变本地数据" in err and "比已有数字旧" in err
+
+
+def test_a_replaced_figure_drops_the_notice_date_of_the_one_it_replaced(tmp_path: Path) -> None:
+    u = Universe.load(tmp_path / "u.sqlite")
+    u.update([StockInput(code="600519.SH", roe=30.0)], as_of="2026-05-01", source="akshare")
+    u._records["600519.SH"].dates["roe@notice"] = "2026-04-19"  # what a provider's record carries
+    u.update([StockInput(code="600519.SH", roe=31.0)], as_of="2026-12-04", source="import:mine.csv")
+    assert "roe@notice" not in u.field_dates("600519.SH")
