@@ -20,8 +20,8 @@ from typing import Any
 from redis.exceptions import RedisError
 
 from screening.config import Settings, load_settings
+from screening.data.load import is_demo_pool, open_universe
 from screening.data.load import load_pool as load_inputs
-from screening.data.load import open_universe
 from screening.data.universe import UniverseInfo
 from screening.errors import check_model_folder
 from screening.models import Pool, PoolRejected, ResultRow
@@ -109,7 +109,7 @@ def run_screen(args: argparse.Namespace) -> int:
     if not pool.items:
         print("错误: 没有可筛选的股票", file=sys.stderr)
         return 2
-    if universe.info.demo:
+    if universe.info.demo or is_demo_pool(pool):
         print(f"注意: {DEMO_BANNER}", file=sys.stderr)
     for w in pool.warnings:
         print(f"注意: {w}", file=sys.stderr)

@@ -103,8 +103,9 @@ def load_file(path: Path, settings: Settings, universe: Universe, *, source_name
               today: dt.date | None = None) -> Pool:
     """Parse a pool file, then fill what it lacks from the universe; the file's own figures win."""
     pool = read_pool(path, settings.input, source_name)
-    # the shipped sample's figures are illustrative: demo, not "file", wherever they are screened
-    sample = Path(path).resolve() == (EXAMPLES / "sample_pool.csv").resolve()
+    # the shipped examples' figures are illustrative (invented names on real codes in risk_pool.csv): demo,
+    # not "file", and said on every row, wherever they are screened
+    sample = is_example(Path(path))
     for item in pool.items:
         if item.stock is not None:
             conflict = name_conflict(item.stock, universe)
@@ -112,7 +113,19 @@ def load_file(path: Path, settings: Settings, universe: Universe, *, source_name
             item.stock.notes += [n for n in (conflict, quarter_roe(item.stock)) if n]
             if sample:
                 item.stock.sources = {f: "demo" if s == "file" else s for f, s in item.stock.sources.items()}
+                if DEMO_NOTE not in item.stock.notes:
+                    item.stock.notes.insert(0, DEMO_NOTE)
     return pool
+
+
+def is_example(path: Path) -> bool:
+    """A file shipped in examples/ (illustrative figures, never market data)."""
+    return path.resolve().parent == EXAMPLES.resolve()
+
+
+def is_demo_pool(pool: Pool) -> bool:
+    """Whether any row of the pool is demo data (the demo universe, or a shipped example file)."""
+    return any(item.stock is not None and DEMO_NOTE in item.stock.notes for item in pool.items)
 
 
 def looks_like_file(arg: str) -> bool:
