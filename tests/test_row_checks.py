@@ -144,3 +144,12 @@ def test_a_replaced_figure_drops_the_notice_date_of_the_one_it_replaced(tmp_path
     u._records["600519.SH"].dates["roe@notice"] = "2026-04-19"  # what a provider's record carries
     u.update([StockInput(code="600519.SH", roe=31.0)], as_of="2026-12-04", source="import:mine.csv")
     assert "roe@notice" not in u.field_dates("600519.SH")
+
+
+def test_a_row_whose_figures_all_came_from_the_file_has_no_data_date(tmp_path: Path) -> None:
+    """The row contract: data_date is null when every figure came from the file (its date is not known)."""
+    u = Universe.load(_universe(tmp_path))
+    own = u.fill(StockInput(code="600519.SH", pe_ttm=20.0, roe=30.0, eps=50.0))
+    assert own.sources["roe"] == "file" and own.data_date is None
+    some = u.fill(StockInput(code="600519.SH", pe_ttm=20.0))
+    assert some.sources["roe"] == "universe:import@2026-12-04" and some.data_date == "2026-12-04"

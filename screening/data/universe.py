@@ -258,12 +258,15 @@ class Universe:
         rec = self.record(stock.code)
         if rec is None:
             return out
+        filled = False
         for name in DATA_FIELDS[1:]:
             stored = getattr(rec.stock, name)
             if getattr(out, name) is None and stored is not None:
                 setattr(out, name, stored)
                 out.sources[name] = self.provenance(rec, name)
-        out.data_date = self._data_date(rec)
+                filled = filled or name not in ("name", "industry")  # labels, not dated figures
+        if filled:  # every figure from the file: its date is not known (the row contract's null)
+            out.data_date = self._data_date(rec)
         out.notes += [f for f in self._row_flags(rec) if f not in out.notes]
         return out
 
