@@ -77,6 +77,8 @@ def test_a_missing_file_is_unusable_input(env, tmp_path):
     for arg in ("nosuch.csv", str(tmp_path / "dir" / "pool.xlsx"), "sub/pool"):
         p = screen(env, arg, "--engine", "rules", "--format", "json")
         assert p.returncode == 2 and "文件不存在" in p.stderr and p.stdout == "", (arg, p.stderr)
+    p = screen(env, str(tmp_path), "--engine", "rules", "--format", "json")  # a folder is not "missing"
+    assert p.returncode == 2 and "是文件夹, 不是文件" in p.stderr and p.stdout == "", p.stderr
 
 
 def test_unusable_input_exits_2_with_message(env, tmp_path):

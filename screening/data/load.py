@@ -143,9 +143,10 @@ def load_pool(inputs: list[str], settings: Settings, *, universe: Universe | Non
     universe = universe if universe is not None else open_universe(settings)
     if len(inputs) == 1 and Path(inputs[0]).is_file():
         return load_file(Path(inputs[0]), settings, universe, today=today)
-    missing = [a for a in inputs if looks_like_file(a) and not Path(a).is_file()]
+    missing = [a for a in inputs if (looks_like_file(a) or Path(a).is_dir()) and not Path(a).is_file()]
     if missing:
-        raise PoolRejected(f"{missing[0]}: 文件不存在")
+        what = "是文件夹, 不是文件: 请给出其中的表格文件" if Path(missing[0]).is_dir() else "文件不存在"
+        raise PoolRejected(f"{missing[0]}: {what}")
     pool = pool_from_codes(inputs, universe)
     for item in pool.items:
         if item.stock is not None:
