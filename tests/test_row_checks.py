@@ -12,7 +12,7 @@ from screening.config import BatcherSettings, EngineSettings, Settings, Universe
 from screening.data.load import load_file
 from screening.data.names import index_named, names_agree
 from screening.data.row_checks import period_kind, quarter_roe
-from screening.data.universe import Universe
+from screening.data.universe import Universe, UniverseInfo
 from screening.engines.rules_engine import RulesEngine
 from screening.models import NOTE_NAME_CONFLICT, NOTE_QUARTER_ROE, StockInput, is_doubt
 from screening.output.report import summary
@@ -153,3 +153,17 @@ def test_a_row_whose_figures_all_came_from_the_file_has_no_data_date(tmp_path: P
     assert own.sources["roe"] == "file" and own.data_date is None
     some = u.fill(StockInput(code="600519.SH", pe_ttm=20.0))
     assert some.sources["roe"] == "universe:import@2026-12-04" and some.data_date == "2026-12-04"
+
+
+def test_a_refresh_keeps_a_stock_only_you_imported_and_says_so(tmp_path: Path) -> None:
+    from screening.data.universe import Record
+
+    u = Universe.load(_universe(tmp_path))  # 600519 and 000001, both imported
+    provider = Record(StockInput(code="600519.SH", name="贵州茅台", roe=36.0), {"roe": "akshare"},
+                      {"roe": "2025-12-31"}, "2026-12-04")
+    u.replace([provider], UniverseInfo(provider="akshare", trade_date="2026-12-04"))
+    again = Universe.load(tmp_path / "u.sqlite")
+    assert again.get("600519.SH").roe == 36.0  # the provider's newer figure replaces the import's
+    assert again.get("000001.SZ").roe == 10.1 and again.field_dates("000001.SZ")["roe"] == "2026-12-04"
+    assert any("kept 1 imported stock" in n and "000001.SZ" in n for n in again.info.notes)
+    assert len(again) == 2

@@ -214,6 +214,9 @@ def cmd_universe(args: argparse.Namespace) -> int:
                   f"quotes {outcome.trade_date}, reports {outcome.report_period}", file=sys.stderr)
             for note in outcome.notes:
                 print(f"note: {note}", file=sys.stderr)
+            for note in open_universe(settings).info.notes:  # what the swap itself kept (your imports)
+                if note not in outcome.notes:
+                    print(f"note: {note}", file=sys.stderr)
             return 0
         if args.action == "probe":
             return _probe()

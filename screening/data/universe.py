@@ -317,9 +317,22 @@ class Universe:
         self._transaction(merge)
 
     def replace(self, records: Iterable[Record], info: UniverseInfo) -> None:
-        """Swap the whole universe for ``records`` in one transaction (a refresh, or the demo seed)."""
+        """Swap the whole universe for ``records`` in one transaction (a refresh, or the demo seed).
+
+        A stock the user imported (every figure ``import:``) that the new records do not list is kept with
+        its own dates, and the info says so: a refresh never deletes a user's figures without a word. Where
+        the new records list the stock, their figures are the newer and replace the import's.
+        """
         clean = [Record(check_stock(r.stock, f"stock {r.stock.code!r}"), r.sources, r.dates, r.as_of)
                  for r in records]
+        listed = {r.stock.code for r in clean}
+        kept = [r for code, r in self._records.items()
+                if code not in listed and not info.demo and r.sources
+                and all(src.startswith("import:") for src in r.sources.values())]
+        if kept:
+            clean += kept
+            info.notes.append(f"kept {len(kept)} imported stock(s) the provider does not list "
+                              f"({', '.join(r.stock.code for r in kept[:5])}{' ...' if len(kept) > 5 else ''})")
 
         def swap(db: sqlite3.Connection) -> None:
             db.execute("DELETE FROM stocks")
