@@ -39,7 +39,8 @@ def test_forecast_reason_verbatim() -> None:
     )
 
 
-def test_titles_newest_first_deduplicated_own_name_stripped_and_capped() -> None:
+def test_titles_newest_first_deduplicated_own_name_stripped_and_never_cut() -> None:
+    """A cap would drop the oldest title, here a 减持 the floor reads as a risk: ``max_titles`` cuts nothing."""
     items = [
         Announcement(dt.date(2026, 11, 20), "东仿科技:关于持股5%以上股东减持股份的预披露公告"),
         Announcement(dt.date(2026, 12, 2), "东仿科技:关于收到中国证券监督管理委员会立案告知书的公告"),
@@ -52,7 +53,7 @@ def test_titles_newest_first_deduplicated_own_name_stripped_and_capped() -> None
         "近30日公告（新→旧）：\n"
         "2026-12-02 关于收到中国证券监督管理委员会立案告知书的公告\n"
         "2026-11-25 关于涉及重大诉讼的公告\n"
-        "（另有1条更早的公告未列出）"
+        "2026-11-20 关于持股5%以上股东减持股份的预披露公告"
     )
 
 

@@ -37,7 +37,7 @@ class ProviderBase:
         breaker: CircuitBreaker | None = None,
         timeout_s: float = 60.0,
         complete_share: float = 0.8,
-        max_titles: int | None = 20,
+        max_titles: int | None = None,  # every title: the rules floor reads them all (report_text.py)
         now: Callable[[], dt.datetime] | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:

@@ -95,9 +95,17 @@ def _strip_own_name(title: str, name: str | None) -> str:
 
 
 def announcements_block(
-    items: Sequence[Announcement], *, days: int, name: str | None = None, max_titles: int | None = 20
+    items: Sequence[Announcement], *, days: int, name: str | None = None, max_titles: int | None = None
 ) -> str:
-    """The last ``days`` days' titles, newest first, one per line; the same title on the same day once."""
+    """Every title of the last ``days`` days, newest first, one per line; the same title on the same day once.
+
+    No title is ever left out, whatever ``max_titles`` says (kept only so callers that still pass it work):
+    the rules floor reads its text signals (立案调查, 其他风险警示 ...) from this text, and an annual-report day
+    alone brings 20-50 titles, so a cut at the newest N dropped a risk title silently and the row came out
+    低/100. Which titles are risks is known only in screen/ (data/ must not import it); the window bounds the
+    length, the floor reads the whole text, and the model's copy is cut by tokens in screen/ with a flag.
+    """
+    del max_titles
     seen: set[tuple[dt.date, str]] = set()
     rows: list[tuple[dt.date, str]] = []
     for a in sorted(items, key=lambda a: a.day, reverse=True):
@@ -107,11 +115,7 @@ def announcements_block(
             rows.append((a.day, title))
     if not rows:
         return f"近{days}日无公告。"
-    shown = rows if max_titles is None else rows[:max_titles]
-    lines = [f"近{days}日公告（新→旧）："] + [f"{day.isoformat()} {title}" for day, title in shown]
-    if len(rows) > len(shown):
-        lines.append(f"（另有{len(rows) - len(shown)}条更早的公告未列出）")
-    return "\n".join(lines)
+    return "\n".join([f"近{days}日公告（新→旧）："] + [f"{day.isoformat()} {title}" for day, title in rows])
 
 
 def compose_report_text(
