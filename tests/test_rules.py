@@ -136,6 +136,9 @@ def test_missing_figures_are_never_guessed():
         (-5, 20, 100),  # loss counts as PE 100: 100 - 20 + 25 = 105 -> 100
         (-5, 10, 55),  # 100 - 20 - 25
         (17.5, 15, 97),  # 96.5 rounds half up
+        (9.5, 5.88, 53),  # exactly 52.5: binary floats made it 52.4999... -> 52
+        (1.0, 5.54, 53),  # exactly 52.5 (was 52)
+        (1.0, 2.94, 40),  # exactly 39.5 (was 39)
     ],
 )
 def test_score_formula(pe, roe, score):

@@ -8,9 +8,9 @@ formula. Every place where the two disagree becomes a visible flag on the row, n
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
 
 from screening.data.names import st_mark
 from screening.engines.answer import REASON_MAX_CHARS
@@ -77,13 +77,16 @@ def rule_score(stock: StockInput) -> int:
 
     A PE-TTM <= 0 means a trailing loss; fed into the formula as is it would turn a loss into
     a bonus, so a loss takes the PE term's value at PE 100 (20 points), like an expensive stock.
+    Computed in decimal from the figures as given (their shortest repr, "9.5" and "5.88"): in binary
+    floats PE 9.5 / ROE 5.88 came to 52.4999... and rounded to 52, where the exact 52.5 rounds half up to 53.
     """
     if stock.roe is None:
         raise MissingData("ROE")
     if stock.pe_ttm is None:
         raise MissingData("PE-TTM")
-    raw = formula_value(stock.pe_ttm, stock.roe)
-    return int(min(100, max(0, math.floor(raw + 0.5))))
+    pe, roe = Decimal(repr(stock.pe_ttm)), Decimal(repr(stock.roe))
+    raw = 100 - (pe * 20 / 100 if pe > 0 else Decimal(20)) - (15 - roe) * 5
+    return min(100, max(0, int(raw.to_integral_value(rounding=ROUND_HALF_UP))))
 
 
 def formula_value(pe_ttm: float, roe: float) -> float:
