@@ -9,6 +9,7 @@ formula. Every place where the two disagree becomes a visible flag on the row, n
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -32,7 +33,29 @@ FLAG_RETRIED = "模型重试后解析成功"
 
 
 class MissingData(ValueError):
-    """The rules need a figure that neither the file nor the universe provides."""
+    """The rules need a figure that neither the file nor the universe provides.
+
+    From ``assess`` it also carries what IS known, so a failed row never hides a risk it already shows: ``known``
+    (the 高/中 evidence: a tier the figures decide, ST, each dated text signal), ``risk`` (their highest tier),
+    and the ``flags`` and ``signals`` an ok row would carry. ``str()`` is the figure, then "; 已知高风险: ..."
+    when anything is known: a failed row's error is the one text every view (table, JSON, chat, digest) shows.
+    """
+
+    def __init__(self, what: str, known: Sequence[str] = (), risk: str | None = None,
+                 flags: Sequence[str] = (), signals: Sequence[SignalHit] = ()) -> None:
+        super().__init__(what)
+        self.what, self.known, self.risk = what, list(known), risk
+        self.flags, self.signals = list(flags), list(signals)
+
+    @property
+    def known_text(self) -> str:
+        """E.g. ``已知高风险: ST股票, 立案调查 (2026-11-20)``; empty when nothing is known."""
+        if not self.known:
+            return ""
+        return f"已知{'高' if self.risk == '高' else '至少中'}风险: {', '.join(self.known)}"
+
+    def __str__(self) -> str:
+        return f"{self.what}; {self.known_text}" if self.known else self.what
 
 
 def is_st(name: str | None, flag: bool | None = None) -> bool:
@@ -135,23 +158,47 @@ def text_reason(hit: SignalHit, figure_reason: str) -> str:
 
 
 def assess(stock: StockInput) -> RuleVerdict:
-    """The complete rule verdict; raises MissingData for a stock the rules cannot judge."""
-    figure_risk, figure_reason = rule_risk(stock)
-    score = rule_score(stock)
+    """The complete rule verdict; raises MissingData for a stock the rules cannot judge.
+
+    The flags and the text are read before the figures are required: a stock without ROE still fails (no
+    score is ever guessed), but its MissingData names the ST mark and the 立案调查 it already shows.
+    """
     flags: list[str] = list(stock.notes)  # the data layer's flags first: demo, stale, cached formula ...
-    if is_st(stock.name, stock.st):
+    st = is_st(stock.name, stock.st)
+    if st:
         flags.append(FLAG_ST)
     if stock.pe_ttm is not None and stock.pe_ttm <= 0:
         flags.append(FLAG_LOSS_PE)
     flags.extend(data_doubts(stock))
     hits = read_signals(stock.report_text)
     flags.extend(h.flag() for h in hits)
+    figure: tuple[str, str] | None = None
+    try:
+        figure = rule_risk(stock)
+        score = rule_score(stock)
+    except MissingData as exc:
+        raise _known_when_missing(exc.what, figure, st, flags, hits) from None
+    figure_risk, figure_reason = figure
     risk, reason = figure_risk, figure_reason
     tier = text_tier(hits)
     if tier is not None and RISK_ORDER[tier] > RISK_ORDER[figure_risk]:
         risk, reason = tier, text_reason(hits[0], figure_reason)
     return RuleVerdict(risk=risk, score=score, reason=reason, flags=flags, figure_risk=figure_risk,
                        figure_reason=figure_reason, signals=hits)
+
+
+def _known_when_missing(what: str, figure: tuple[str, str] | None, st: bool, flags: list[str],
+                        hits: list[SignalHit]) -> MissingData:
+    """MissingData for ``what`` with the evidence the rest of the row gives: a 高 the figures decide without
+    it (ROE<5%, ST, two years of losses), the ST mark, and each text signal with its date, highest first."""
+    known: list[tuple[str, str]] = []  # (tier, what shows it)
+    if figure is not None and figure[0] == "高":
+        known.append(("高", figure[1]))
+    if st and ("高", "ST股票") not in known:
+        known.append(("高", "ST股票"))
+    known += [(h.tier, f"{h.name} ({h.date})" if h.date else h.name) for h in hits]
+    risk = max((tier for tier, _ in known), key=RISK_ORDER.__getitem__, default=None)
+    return MissingData(what, [text for _, text in known], risk, flags, hits)
 
 
 def higher_risk(a: str, b: str) -> str:
