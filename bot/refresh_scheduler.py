@@ -21,10 +21,16 @@ from typing import Any
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.cron import CronTrigger
-from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_delay, wait_exponential
+from tenacity import (
+    AsyncRetrying,
+    retry_if_exception_type,
+    retry_if_not_exception_type,
+    stop_after_delay,
+    wait_exponential,
+)
 
 from screening.config import Settings
-from screening.data.refresh import Refresher, RefreshFailed, RefreshOutcome, quote_session
+from screening.data.refresh import Refresher, RefreshFailed, RefreshOutcome, SessionUndated
 from screening.data.trading_calendar import day_status
 
 log = logging.getLogger("bot.refresh")
@@ -38,9 +44,10 @@ class RefreshService:
                  clock: Callable[[], dt.datetime] | None = None, retry_until_min: float = 30.0,
                  first_wait_s: float = 60.0) -> None:
         self.settings, self.r = settings, r
-        self.refresher = refresher or Refresher(settings)
         self.tz = settings.digest.tz
         self.clock = clock or (lambda: dt.datetime.now(self.tz))
+        # one clock picks the session and checks the board (an injected refresher keeps its own)
+        self.refresher = refresher or Refresher(settings, now=self.clock)
         self.retry_until_s = retry_until_min * 60
         self.first_wait_s = first_wait_s
         self._me = f"{socket.gethostname()}:{os.getpid()}"
@@ -67,13 +74,15 @@ class RefreshService:
             log.info("universe refresh %s %s: already done or running elsewhere (%s)", day, slot, self.r.get(key))
             return None
         try:
-            async for attempt in AsyncRetrying(retry=retry_if_exception_type(RefreshFailed), reraise=True,
+            retry = retry_if_exception_type(RefreshFailed) & retry_if_not_exception_type(SessionUndated)
+            async for attempt in AsyncRetrying(retry=retry, reraise=True,
                                                wait=wait_exponential(multiplier=self.first_wait_s, max=600),
                                                stop=stop_after_delay(self.retry_until_s)):
                 with attempt:
-                    # the board before the open shows the previous session: the quotes are dated by that session
-                    session = quote_session(self.clock(), self.settings.digest.holiday_set())
-                    outcome = await asyncio.to_thread(self.refresher.refresh, trade_date=session)
+                    # the board before the open shows the previous session: the Refresher dates the quotes by the
+                    # session it shows, on this clock, with the configured calendar (holidays, imported notices);
+                    # an uncertain session (调休待定) is SessionUndated, which only the notice settles
+                    outcome = await asyncio.to_thread(self.refresher.refresh)
         except RefreshFailed as exc:
             self.r.delete(key)
             log.error("universe refresh %s %s failed; the digest uses the last good data: %s", day, slot, exc)

@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import akshare
@@ -346,8 +347,35 @@ def test_a_stalled_call_hits_the_deadline(small: FakeMarketRemote) -> None:
 
 
 def test_quotes_cannot_stand_for_an_old_date(small: FakeMarketRemote) -> None:
-    with pytest.raises(ProviderError, match="serves Eastmoney's current quotes only"):
+    with pytest.raises(ProviderError, match=r"still shows the previous session's close \(2026-12-03\)"):
         _provider().fetch(dt.date(2026, 10, 9))
+    assert small.eastmoney.requests == 0
+
+
+@pytest.mark.parametrize("asked", [dt.date(2026, 12, 3), dt.date(2026, 11, 28), dt.date(2026, 12, 5)])
+def test_on_saturday_the_board_stands_for_fridays_session_only(small: FakeMarketRemote, asked: dt.date) -> None:
+    """Saturday 07:30: the board shows Friday 12-04's close; Thursday's date (the trial's mislabel), a Saturday
+    (which replaced a newer universe and made every row 数据过期) and today are refused, naming the session."""
+    saturday = dt.datetime(2026, 12, 5, 7, 30, tzinfo=SH)
+    provider = AkshareProvider(now=lambda: saturday, sleep=lambda s: None, retry=RetryPolicy(attempts=1))
+    with pytest.raises(ProviderError) as err:
+        provider.fetch(asked)
+    message = str(err.value)
+    assert "\n" not in message and "previous session's close (2026-12-04)" in message and asked.isoformat() in message
+    assert "only the Tushare provider" in message
+    assert small.eastmoney.requests == 0
+
+
+def test_an_undecided_day_before_the_board_refuses_every_date(small: FakeMarketRemote, tmp_path: Path) -> None:
+    """2027-02-15 08:00 without the 2027 notice: 02-09..02-12 are 调休待定, so which close the board shows is not
+    known; 02-12 (what the undecided day counted as open gave) and 02-03 (the last certain session) are refused."""
+    monday = dt.datetime(2027, 2, 15, 8, 0, tzinfo=SH)
+    provider = AkshareProvider(now=lambda: monday, sleep=lambda s: None, retry=RetryPolicy(attempts=1))
+    provider.use_calendar((), tmp_path / "no-notice")
+    for asked in (dt.date(2027, 2, 12), dt.date(2027, 2, 3)):
+        with pytest.raises(ProviderError, match=r"2027-02-12 调休待定.*last certain trading day: 2027-02-03.*"
+                                                "calendar import"):
+            provider.fetch(asked)
     assert small.eastmoney.requests == 0
 
 

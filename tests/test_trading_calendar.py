@@ -10,6 +10,9 @@ import pytest
 
 from screening.cli import main
 from screening.data.trading_calendar import (
+    SHANGHAI,
+    SessionUncertain,
+    board_session,
     day_status,
     is_trading_day,
     known_range,
@@ -78,6 +81,27 @@ def test_an_undecided_day_counts_as_trading_with_a_warning_but_does_not_run_by_d
     assert ok and warning and "调休待定" in warning
     assert day_status(D(2027, 6, 9), store=tmp_path).runs("send") is False  # a statutory holiday never runs
     assert day_status(D(2027, 6, 14), store=tmp_path).runs("skip") is True
+
+
+@pytest.mark.parametrize(("when", "session"), [
+    ((2026, 12, 5, 7, 30), D(2026, 12, 4)),  # Saturday: Friday's close
+    ((2026, 12, 4, 9, 14), D(2026, 12, 3)),  # before the call auction: the previous close
+    ((2026, 12, 4, 9, 15), D(2026, 12, 4)),
+    ((2027, 1, 4, 8, 0), D(2026, 12, 31)),  # across 元旦 (statutory) into XSHG's year
+    ((2027, 2, 15, 10, 0), D(2027, 2, 15)),  # the Monday after the 春节 break trades for certain by the law
+    ((2027, 2, 17, 8, 0), D(2027, 2, 16)),
+])
+def test_the_board_session_is_the_last_certain_session(tmp_path: Path, when: tuple[int, ...], session: dt.date) -> None:
+    assert board_session(dt.datetime(*when, tzinfo=SHANGHAI), store=tmp_path) == session
+
+
+@pytest.mark.parametrize("when", [(2027, 2, 15, 8, 0), (2027, 2, 8, 8, 0), (2027, 6, 10, 9, 30)])
+def test_an_undecided_day_on_the_way_back_makes_the_board_session_uncertain(tmp_path: Path,
+                                                                           when: tuple[int, ...]) -> None:
+    """Without the 2027 notice, 02-12 (02-15 08:00), 02-04 (02-08 08:00, 春节 正月初三 itself closed) and 06-10
+    (after the 09:15 auction that day) are 调休待定: the board's session is not known, and no guess is made."""
+    with pytest.raises(SessionUncertain, match=r"调休待定.*last certain trading day.*calendar import"):
+        board_session(dt.datetime(*when, tzinfo=SHANGHAI), store=tmp_path)
 
 
 def _cli(capsys: pytest.CaptureFixture[str], tmp_path: Path, *argv: str) -> tuple[int, str, str]:

@@ -8,6 +8,7 @@ copies of the universe it wrote, so none of them can disturb another.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import shutil
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from screening.data.refresh import SHANGHAI, quote_session
 from screening.data.universe import Universe
 from tests.fakes.market_proxy import FakeMarketRemote
 
@@ -50,12 +52,18 @@ def refreshed(fake_market_remote: FakeMarketRemote, tmp_path_factory: pytest.Tem
     tmp = tmp_path_factory.mktemp("refresh")
     path = tmp / "universe.sqlite"
     env = {**base_env(tmp, path), **fake_market_remote.env()}
-    res = cli("universe", "refresh", "--provider", "akshare", "--date",
-              fake_market_remote.market.trade_date.isoformat(), env=env, timeout=900)
+    # the board stands for the session it shows now (any other --date is refused): the real clock's
+    res = cli("universe", "refresh", "--provider", "akshare", "--date", board_now().isoformat(), env=env,
+              timeout=900)
     assert res.returncode == 0, res.stderr[-3000:]
     assert res.stdout == ""  # progress and the summary go to stderr
     assert "universe refreshed from akshare" in res.stderr
     yield path
+
+
+def board_now() -> dt.date:
+    """The session Eastmoney's board shows at this moment (the fake's quotes stand for it)."""
+    return quote_session(dt.datetime.now(SHANGHAI))
 
 
 def copy_of(src: Path, tmp: Path) -> Path:
@@ -70,7 +78,7 @@ def test_refresh_covers_the_market_with_sources(refreshed: Path, fake_market_rem
     status = json.loads(cli("universe", "status", "--format", "json", env=env).stdout)
     market = fake_market_remote.market
     assert status["provider"] == "akshare" and not status["demo"]
-    assert status["trade_date"][:10] == market.trade_date.isoformat()
+    assert status["trade_date"][:10] == board_now().isoformat()
     assert status["stocks"] >= 0.9 * len(market.stocks)  # the coverage floor the refresh enforces
     stock = next(s for s in market.stocks if not s.suspended and not s.st)
     suffix = {"SH": "SH", "SZ": "SZ", "BJ": "BJ"}[stock.exchange]

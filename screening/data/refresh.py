@@ -34,28 +34,29 @@ from screening.data.providers import (
     RetryPolicy,
     get_provider,
 )
-from screening.data.trading_calendar import is_trading_day, previous_trading_day
+from screening.data.trading_calendar import SessionUncertain, board_session
 from screening.data.universe import Record, Universe, UniverseInfo
 
 log = logging.getLogger(__name__)
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 
 
-SESSION_STARTS = dt.time(9, 15)  # the call auction: from then on the quote board moves with today's session
-
-
 def quote_session(now: dt.datetime, holidays: Iterable[dt.date] = (), *, store: Path | None = None) -> dt.date:
     """The trading session the quote board shows at ``now``: today's from the call auction on a trading day,
-    else (before the open, on a weekend or holiday) the previous trading day's close (SSE calendar)."""
-    local = now.astimezone(SHANGHAI)
-    today = local.date()
-    if local.time() >= SESSION_STARTS and is_trading_day(today, holidays, store=store)[0]:
-        return today
-    return previous_trading_day(today, holidays, store=store)
+    else (before the open, on a weekend or holiday) the previous trading day's close (SSE calendar).
+
+    ``SessionUncertain`` when an undecided (调休待定) day stands in the way: quotes are never dated by a guess
+    (trading_calendar.board_session).
+    """
+    return board_session(now, holidays, store=store)
 
 
 class RefreshFailed(RuntimeError):
     """No provider gave a complete snapshot; the last good universe is untouched. The message says why."""
+
+
+class SessionUndated(RefreshFailed):
+    """The session the quotes would stand for is uncertain (调休待定, no notice): retrying does not settle it."""
 
 
 @dataclass
@@ -94,9 +95,13 @@ class Refresher:
     def provider(self, name: str) -> Provider:
         if name not in self._providers:  # retries per call with jittered backoff, a breaker per provider
             us = self.settings.universe
-            self._providers[name] = get_provider(
+            provider = get_provider(
                 name, retry=RetryPolicy(attempts=us.refresh_attempts), pace_s=us.pace_s,
                 breaker=CircuitBreaker(name, failure_threshold=us.breaker_failures, cooldown_s=us.breaker_cooldown_s))
+            use_calendar = getattr(provider, "use_calendar", None)  # AKShare: its board stands for one session
+            if use_calendar is not None:
+                use_calendar(self.settings.digest.holiday_set(), self.settings.digest.calendar_store(), self._now)
+            self._providers[name] = provider
         return self._providers[name]
 
     def refresh(self, *, choice: str | None = None, trade_date: dt.date | None = None,
@@ -106,8 +111,11 @@ class Refresher:
         if us.demo:
             raise RefreshFailed("universe.demo is on: the demo universe is synthetic and never refreshed; "
                                 "turn demo mode off to refresh the real one")
-        day = trade_date or quote_session(self._now(), self.settings.digest.holiday_set(),
-                                                 store=self.settings.digest.calendar_store())
+        ds = self.settings.digest
+        try:
+            day = trade_date or quote_session(self._now(), ds.holiday_set(), store=ds.calendar_store())
+        except SessionUncertain as exc:
+            raise SessionUndated(f"{exc}; the universe is untouched") from None
         universe = Universe.load(self.settings.universe_path())
         previous = len(universe) if not universe.info.demo else 0
         had = essential_fields(universe) if previous else {}

@@ -13,7 +13,9 @@ trading days: the exchange is closed on every weekend, which XSHG confirms for 2
 
 ``is_trading_day`` keeps its (bool, warning) shape for counting: an undecided day counts as a trading
 day there (a quote looks one day older, never younger) and carries a warning; the schedulers ask
-``day_status`` and skip undecided days unless ``[digest].on_unknown_days = "send"``.
+``day_status`` and skip undecided days unless ``[digest].on_unknown_days = "send"``. Dating quotes is
+different: ``board_session`` never lets an undecided day stand for a session (a quote dated by a day the
+exchange may have been closed is a wrong date, not an older one), so it raises ``SessionUncertain``.
 """
 
 from __future__ import annotations
@@ -25,11 +27,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
+from zoneinfo import ZoneInfo
 
 from screening.data.calendar_law import FIRST_YEAR, UNDECIDED, statutory_days, undecided_days
 from screening.data.calendar_notice import decide, load_notices
 
 log = logging.getLogger(__name__)
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+SESSION_STARTS = dt.time(9, 15)  # the call auction: from then on the quote board moves with today's session
 CALENDAR_NAME = "XSHG"
 _MAX_SCAN_DAYS = 400  # longest possible run of closed days is far shorter; this only stops a bad list
 Basis = Literal["exchange-calendars", "notice", "config", "statutory", "调休待定"]
@@ -221,3 +226,47 @@ def trading_days(start: dt.date, end: dt.date, holidays_fallback: Iterable[dt.da
             out.append(day)
         day += dt.timedelta(days=1)
     return out
+
+
+class SessionUncertain(ValueError):
+    """The session a quote board shows cannot be proven: an undecided (调休待定) day lies on the way back to it.
+
+    The message is one line: the undecided day, the last certain trading day, and how to settle it.
+    """
+
+
+def board_session(now: dt.datetime, holidays_fallback: Iterable[dt.date] = (), *,
+                  store: Path | None = None) -> dt.date:
+    """The session a quote board shows at ``now``: today's from the call auction (09:15) on a trading day, else
+    the last session before (its close stays on the board before the open, on weekends and holidays).
+
+    Walks back from today (from yesterday before 09:15) over days closed with certainty; the first day that is
+    certainly open is the session. An undecided (调休待定) day met first makes the answer unknowable without the
+    year's notice (the board shows that day's close if the exchange opened, an earlier one's if not), so
+    ``SessionUncertain`` is raised rather than a guess.
+    """
+    local = now.astimezone(SHANGHAI)
+    day = local.date() if local.time() >= SESSION_STARTS else local.date() - dt.timedelta(days=1)
+    holidays = frozenset(holidays_fallback)
+    for _ in range(_MAX_SCAN_DAYS):
+        st = day_status(day, holidays, store=store)
+        if st.open is True:
+            return day
+        if st.open is None:
+            last = _last_certain(day, holidays, store)
+            raise SessionUncertain(
+                f"行情所属交易日无法确定 / the quote board's session is uncertain at {local:%Y-%m-%d %H:%M}: "
+                f"{day} {UNDECIDED} ({st.note}); the board shows {day}'s close if the exchange opened that day, "
+                f"else an earlier one (last certain trading day: {last or 'unknown'}); import the {day.year} "
+                f"notice to settle it: {IMPORT_HINT}")
+        day -= dt.timedelta(days=1)
+    raise ValueError(f"no trading day within {_MAX_SCAN_DAYS} days before {local.date()}; check the holiday list")
+
+
+def _last_certain(day: dt.date, holidays: frozenset[dt.date], store: Path | None) -> dt.date | None:
+    """The last day before ``day`` that is certainly open (for the message of SessionUncertain)."""
+    for _ in range(_MAX_SCAN_DAYS):
+        day -= dt.timedelta(days=1)
+        if day_status(day, holidays, store=store).open is True:
+            return day
+    return None

@@ -3,7 +3,8 @@
 Calls per refresh (akshare 1.19.5; names and columns read in its installed source):
 - ``stock_zh_a_spot_em()``: quotes (代码, 名称, 最新价, 涨跌幅, 市净率, 总市值 in yuan, 市盈率-动态 kept as
   ``pe_dynamic``: it annualises the latest quarter and is NOT PE-TTM). The board is Eastmoney's current one:
-  before the 09:15 call auction it shows the last session's close, so ``trade_date`` must be that session.
+  before the 09:15 call auction (and on closed days) it shows the last session's close, so ``trade_date`` must
+  be exactly the session it shows (trading_calendar.board_session); any other date is refused.
   When ``push2`` refuses or answers empty, the same akshare paging runs on ``push2delay`` (eastmoney_clist.py).
 - 业绩报表 per report period (akshare's ``stock_yjbb_em`` request, read by field name with the first notice
   date: eastmoney_reports.py): EPS, 营业总收入 and YoY, 净利润 (归母) and YoY, ROE, 销售毛利率, 所处行业. Periods:
@@ -23,9 +24,10 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -81,8 +83,8 @@ from screening.data.providers.records import (
 )
 from screening.data.providers.report_text import Announcement, Forecast, compose_report_text
 from screening.data.providers.resilience import CircuitBreaker, RetryPolicy
+from screening.data.trading_calendar import SessionUncertain, board_session
 
-SESSION_STARTS = dt.time(9, 15)  # the call auction (refresh.quote_session says the same for the refresh)
 WARNING = "warning: "  # notes that start so are shown on `universe status` and the digest footer
 PE_NOTE = (
     "PE-TTM is derived: 总市值 (stock_zh_a_spot_em) / TTM net profit (stock_yjbb_em: latest cumulative "
@@ -135,7 +137,8 @@ class AkshareProvider(ProviderBase):
         breaker: CircuitBreaker | None = None,
         call_timeout_s: float = 180.0,
         complete_share: float = 0.8,
-        max_quote_age_days: int = 7,
+        holidays: Iterable[dt.date] = (),
+        calendar_store: Path | None = None,
         max_titles: int | None = 20,
         pace_s: float = 0.0,
         now: Callable[[], dt.datetime] | None = None,
@@ -150,7 +153,7 @@ class AkshareProvider(ProviderBase):
             for host in ("push2", "push2delay")
         }
         self.pace_s = pace_s
-        self.max_quote_age_days = max_quote_age_days
+        self.holidays, self.calendar_store = frozenset(holidays), calendar_store  # see use_calendar
 
     # ---- the fetch ----------------------------------------------------------------------------------------
     def fetch(
@@ -182,21 +185,29 @@ class AkshareProvider(ProviderBase):
         return self._snapshot(version=version, trade_date=trade_date, now=now, latest=latest.values(),
                               stocks=stocks, notes=f.notes, calls=calls.records, degraded=f.degraded)
 
+    def use_calendar(self, holidays: Iterable[dt.date], store: Path | None,
+                     now: Callable[[], dt.datetime] | None = None) -> None:
+        """The trading calendar the board's session is read from (the config's holidays and notice store), and the
+        clock of the refresh that dated the quotes, so the session it chose and the one checked are one reading."""
+        self.holidays, self.calendar_store = frozenset(holidays), store
+        if now is not None:
+            self._now = now
+
     def _check_quote_day(self, trade_date: dt.date, now: dt.datetime) -> None:
-        """The spot board is Eastmoney's current one: it can stand only for a recent session, never a future one,
-        and not for today's before the call auction (until 09:15 it shows the previous session's close)."""
-        today = now.date()
-        if trade_date == today and now.time() < SESSION_STARTS:
+        """The spot board is Eastmoney's current one: it stands for exactly one session, the one it shows now
+        (today's from 09:15 on a trading day, else the previous session's close). Any other date is refused,
+        and so is every date while that session is uncertain (调休待定 on the way back, no notice imported)."""
+        try:
+            shown = board_session(now, self.holidays, store=self.calendar_store)
+        except SessionUncertain as exc:
+            raise ProviderError(f"{SPOT}: {exc}") from None
+        if trade_date != shown:
+            board = ("still shows the previous session's close" if shown < now.date()
+                     else "shows today's session")
             raise ProviderError(
-                f"{SPOT} at {now:%H:%M} still shows the previous session's close: it cannot stand for "
-                f"{today.isoformat()} before {SESSION_STARTS:%H:%M}. Leave out --date (the refresh then takes the "
-                "session the board shows), or give the previous trading day."
-            )
-        if trade_date > today or (today - trade_date).days > self.max_quote_age_days:
-            raise ProviderError(
-                f"{SPOT} serves Eastmoney's current quotes only; they cannot stand for {trade_date.isoformat()} "
-                f"(today is {today.isoformat()} in Asia/Shanghai). Use a recent trading day, or the Tushare "
-                "provider for past dates."
+                f"{SPOT} at {now:%Y-%m-%d %H:%M} (Asia/Shanghai) {board} ({shown.isoformat()}): it cannot stand "
+                f"for {trade_date.isoformat()}. Leave out --date (or give {shown.isoformat()}); only the Tushare "
+                "provider (--provider tushare, daily_basic) fetches a past day's quotes"
             )
 
     def _board(self, f: _Fetch, function: str) -> tuple[pd.DataFrame | None, str]:
