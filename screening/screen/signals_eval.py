@@ -9,11 +9,12 @@ model adds over the floor on the same items.
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from screening.data.pool_text import decode_lines
+from screening.models import PoolRejected
 from screening.screen.signals import read_signals, text_tier
 
 DEFAULT_SET = Path(__file__).resolve().parents[2] / "tests" / "data" / "signals_eval.tsv"
@@ -43,20 +44,33 @@ class EvalItem:
 
 
 def load_set(path: Path) -> list[EvalItem]:
-    """The labelled items of a TSV file with the header ``kind date text tier category note``."""
+    """The labelled items of a TSV file with the header ``kind date text tier category note``.
+
+    Read as the pool readers read a file (UTF-8 with or without BOM, GBK/GB18030, UTF-16 with a BOM), so a
+    set saved by Excel/WPS on a Chinese Windows reads as it is; a line in another encoding is named.
+    """
+    try:
+        lines = decode_lines(path.read_bytes(), str(path))
+    except PoolRejected as exc:
+        raise EvalSetError(str(exc)) from exc
+    rows = [(line.no, line) for line in lines if line.text.strip() or line.broken]
+    if not rows:
+        raise EvalSetError(f"{path}: line 1: the file is empty; the header must be {' '.join(COLUMNS)}")
     items = []
-    with path.open(encoding="utf-8", newline="") as fh:
-        rows = csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
-        header = next(rows, None)
-        if header is None or tuple(header[: len(COLUMNS)]) != COLUMNS:
-            raise EvalSetError(f"{path}: line 1: the header must be {' '.join(COLUMNS)}, got {header}")
-        for line, row in enumerate(rows, start=2):
-            if len(row) < len(COLUMNS):
-                raise EvalSetError(f"{path}: line {line}: {len(row)} columns, {len(COLUMNS)} expected")
-            item = EvalItem(*row[: len(COLUMNS)])
-            if item.tier not in TIERS or item.kind not in ("title", "sentence"):
-                raise EvalSetError(f"{path}: line {line}: kind {item.kind!r} / tier {item.tier!r} not allowed")
-            items.append(item)
+    for n, (no, line) in enumerate(rows):
+        if line.broken:
+            raise EvalSetError(f"{path}: line {no}: {line.broken}")
+        row = line.text.split("\t")
+        if n == 0:
+            if tuple(row[: len(COLUMNS)]) != COLUMNS:
+                raise EvalSetError(f"{path}: line {no}: the header must be {' '.join(COLUMNS)}, got {row}")
+            continue
+        if len(row) < len(COLUMNS):
+            raise EvalSetError(f"{path}: line {no}: {len(row)} columns, {len(COLUMNS)} expected")
+        item = EvalItem(*row[: len(COLUMNS)])
+        if item.tier not in TIERS or item.kind not in ("title", "sentence"):
+            raise EvalSetError(f"{path}: line {no}: kind {item.kind!r} / tier {item.tier!r} not allowed")
+        items.append(item)
     return items
 
 
