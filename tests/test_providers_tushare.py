@@ -147,8 +147,11 @@ def test_too_few_points_for_an_essential_endpoint(ts_env: FakeMarketRemote, monk
 def test_missing_optional_entitlement_is_a_note(ts_env: FakeMarketRemote, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TUSHARE_TOKEN", DEFAULT_TOKEN)  # 5000 points, no anns_d permission
     snap = _provider().fetch(TRADE_DATE, announcement_days=3)
-    assert any(n.startswith("anns_d(20261204) left out:") and "separately granted permission" in n for n in snap.notes)
-    assert "announcement titles left out of the report texts (anns_d not available)" in snap.notes
+    # warnings, as on the AKShare path: `universe status` lists the notes that start with "warning: "
+    assert any(n.startswith("warning: anns_d(20261204) left out:") and "separately granted permission" in n
+               for n in snap.notes)
+    left_out = "warning: 公告数据缺失: announcement titles left out of the report texts (anns_d not available)"
+    assert left_out in snap.notes
     assert snap.degraded == ["公告数据缺失"]  # every row says so
     assert all("公告（新→旧）" not in (p.stock.report_text or "") and "无公告" not in (p.stock.report_text or "")
                for p in snap.stocks)  # never "no announcements" when they were not fetched
@@ -157,7 +160,8 @@ def test_missing_optional_entitlement_is_a_note(ts_env: FakeMarketRemote, monkey
 def test_rate_limit_on_an_optional_endpoint_is_a_note(ts_env: FakeMarketRemote) -> None:
     ts_env.faults.rate_limited.add("tushare:forecast_vip")
     snap = _provider().fetch(TRADE_DATE, announcement_days=1)
-    assert any(n.startswith("forecast_vip(20261231) left out:") and "rate limit" in n for n in snap.notes)
+    assert any(n.startswith("warning: forecast_vip(20261231) left out:") and "rate limit" in n for n in snap.notes)
+    assert snap.degraded == ["业绩预告数据缺失"]
 
 
 def test_http_error_on_daily_basic_is_not_an_empty_market(ts_env: FakeMarketRemote) -> None:

@@ -34,6 +34,7 @@ from screening.data.providers import (
     RetryPolicy,
     get_provider,
 )
+from screening.data.refresh_titles import WARNING, keep_known_titles
 from screening.data.trading_calendar import SessionUncertain, board_session
 from screening.data.universe import Record, Universe, UniverseInfo
 
@@ -127,6 +128,8 @@ class Refresher:
                 log.warning("universe refresh: %s failed: %s", name, exc)
                 failures.append(f"{name}: {type(exc).__name__}: {exc}")
                 continue
+            if previous:  # titles this refresh could not fetch: the last good universe's dated ones stay true
+                snapshot = keep_known_titles(snapshot, universe, us.announcement_days)
             problem = coverage_problem(snapshot, previous, us.min_coverage) or field_problem(
                 snapshot, had, us.min_coverage)
             if problem:
@@ -204,6 +207,12 @@ def field_problem(snapshot: MarketSnapshot, had: dict[str, FieldHad], min_covera
                 f"last good universe ({kept / len(before.codes):.0%}, under {min_coverage:.0%}); its period there: "
                 f"{period}; calls that came back empty: {calls}: refused as incomplete")
     return None
+
+
+def note_line(note: str) -> str:
+    """One note of a refresh as the CLI prints it: ``warning: X`` for a warning (its marker once), else ``note: X``
+    (was ``note: warning: X`` on refresh and ``warning: warning: X`` on `universe status`)."""
+    return note if note.startswith(WARNING) else f"note: {note}"
 
 
 def records_of(snapshot: MarketSnapshot) -> list[Record]:

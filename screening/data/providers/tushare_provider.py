@@ -26,6 +26,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 import pandas as pd
 
@@ -56,7 +57,18 @@ from screening.data.providers.report_text import Announcement, Forecast, compose
 from screening.data.providers.tushare_calls import FIELDS, TushareCalls, open_api, tushare_version
 
 _ST_NAME = re.compile(r"^(S\*ST|SST|\*ST|ST)")
+WARNING = "warning: "  # as akshare_provider.WARNING: the notes `universe status` lists as warnings start so
 Valuation = tuple[float | None, float | None, float | None, float | None]  # close, pe_ttm, pb, total_mv (yuan)
+
+
+def optional(calls: TushareCalls, name: str, label: str, **params: Any) -> pd.DataFrame | None:
+    """An optional endpoint's answer, or None; then the note that says why it was left out is a ``warning:``,
+    so `universe status` lists it (README: an optional source that fails is a warning line), as with AKShare."""
+    before = len(calls.notes)
+    frame = calls.call(name, label, essential=False, **params)
+    if frame is None:
+        calls.notes[before:] = [n if n.startswith(WARNING) else WARNING + n for n in calls.notes[before:]]
+    return frame
 
 
 def _period_table(fina: pd.DataFrame, income: pd.DataFrame | None, period: dt.date) -> PeriodTable:
@@ -103,7 +115,7 @@ class _Reports:
         assert fina is not None
         income = None
         if self.income_ok:
-            income = self.calls.call("income_vip", f"income_vip({ymd(period)})", essential=False, period=ymd(period))
+            income = optional(self.calls, "income_vip", f"income_vip({ymd(period)})", period=ymd(period))
             self.income_ok = income is not None
         self.tables[period] = _period_table(fina, income, period)
         return self.tables[period]
@@ -185,7 +197,7 @@ class TushareProvider(ProviderBase):
 
     @staticmethod
     def _load_changes(calls: TushareCalls, trade_date: dt.date) -> dict[str, float | None] | None:
-        daily = calls.call("daily", f"daily({ymd(trade_date)})", essential=False, trade_date=ymd(trade_date))
+        daily = optional(calls, "daily", f"daily({ymd(trade_date)})", trade_date=ymd(trade_date))
         if daily is None:
             return None
         return {c: num(v) for k, v in daily[["ts_code", "pct_chg"]].itertuples(index=False)
@@ -213,7 +225,7 @@ class TushareProvider(ProviderBase):
         """Forecasts for the newest period and the one after it; None when either cannot be had."""
         forecasts: dict[str, Forecast] = {}
         for period in (next_period(newest), newest):
-            frame = calls.call("forecast_vip", f"forecast_vip({ymd(period)})", essential=False, period=ymd(period))
+            frame = optional(calls, "forecast_vip", f"forecast_vip({ymd(period)})", period=ymd(period))
             if frame is None:
                 return None
             for r in frame[list(FIELDS["forecast_vip"])].itertuples(index=False):
@@ -227,9 +239,10 @@ class TushareProvider(ProviderBase):
         """Announcement titles per day; None (with a note) when anns_d is not available to this account."""
         titles: dict[str, list[Announcement]] = {}
         for d in days:
-            frame = calls.call("anns_d", f"anns_d({ymd(d)})", essential=False, ann_date=ymd(d))
+            frame = optional(calls, "anns_d", f"anns_d({ymd(d)})", ann_date=ymd(d))
             if frame is None:
-                calls.notes.append("announcement titles left out of the report texts (anns_d not available)")
+                calls.notes.append(f"{WARNING}{FLAG_NO_TITLES}: announcement titles left out of the report texts "
+                                   "(anns_d not available)")
                 return None
             for r in frame[list(FIELDS["anns_d"])].itertuples(index=False):
                 code, when, title = code_of(r[1]), day(r[0]), text(r[2])
