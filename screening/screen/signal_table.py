@@ -35,6 +35,10 @@ class SignalRule:
     counters: tuple[str, ...] = ()  # spans blanked out before matching
     clears: tuple[str, ...] = ()  # words that make the whole sentence good news for this signal (胜诉, 结案)
     sentence: tuple[str, ...] = ()  # patterns matched across one sentence's clauses (质押 ... 比例为86%)
+    # a dated title that ends the risk (结案通知书, 撤销退市风险警示, 解除司法冻结): later than every dated mention
+    # of the signal, it lifts the signal, visibly (signals.py flags both titles); only where the later title is
+    # surely about the same matter (a 胜诉 may be another case, so 重大诉讼 has none)
+    resolves: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -67,7 +71,14 @@ GROUPS: tuple[SignalGroup, ...] = (
 # 出具保留意见、否定意见或无法表示意见: one denial covers the list, which has no clause break) deny as well.
 NEGATIONS = (r"不存在|不涉及|不构成|不属于|不会|没有|并无|并未|未发生|(?<!尚)未收到|未受到|未实施|未涉及|未被|未曾|"
              r"未有|未出现|未计提|未发现|未逾期|未(?:对[^，,。；;]{0,20}?)?出具[^，,。；;]{0,4}(?:保留|否定|无法表示|非标)|"
-             r"否认|澄清|无(?![法锡偿])")
+             r"否认|澄清|无(?![法锡偿视力])")
+# A denial's reach ends at a subordinate phrase: in 公司在无董事会审议的情况下违规为控股股东提供担保 the 无 negates
+# the board's review, and the 违规担保 after 情况下 is asserted. 无视 (ignored) and 无力 (unable) deny nothing.
+NEGATION_SCOPE_END = r"情况下|前提下|情形下|条件下"
+# A clarification: a title or sentence that says it is one (澄清, 不实), whose risk words stand after the rumour
+# it answers (关于网络传闻公司被立案调查的澄清公告). Not a signal of its risk; shown, not counted (signals.py).
+CLARIFICATION = r"澄清|不实|不属实|失实|谣言|辟谣"
+RUMOUR = r"传闻|网传|报道|媒体|网络|文章|质疑|市场消息|举报"
 # another party's trouble, named before the match in its clause (公司客户…破产清算, 原供应商…被立案调查, 参股公司…
 # 破产清算, 房地产行业部分企业出现债务违约, 同行业可比公司…): not the company's own risk. Read like a denial.
 OTHER_PARTY = (r"(?<![方过])(?:客户|供应商)|交易对方|交易对手|被投资(?:企业|单位)|投资标的|参股(?:公司|子公司|企业)|"
@@ -78,11 +89,23 @@ _PCT80 = r"(?<![\d.])(?:[89]\d|100)(?:\.\d+)?\s*%"
 _PCT10 = r"(?<![\d.])(?:[1-9]\d|100)(?:\.\d+)?\s*%"
 _PCT50 = r"(?<![\d.])(?:[5-9]\d|100)(?:\.\d+)?\s*%"
 
+# what ends a risk, both as good news inside one sentence (clears) and as a later title (resolves)
+_CASE_CLOSED = (r"结案", r"撤销" + _G + r"立案", r"终止" + _G + r"调查")
+_WARNING_LIFTED = (
+    r"(?<!申请)撤销" + _L + r"风险警示(?:(?:及|和|与|、|以及)" + _L + r"风险警示)?(?![^，,。；;]{0,2}申请)",
+    # an application to lift a warning is not a lift (the stock stays under it); an approved one is
+    r"申请撤销" + _L + r"风险警示" + _G + r"(?:同意|批准|核准|获准)",
+    r"撤销" + _L + r"风险警示(?:的)?申请" + _G + r"(?:同意|批准|核准|获准)",
+)
+_REPAID = (r"已全部(?:归还|偿还|清偿)", r"已(?:归还|偿还|清偿)全部", r"(?<!未)消除", r"已解决")
+_UNFROZEN = (r"解除" + _G + r"(?:冻结|查封)", r"解冻")
+_BACK = (r"解除" + _G + r"(?:留置|强制措施|监视居住|取保候审)", r"恢复履职", r"(?:已|恢复|重新)" + _G + r"取得联系")
+
 SIGNALS: tuple[SignalRule, ...] = (
     SignalRule("立案调查", "高", "立案调查", (
         r"立案告知书", r"立案调查", r"立案事项", r"被" + _G + r"立案",
         r"(?:证监会|证券监督管理委员会|证监局|稽查)" + _G + r"(?:立案|调查)", r"涉嫌" + _G + r"立案",
-    ), clears=(r"结案", r"撤销" + _G + r"立案", r"终止" + _G + r"调查")),
+    ), clears=_CASE_CLOSED, resolves=_CASE_CLOSED),
     SignalRule("行政处罚", "高", "立案调查", (
         r"行政处罚事先告知书", r"行政处罚决定书", r"市场禁入", r"处以" + _G + r"罚款", r"给予警告",
     )),
@@ -90,21 +113,19 @@ SIGNALS: tuple[SignalRule, ...] = (
         r"退市风险警示", r"其他风险警示", r"终止上市", r"终止" + r"[^，,。；;]{0,6}" + r"股票上市", r"强制退市",
         r"退市整理期", r"暂停上市", r"(?:面值|市值)退市", r"(?:收盘价|股价)" + _G + r"低于(?:人民币)?(?:1|一)元",
         r"(?:变更为|冠以)[“\"「『]?\*?ST",  # 简称由“华纺股份”变更为“ST华纺”, 简称前冠以“ST”
-    ), (r"(?<!申请)撤销" + _L + r"风险警示(?:(?:及|和|与|、|以及)" + _L + r"风险警示)?(?![^，,。；;]{0,2}申请)",
-        # an application to lift a warning is not a lift (the stock stays under it); an approved one is
-        r"申请撤销" + _L + r"风险警示" + _G + r"(?:同意|批准|核准|获准)",
-        r"撤销" + _L + r"风险警示(?:的)?申请" + _G + r"(?:同意|批准|核准|获准)",
-        r"(?:不|未)触及" + _G + r"(?:退市|风险警示)"), (r"摘帽",)),
+    ), (*_WARNING_LIFTED, r"(?:不|未)触及" + _G + r"(?:退市|风险警示)"), (r"摘帽",),
+        resolves=(*_WARNING_LIFTED, r"摘帽")),
     SignalRule("审计意见(无法表示/否定)", "高", "审计意见", (
         r"无法表示意见", r"否定意见",
     ), sentence=(r"未能" + _S + r"保持有效的" + _G + r"内部控制",),
-        clears=(r"(?:无法表示意见|否定意见)" + _S + r"消除",)),
+        clears=(r"(?:无法表示意见|否定意见)" + _S + r"消除",), resolves=(r"(?<!未)消除",)),
     SignalRule("审计意见(保留)", "中", "审计意见", (
-        r"保留意见",
-    ), (r"(?:标准)?无保留意见",), (r"保留意见" + _S + r"消除",)),
+        # the board's 专项说明 filed with every non-standard opinion names it only as 非标准审计意见
+        r"保留意见", r"非标准?(?:审计)?意见", r"非标准?审计报告",
+    ), (r"(?:标准)?无保留意见",), (r"(?:保留意见|非标)" + _S + r"消除",), resolves=(r"(?<!未)消除",)),
     SignalRule("持续经营不确定", "中", "审计意见", (
         r"持续经营" + _G + r"(?:重大)?不确定性",
-    ), clears=(r"(?<!未)消除",)),
+    ), clears=(r"(?<!未)消除",), resolves=(r"(?<!未)消除",)),
     SignalRule("违规担保", "高", "违规担保、资金占用", (
         r"违规" + _G + r"担保", r"担保" + _G + r"未履行" + _G + r"(?:审议|决策)程序",
     ), (r"解除" + _G + r"担保",),
@@ -114,7 +135,7 @@ SIGNALS: tuple[SignalRule, ...] = (
         r"资金占用", r"占用" + _G + r"资金", r"违规占用", r"资金被" + _G + r"占用",
     ), (r"占用费", r"资金占用及其他关联资金往来",  # the annual report's routine statement, both its names
         r"占用资金情况(?:的)?专项(?:说明|审核报告|报告)"),
-        (r"已全部(?:归还|偿还|清偿)", r"已(?:归还|偿还|清偿)全部", r"(?<!未)消除", r"已解决")),
+        _REPAID, resolves=_REPAID),
     SignalRule("重大诉讼", "中", "重大诉讼、仲裁", (
         r"重大诉讼", r"重大仲裁", r"(?:涉及|累计)" + _G + r"(?:诉讼|仲裁)", r"被" + _G + r"(?:起诉|提起诉讼|申请仲裁)",
         r"作为被(?:告|申请人)", r"公司为被(?:告|申请人)", r"(?:诉讼|仲裁)" + _G + r"进展", r"起诉(?:本)?公司",
@@ -137,7 +158,7 @@ SIGNALS: tuple[SignalRule, ...] = (
         + r"(?:冻结|查封)",
         r"查封冻结", r"被" + _G + r"查封", r"资产" + _G + r"司法拍卖",
         r"(?:重要|核心|主要)(?:全资|控股)?子公司[^，,。；;]{0,20}冻结",
-    ), (r"解除" + _G + r"(?:冻结|查封)", r"解冻")),
+    ), _UNFROZEN, resolves=_UNFROZEN),
     SignalRule("商誉减值", "中", "商誉减值", (
         r"商誉减值准备", r"计提" + _G + r"商誉", r"大额商誉减值", r"商誉" + _G + r"(?:大幅|全额)?减值",
     ), (r"减值测试" + _G + r"(?:未|不存在)",), (r"未出现减值", r"不存在减值")),
@@ -162,7 +183,8 @@ SIGNALS: tuple[SignalRule, ...] = (
     SignalRule("股份冻结", "中", "股权质押与冻结", (
         r"司法冻结", r"轮候冻结", r"(?:股份|股权)" + _G + r"被" + _G + r"冻结", r"司法拍卖", r"司法划转",
         r"被(?:司法|轮候)?冻结(?:的)?(?:股份|股权)",  # 累计被冻结股份数量占其所持…100%
-    ), (r"解除" + _G + r"冻结", r"解冻"), (r"已(?:于[^，,。；;]{0,12})?(?:全部)?解除",)),
+    ), (r"解除" + _G + r"冻结", r"解冻"), (r"已(?:于[^，,。；;]{0,12})?(?:全部)?解除",),
+        resolves=(*_UNFROZEN, r"已(?:于[^，,。；;]{0,12})?(?:全部)?解除")),
     SignalRule("强制平仓", "高", "股权质押与冻结", (
         r"强制平仓", r"被动减持", r"违约处置",
     )),
@@ -201,8 +223,7 @@ SIGNALS: tuple[SignalRule, ...] = (
     SignalRule("实控人失联", "高", "其他", (
         r"留置", r"失联", r"(?:刑事)?强制措施", r"被" + _G + r"(?:逮捕|拘留)", r"无法" + _G + r"(?:取得)?联系",
         r"监视居住", r"取保候审", r"羁押",
-    ), clears=(r"解除" + _G + r"(?:留置|强制措施|监视居住|取保候审)", r"恢复履职",
-               r"(?:已|恢复|重新)" + _G + r"取得联系")),
+    ), clears=_BACK, resolves=_BACK),
     SignalRule("监管问询", "中", "其他", (
         r"问询函", r"关注函", r"警示函", r"监管函", r"监管工作函", r"通报批评", r"公开谴责", r"责令改正",
         r"监管措施", r"纪律处分",

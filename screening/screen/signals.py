@@ -5,53 +5,78 @@ say 立案调查 is never rated 低 because a model missed it. It reads what a c
 more: each signal of ``signal_table.SIGNALS`` where the text states it, skipping denials (不存在违规担保),
 good news that shares a word (撤销退市风险警示, 一审胜诉) and the like, with the title and its date (or
 the sentence) it came from, so the row can say exactly why it was raised. Pure and deterministic.
+
+The text is read through ``signal_text`` (traditional characters, stray spaces and full-width letters
+normalised; joined titles cut at each date; dates written any common way), and a flag quotes it as written.
+Two things are kept but not counted (tier 低, a flag of their own): a risk a later dated title ended
+(立案告知书, then 结案通知书: ``SignalRule.resolves``), and a risk named only as the rumour a 澄清 answers.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
-from screening.screen.signal_table import NEGATIONS, OTHER_PARTY, SIGNALS, TIER_RANK, SignalRule
+from screening.screen.signal_table import (
+    CLARIFICATION,
+    NEGATION_SCOPE_END,
+    NEGATIONS,
+    OTHER_PARTY,
+    RUMOUR,
+    SIGNALS,
+    TIER_RANK,
+    SignalRule,
+)
+from screening.screen.signal_text import Unit, split_units
 
-# a dated announcement title, as data/providers/report_text.py writes them: "2026-11-20 关于...的公告"
-_TITLE_LINE = re.compile(r"^\s*(\d{4}-\d{2}-\d{2})\s+(.+?)\s*$")
-# a dated title inside running text, as a file's report column carries titles: "近30日公告：2026-11-20 关于…；"
-_INLINE_TITLE = re.compile(r"^(?:[^：:，,]{0,12}[：:])?\s*(\d{4}-\d{2}-\d{2})\s*(.+?)[；;。]?$")
-_NOTICE_DATE = re.compile(r"(\d{4}-\d{2}-\d{2})公告")
-_SENTENCE_END = re.compile(r"(?<=[。！？!?；;])")
 _CLAUSE_BREAK = re.compile(r"[，：:]|,(?!\d{3})")  # "1,200万元" is a number, not two clauses
 _NEGATION = re.compile(f"{NEGATIONS}|{OTHER_PARTY}")
+_SCOPE_END = re.compile(NEGATION_SCOPE_END)
+_CLARIFICATION = re.compile(CLARIFICATION)
+_RUMOUR = re.compile(RUMOUR)
 _SHOWN_CHARS = 60  # a sentence quoted in a flag is cut to this
 # what a cached row must have been judged with: a change to the table is a change to the floor
-TABLE_ID = hashlib.sha256(repr((SIGNALS, NEGATIONS, OTHER_PARTY)).encode()).hexdigest()[:12]
+TABLE_ID = hashlib.sha256(repr((SIGNALS, NEGATIONS, OTHER_PARTY, NEGATION_SCOPE_END, CLARIFICATION, RUMOUR,
+                                "normalized-v1")).encode()).hexdigest()[:12]
+LIVE, RESOLVED, CLARIFIED = "live", "resolved", "clarified"
+NOT_COUNTED = "低"  # the tier of a resolved or clarified hit: shown as a flag, raises nothing
 
 
 @dataclass(frozen=True)
 class SignalHit:
-    """One risk the text states: which signal, its tier, the words that said it, and where they stand."""
+    """One risk the text states: which signal, its tier, the words that said it, and where they stand.
+
+    A hit whose ``state`` is ``resolved`` (a later title ended it: 结案通知书, 撤销退市风险警示) or
+    ``clarified`` (the company's 澄清 of a rumour) raises nothing (tier 低) but is kept, so the row says why
+    a risk word in its text did not count.
+    """
 
     name: str
     tier: str
     group: str
-    matched: str  # the words that matched, verbatim
-    text: str  # the announcement title, or the report sentence (cut to _SHOWN_CHARS)
+    matched: str  # the words that matched, as the text wrote them
+    text: str  # the announcement title, or the report sentence (cut to _SHOWN_CHARS), as written
     date: str | None  # the title's date (YYYY-MM-DD), or the notice date a sentence states
     is_title: bool
+    state: str = LIVE
+    resolved_by: str | None = None  # the dated title that ended the risk ("2026-11-20 关于…结案通知书的公告")
 
     def flag(self) -> str:
         """E.g. ``公告风险: 立案调查 (2026-11-20 关于收到中国证监会《立案告知书》的公告)``."""
-        if self.is_title:
-            where = f"{self.date} {self.text}" if self.date else self.text
-            return f"公告风险: {self.name} ({where})"
-        dated = f"{self.date}, " if self.date else ""
-        return f"报告风险: {self.name} ({dated}「{self.text}」)"
+        where = (f"{self.date} {self.text}" if self.date else self.text) if self.is_title else \
+            f"{self.date}, 「{self.text}」" if self.date else f"「{self.text}」"
+        kind = "公告" if self.is_title else "报告"
+        if self.state == RESOLVED:
+            return f"{kind}风险已解除: {self.name} ({where} → {self.resolved_by})"
+        if self.state == CLARIFIED:
+            return f"{kind}澄清(不计风险): {self.name} ({where})"
+        return f"{kind}风险: {self.name} ({where})"
 
     def to_dict(self) -> dict[str, str | bool | None]:
         return {"signal": self.name, "tier": self.tier, "matched": self.matched, "text": self.text,
-                "date": self.date, "title": self.is_title}
+                "date": self.date, "title": self.is_title, "state": self.state, "resolved_by": self.resolved_by}
 
 
 @dataclass(frozen=True)
@@ -61,6 +86,7 @@ class _Compiled:
     sentence: re.Pattern[str] | None
     counter: re.Pattern[str] | None
     clear: re.Pattern[str] | None
+    resolve: re.Pattern[str] | None
 
 
 def _alternation(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
@@ -73,29 +99,8 @@ def _compiled() -> tuple[_Compiled, ...]:
     for rule in SIGNALS:
         assert rule.patterns or rule.sentence, f"signal {rule.name} has no pattern"
         out.append(_Compiled(rule, _alternation(rule.patterns), _alternation(rule.sentence),
-                             _alternation(rule.counters), _alternation(rule.clears)))
+                             _alternation(rule.counters), _alternation(rule.clears), _alternation(rule.resolves)))
     return tuple(out)
-
-
-def _units(text: str) -> list[tuple[str, str | None, bool]]:
-    """(text, date, is_title) for each dated title line and each sentence of the other lines."""
-    units: list[tuple[str, str | None, bool]] = []
-    for line in text.splitlines():
-        m = _TITLE_LINE.match(line)
-        if m:
-            units.append((m.group(2), m.group(1), True))
-            continue
-        for sentence in _SENTENCE_END.split(line):
-            sentence = sentence.strip()
-            if not sentence:
-                continue
-            inline = _INLINE_TITLE.match(sentence)
-            if inline:
-                units.append((inline.group(2), inline.group(1), True))
-                continue
-            date = _NOTICE_DATE.search(sentence)
-            units.append((sentence, date.group(1) if date else None, False))
-    return units
 
 
 def _blank(clause: str, counter: re.Pattern[str] | None) -> str:
@@ -106,13 +111,18 @@ def _blank(clause: str, counter: re.Pattern[str] | None) -> str:
 
 
 def _denied(text: str, start: int, end: int) -> bool:
-    """A denial earlier in the clause of ``start``, overlapping or inside the match (不存在违规担保, 未计提商誉减值)."""
+    """A denial earlier in the clause of ``start``, overlapping or inside the match (不存在违规担保, 未计提商誉减值),
+    whose reach is not ended before the match by a subordinate phrase (无董事会审议的情况下违规担保 is asserted)."""
     clause_start = max((m.end() for m in _CLAUSE_BREAK.finditer(text, 0, start)), default=0)
-    return bool(_NEGATION.search(text, clause_start, end))
+    for m in _NEGATION.finditer(text, clause_start, end):
+        if m.end() > start or not _SCOPE_END.search(text, m.end(), start):
+            return True
+    return False
 
 
-def _match_in(unit: str, c: _Compiled) -> str | None:
-    """The words that state ``c``'s signal in one title or sentence, or None (cleared, countered, denied).
+def _match_in(unit: str, c: _Compiled) -> tuple[int, int, bool] | None:
+    """Where ``c``'s signal is stated in one title or sentence, and whether only as the rumour a
+    clarification answers; None when it is not (cleared, countered, denied).
 
     Clause patterns must match inside one clause; sentence patterns may cross the clauses of the unit.
     """
@@ -125,10 +135,16 @@ def _match_in(unit: str, c: _Compiled) -> str | None:
             found += [(start + m.start(), start + m.end()) for m in c.pattern.finditer(clause)]
     if c.sentence is not None:
         found += [(m.start(), m.end()) for m in c.sentence.finditer(blanked)]
+    clarifies = _CLARIFICATION.search(unit) is not None
+    rumoured = None
     for start, end in sorted(found):
-        if not _denied(blanked, start, end):
-            return blanked[start:end]
-    return None
+        if _denied(blanked, start, end):
+            continue
+        if clarifies and _RUMOUR.search(unit, 0, start):
+            rumoured = rumoured or (start, end, True)
+            continue
+        return start, end, False
+    return rumoured
 
 
 def _clauses(text: str) -> list[tuple[int, str]]:
@@ -150,21 +166,52 @@ def read_signals(text: str | None) -> list[SignalHit]:
     """Every signal the text states, one hit per signal (its newest mention), highest tier first.
 
     A title's date is the announcement's; among hits of one tier the newest comes first, so the first
-    hit is what a reason should name.
+    hit is what a reason should name. A signal whose every mention is dated and older than a dated title that
+    ends it (``resolves``: 结案通知书 after 立案告知书) comes back ``resolved``, naming that title; one stated only as
+    the rumour of a clarification comes back ``clarified``; both at tier 低, after the live ones.
     """
     if not text:
         return []
-    best: dict[str, SignalHit] = {}
-    for unit, date, is_title in _units(text):
+    live: dict[str, list[SignalHit]] = {}
+    rumours: dict[str, SignalHit] = {}
+    ends: dict[str, list[tuple[str, str]]] = {}
+    for unit in split_units(text):
         for c in _compiled():
-            words = _match_in(unit, c)
-            if words is None:
+            found = _match_in(unit.text, c)
+            if found is None:
+                if unit.is_title and unit.date and c.resolve is not None and c.resolve.search(unit.text):
+                    ends.setdefault(c.rule.name, []).append((unit.date, _shown(unit.quote())))
                 continue
-            hit = SignalHit(c.rule.name, c.rule.tier, c.rule.group, words, _shown(unit), date, is_title)
-            old = best.get(hit.name)
-            if old is None or (hit.date or "") > (old.date or ""):
-                best[hit.name] = hit
-    return sorted(best.values(), key=lambda h: (-TIER_RANK[h.tier], _neg_date(h.date), h.name))
+            hit = _hit(c.rule, unit, *found)
+            if hit.state == CLARIFIED:
+                rumours[hit.name] = _newer(rumours.get(hit.name), hit)
+            else:
+                live.setdefault(hit.name, []).append(hit)
+    out = [_resolved(hits, ends.get(name, [])) for name, hits in live.items()]
+    out += [hit for name, hit in rumours.items() if name not in live]
+    return sorted(out, key=lambda h: (-TIER_RANK.get(h.tier, 0), _neg_date(h.date), h.name))
+
+
+def _hit(rule: SignalRule, unit: Unit, start: int, end: int, rumour: bool) -> SignalHit:
+    hit = SignalHit(rule.name, rule.tier, rule.group, unit.quote(start, end), _shown(unit.quote()), unit.date,
+                    unit.is_title)
+    return replace(hit, tier=NOT_COUNTED, state=CLARIFIED) if rumour else hit
+
+
+def _newer(old: SignalHit | None, hit: SignalHit) -> SignalHit:
+    return hit if old is None or (hit.date or "") > (old.date or "") else old
+
+
+def _resolved(hits: list[SignalHit], ends: list[tuple[str, str]]) -> SignalHit:
+    """The newest mention, or that mention resolved by the first dated title after every mention."""
+    best = hits[0]
+    for hit in hits[1:]:
+        best = _newer(best, hit)
+    later = [end for end in ends if all(h.date and end[0] > h.date for h in hits)]
+    if not later:
+        return best
+    date, title = min(later)
+    return replace(best, tier=NOT_COUNTED, state=RESOLVED, resolved_by=f"{date} {title}")
 
 
 def _neg_date(date: str | None) -> tuple[int, ...]:
@@ -175,5 +222,5 @@ def _neg_date(date: str | None) -> tuple[int, ...]:
 
 
 def text_tier(hits: list[SignalHit]) -> str | None:
-    """The highest tier the hits justify, or None when the text states no risk."""
-    return hits[0].tier if hits else None
+    """The highest tier the live hits justify, or None when the text states no live risk."""
+    return next((h.tier for h in hits if h.state == LIVE), None)

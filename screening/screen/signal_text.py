@@ -1,0 +1,163 @@
+"""Risk text as the signal reader reads it: normalised, cut into dated titles and sentences, quotable.
+
+Real report text is not tidy: a file's column may hold traditional characters (關於…《立案告知書》), a stray
+space inside a word (退市 风险警示), full-width letters and digits (＊ＳＴ华纺, ２０２６－１１－２０), titles joined
+in one cell (``2026-11-20 关于…的公告，2026-11-12 关于…``) and dates written 2026年11月20日, 2026/11/20,
+2026.11.12, 20261112, after a list mark (``1. ``, ``【2026-11-12】``). The patterns of signal_table.py are
+written once, in simplified characters and ASCII; so the reader matches a normalised copy (NFKC, spaces
+between CJK characters dropped, traditional -> simplified by OpenCC's t2s, which leaves simplified text as
+it is) and every unit keeps a map back to the original, so a flag quotes what the file said, not our copy.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import cache
+
+import opencc
+
+# characters between which a space is a typing slip, not a word break: ideographs, CJK punctuation, quotes
+_CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uf900-\ufaff“”‘’]")
+_SPACES = re.compile(r"[ \t]+")
+# a date as filings and spreadsheets write it (after NFKC: full-width digits and ／－．are ASCII)
+DATE = (r"(?<!\d)(?P<y>(?:19|20)\d{2})(?:(?P<s>[-/.])(?P<m>\d{1,2})(?P=s)(?P<d>\d{1,2})"
+        r"|年(?P<m2>\d{1,2})月(?P<d2>\d{1,2})日|(?P<m3>[01]\d)(?P<d3>[0-3]\d))(?!\d)")
+_SEP = r"[,，、;；。:：\s]"
+_LIST_MARK = r"(?:(?:\d{1,3}|[一二三四五六七八九十]{1,3})[.、)]\s*|\(\d{1,3}\)\s*)?"
+# a date that starts a title: a list mark or a bracket may stand before it; the title begins right after
+_DATED = (_LIST_MARK + r"[\[【]?\s*" + DATE
+          + r"(?:\s*[\]】:：]\s*|\s+|(?=[\u3400-\u9fff*“\"《(A-Za-z]))(?=[^,，、;；。:：\s])")
+# the first title of a line: at its start, or after a label ("近30日公告(新→旧):")
+_FIRST_TITLE = re.compile(r"^\s*(?:[^:：,，。]{0,16}[:：]\s*)?" + _DATED)
+# a further title of the same line: after a separator (，、；or a space)
+_NEXT_TITLE = re.compile(r"(?<=" + _SEP + r")\s*" + _DATED)
+_NOTICE_DATE = re.compile(DATE + r"\s*(?:公告|披露)")
+_SENTENCE_END = re.compile(r"(?<=[。！？!?；;])")
+_TITLE_END = re.compile(r"[。！？!?]")
+_TRAILING = ",，、;；。:： \t\r"
+
+
+def canonical_date(m: re.Match[str]) -> str | None:
+    """YYYY-MM-DD of a ``DATE`` match, or None when it is not a calendar date (month 13, day 40)."""
+    month = m.group("m") or m.group("m2") or m.group("m3")
+    day = m.group("d") or m.group("d2") or m.group("d3")
+    if not (1 <= int(month) <= 12 and 1 <= int(day) <= 31):
+        return None
+    return f"{m.group('y')}-{int(month):02d}-{int(day):02d}"
+
+
+@cache
+def _t2s() -> opencc.OpenCC:
+    return opencc.OpenCC("t2s")
+
+
+@dataclass(frozen=True)
+class Normalized:
+    """The normalised text and, for each of its characters, the index of the original one it came from."""
+
+    source: str
+    text: str
+    origin: tuple[int, ...]
+
+    def quote(self, start: int, end: int) -> str:
+        """The original text behind the normalised span [start, end)."""
+        if start >= end:
+            return ""
+        return self.source[self.origin[start]: self.origin[end - 1] + 1]
+
+
+def normalize(source: str) -> Normalized:
+    """NFKC, spaces between CJK characters dropped, traditional -> simplified; the origin map kept."""
+    chars: list[str] = []
+    origin: list[int] = []
+    for i, ch in enumerate(source):
+        for c in ch if ch.isascii() else unicodedata.normalize("NFKC", ch):
+            chars.append(c)
+            origin.append(i)
+    text = "".join(chars)
+    drop: set[int] = set()
+    for m in _SPACES.finditer(text):
+        if 0 < m.start() and m.end() < len(text) and _CJK.match(text[m.start() - 1]) and _CJK.match(text[m.end()]):
+            drop.update(range(m.start(), m.end()))
+    if drop:
+        kept = [i for i in range(len(text)) if i not in drop]
+        text, origin = "".join(text[i] for i in kept), [origin[i] for i in kept]
+    simple = _t2s().convert(text)
+    if len(simple) != len(text):  # a phrase of another length: convert character by character instead
+        pieces = [_t2s().convert(c) for c in text]
+        origin = [o for o, p in zip(origin, pieces, strict=True) for _ in p]
+        simple = "".join(pieces)
+    return Normalized(source, simple, tuple(origin))
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One announcement title or report sentence: normalised text, where it stands, its date."""
+
+    norm: Normalized
+    start: int  # offset of the unit in norm.text
+    text: str  # the normalised unit, what the patterns read
+    date: str | None
+    is_title: bool
+
+    def quote(self, start: int = 0, end: int | None = None) -> str:
+        """The original words behind [start, end) of this unit (the whole unit by default)."""
+        end = len(self.text) if end is None else end
+        return self.norm.quote(self.start + start, self.start + end)
+
+
+def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start] in _TRAILING:
+        start += 1
+    while end > start and text[end - 1] in _TRAILING:
+        end -= 1
+    return start, end
+
+
+def split_units(source: str) -> list[Unit]:
+    """Dated titles and sentences, in the order written.
+
+    A line that starts with a dated title (after an optional label) is a list of titles: it is cut at each
+    further date that starts a title after a separator, so each title keeps its own date. Any other line is
+    cut into sentences; a sentence is dated only by a notice date it states ("2026-03-02公告").
+    """
+    norm = normalize(source)
+    units: list[Unit] = []
+    offset = 0
+    for line in norm.text.split("\n"):
+        units += _line_units(norm, line, offset)
+        offset += len(line) + 1
+    return units
+
+
+def _line_units(norm: Normalized, line: str, offset: int) -> list[Unit]:
+    first = _FIRST_TITLE.match(line)
+    if first is None:
+        return _sentences(norm, line, offset, 0, len(line))
+    marks = [first, *(m for m in _NEXT_TITLE.finditer(line, first.end()))]
+    units: list[Unit] = []
+    for n, m in enumerate(marks):
+        end = marks[n + 1].start() if n + 1 < len(marks) else len(line)
+        stop = _TITLE_END.search(line, m.end(), end)
+        title_end = stop.start() if stop else end
+        a, b = _trimmed(line, m.end(), title_end)
+        if b > a:
+            units.append(Unit(norm, offset + a, line[a:b], canonical_date(m), True))
+        if stop:  # a sentence after the title, on the same line
+            units += _sentences(norm, line, offset, stop.end(), end)
+    return units
+
+
+def _sentences(norm: Normalized, line: str, offset: int, start: int, end: int) -> list[Unit]:
+    units = []
+    pos = start
+    for piece in _SENTENCE_END.split(line[start:end]):
+        a, b = _trimmed(line, pos, pos + len(piece))
+        pos += len(piece)
+        if b <= a:
+            continue
+        date = _NOTICE_DATE.search(line, a, b)
+        units.append(Unit(norm, offset + a, line[a:b], canonical_date(date) if date else None, False))
+    return units
