@@ -3,10 +3,11 @@
 A refresh is all or nothing. The provider's snapshot replaces the universe in one SQLite
 transaction, and only when it is complete: a provider that fails, answers with far fewer stocks
 than the last good universe (``universe.min_coverage``, 90%), or leaves an essential field (quote,
-PE-TTM, ROE, EPS, industry) empty for more than that share of the stocks that had it, leaves the
-last good universe in place, and the outcome names the field, its period and the call that came
-back empty. Counting stocks alone is not enough: a report period answered with nothing would give a
-full list of stocks without ROE, and every non-ST stock would then fail the rules.
+PE-TTM, ROE, EPS, industry) empty for more than that share of the stocks that had it (on a first
+refresh: for more than half of its own stocks), leaves the last good universe in place, and the
+outcome names the field, its period and the calls that give it. Counting stocks alone is not
+enough: a report period answered with nothing would give a full list of stocks without ROE, and
+every non-ST stock would then fail the rules.
 
 AKShare and Tushare are different backends (Eastmoney's servers
 vs Tushare's), so the second is a real fallback when the first is banned or down; the chain stops
@@ -185,14 +186,53 @@ def essential_fields(universe: Universe) -> dict[str, FieldHad]:
     return out
 
 
+# which calls give each essential field, per provider (function-name prefixes, as in MarketSnapshot.calls): a
+# field answered blank comes back from calls that say "ok", so the message names these, not the calls that failed
+FIELD_CALLS: dict[str, dict[str, tuple[str, ...]]] = {
+    "akshare": {"price": ("stock_zh_a_spot_em",), "pe_ttm": ("stock_zh_a_spot_em", "stock_yjbb_em"),
+                "roe": ("stock_yjbb_em",), "eps": ("stock_yjbb_em",), "industry": ("stock_yjbb_em",)},
+    "tushare": {"price": ("daily_basic",), "pe_ttm": ("daily_basic", "income_vip"),
+                "roe": ("fina_indicator_vip",), "eps": ("fina_indicator_vip",), "industry": ("stock_basic",)},
+}
+# a first refresh (no last good universe to compare with): an essential field present for under this share of
+# the stocks is a field answered blank, not the market. New listings (no annual report yet) and suspended stocks
+# (no 总市值, so no PE-TTM) are a few percent of the A-share market, so half leaves them ample room.
+FIRST_REFRESH_SHARE = 0.5
+
+
+def field_calls(snapshot: MarketSnapshot, name: str, period: str | None) -> str:
+    """The snapshot's calls that give field ``name`` (those of ``period`` when some are), with how each went."""
+    prefixes = FIELD_CALLS.get(snapshot.provider, {}).get(name, ())
+    calls = [c for c in snapshot.calls if prefixes and c.function.startswith(prefixes)]
+    on_period = [c for c in calls if period and period.replace("-", "") in c.function]
+    shown = [f"{c.function} {c.outcome}" + (f" ({c.rows:,} rows)" if c.rows is not None else "")
+             for c in on_period or calls]
+    return ", ".join(shown) or "none recorded"
+
+
 def field_problem(snapshot: MarketSnapshot, had: dict[str, FieldHad], min_coverage: float) -> str | None:
-    """The first essential field the snapshot lacks for too many of the stocks that had it, named with its
-    period and the calls that came back empty; None when every field is covered."""
+    """The first essential field the snapshot lacks for too many stocks, named with its period and the calls that
+    gave it; None when every field is covered.
+
+    Against the last good universe: present for under ``min_coverage`` of the stocks that had it. On a first
+    refresh (``had`` empty): present for under ``FIRST_REFRESH_SHARE`` of the snapshot's stocks, so a field
+    answered blank for the whole market is refused before it becomes the universe every screen then fails on.
+    """
     have: dict[str, set[str]] = {name: set() for name in ESSENTIAL}
     for p in snapshot.stocks:
         for name in ESSENTIAL:
             if getattr(p.stock, name) is not None:
                 have[name].add(p.stock.code)
+    if not had:
+        total = len(snapshot.stocks)
+        for name in ESSENTIAL:
+            n = len(have[name])
+            if total and n < FIRST_REFRESH_SHARE * total:
+                return (f"{ESSENTIAL[name]} present for {n:,} of the {total:,} stocks ({n / total:.0%}, under "
+                        f"{FIRST_REFRESH_SHARE:.0%} on a first refresh); the calls that give it: "
+                        f"{field_calls(snapshot, name, None)}: answered without the field, refused "
+                        "as incomplete")
+        return None
     for name, before in had.items():
         if not before.codes:
             continue
@@ -200,12 +240,10 @@ def field_problem(snapshot: MarketSnapshot, had: dict[str, FieldHad], min_covera
         if kept >= min_coverage * len(before.codes):
             continue
         period = before.date or "?"
-        empty = [c.function for c in snapshot.calls if c.outcome != "ok"]
-        same = [c for c in empty if period.replace("-", "") in c]
-        calls = ", ".join(same or empty) or "none (the answers came without the field)"
         return (f"{ESSENTIAL[name]} present for {kept:,} of the {len(before.codes):,} stocks that had it in the "
                 f"last good universe ({kept / len(before.codes):.0%}, under {min_coverage:.0%}); its period there: "
-                f"{period}; calls that came back empty: {calls}: refused as incomplete")
+                f"{period}; the calls that give it: {field_calls(snapshot, name, before.date)}: refused as "
+                "incomplete")
     return None
 
 

@@ -1,0 +1,66 @@
+"""A first refresh (no universe yet) that brings an essential field blank for the whole market is refused.
+
+The real Refresher and akshare against the fake Eastmoney (300 stocks, a fixed clock). Before, with nothing to
+compare with, a snapshot whose every WEIGHTAVG_ROE was empty became the universe ("300 stocks (was 0)") and every
+screen then failed "缺少数据: ROE ... 运行 universe refresh", sending the user back to the refresh that caused it.
+The refusal names the blank field and the calls that gave it, not the weekend's empty announcement days.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from screening.config import DigestSettings, Settings, UniverseSettings
+from screening.data.refresh import Refresher, RefreshFailed
+from screening.data.universe import Universe
+from tests.fakes.market_data import FakeMarket
+from tests.fakes.market_proxy import FakeMarketRemote
+
+pytestmark = [pytest.mark.slow]  # real refreshes of a 300-stock fake market (seconds)
+
+SH = ZoneInfo("Asia/Shanghai")
+SATURDAY = dt.datetime(2026, 12, 5, 7, 30, tzinfo=SH)  # the board shows Friday 12-04; 12-05 has no announcements
+SESSION = dt.date(2026, 12, 4)
+
+
+@pytest.fixture(scope="module")
+def remote() -> Iterator[FakeMarketRemote]:
+    with FakeMarketRemote(FakeMarket(300, trade_date=SESSION, as_of=SATURDAY.date()), clist_page_size=6000) as r:
+        yield r
+
+
+def _refresh(remote: FakeMarketRemote, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Refresher:
+    for key, value in remote.env(tushare_token=None).items():
+        monkeypatch.setenv(key, value)
+    us = UniverseSettings(path=str(tmp_path / "universe.sqlite"), provider="akshare", announcement_days=3, pace_s=0,
+                          refresh_attempts=1)
+    settings = Settings().model_copy(update={"universe": us, "digest": DigestSettings(calendar_dir=str(tmp_path))})
+    return Refresher(settings, now=lambda: SATURDAY)
+
+
+@pytest.mark.parametrize(("blank", "field"), [("WEIGHTAVG_ROE", "ROE"), ("BASIC_EPS", "EPS")])
+def test_a_first_refresh_with_a_field_blank_everywhere_is_refused_naming_its_calls(
+        remote: FakeMarketRemote, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, blank: str, field: str) -> None:
+    remote.faults.reset()
+    remote.faults.blank_fields["yjbb"] = {blank}
+    refresher = _refresh(remote, tmp_path, monkeypatch)
+    with pytest.raises(RefreshFailed) as err:
+        refresher.refresh(choice="akshare")
+    message = str(err.value)
+    assert f"{field} present for 0 of the 300 stocks (0%, under 50% on a first refresh)" in message, message
+    assert "stock_yjbb_em(20260930) ok" in message and "answered without the field" in message
+    assert "stock_notice_report" not in message  # the empty Saturday is not the culprit
+    assert "the universe stays empty" in message
+    assert len(Universe.load(tmp_path / "universe.sqlite")) == 0
+
+
+def test_a_complete_first_refresh_passes_the_floor(
+        remote: FakeMarketRemote, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    remote.faults.reset()
+    outcome = _refresh(remote, tmp_path, monkeypatch).refresh(choice="akshare")
+    assert (outcome.previous, outcome.trade_date) == (0, SESSION.isoformat()) and outcome.stocks > 250
