@@ -93,6 +93,18 @@ def test_import_turns_undecided_days_into_decided_ones(capsys: pytest.CaptureFix
         "2027-10-01", "2027-10-04", "2027-10-05", "2027-10-06", "2027-10-07"]
 
 
+def test_a_gbk_notice_is_refused_in_one_line_naming_the_file(capsys: pytest.CaptureFixture[str],
+                                                              tmp_path: Path) -> None:
+    """A notice saved as GBK (a Chinese editor's default) was `错误: UnicodeDecodeError ...`, exit 1."""
+    path = tmp_path / "notice-2027.toml"
+    path.write_bytes(NOTICE_2027.replace("test: 2027", "国务院办公厅 2027").encode("gbk"))
+    rc, out, err = _cli(capsys, tmp_path, "import", str(path))
+    assert (rc, out) == (2, "")
+    errors = [ln for ln in err.splitlines() if not ln.startswith("config: ")]  # the config line, then one line
+    assert len(errors) == 1 and str(path) in errors[0] and "must be saved as UTF-8" in errors[0], err
+    assert "UnicodeDecodeError" not in err and not (tmp_path / "calendar" / "notice-2027.json").exists()
+
+
 def test_a_notice_that_opens_a_statutory_holiday_is_refused(capsys: pytest.CaptureFixture[str],
                                                             tmp_path: Path) -> None:
     short = NOTICE_2027.replace("end = 2027-02-13", "end = 2027-02-07", 1).replace(

@@ -85,6 +85,9 @@ def _read(path: Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8-sig")
     except OSError as exc:
         raise NoticeError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:  # e.g. saved as GBK by a Chinese editor: TOML and JSON are UTF-8 by spec
+        raise NoticeError(f"{path}: not UTF-8 (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}): "
+                          "the notice file must be saved as UTF-8") from None
     try:
         data = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
