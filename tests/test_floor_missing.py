@@ -53,6 +53,14 @@ def test_the_flags_an_ok_row_would_carry_come_along() -> None:
     assert caught.value.flags == ["ST"]
 
 
+def test_a_dynamic_pe_hint_survives_known_evidence() -> None:
+    only_dynamic = StockInput(code="600123.SH", name="ST动态", roe=20.0, pe_dynamic=12.0)
+    row = Screener(RulesEngine(), EngineSettings(kind="rules"), BatcherSettings()).run(
+        [PoolItem(0, only_dynamic.code, only_dynamic)])[0]
+    assert row.status == "failed" and (row.error or "").startswith("缺少数据: PE-TTM; 已知高风险: ST股票 (")
+    assert "文件只有市盈率-动态 12, 它不是PE-TTM" in (row.error or "")
+
+
 def test_every_view_of_a_failed_row_names_the_evidence() -> None:
     items = [PoolItem(n, s.code, s) for n, s in enumerate((INVESTIGATED, ST_NO_ROE, PLAIN))]
     rows = Screener(RulesEngine(), EngineSettings(kind="rules"), BatcherSettings()).run(items)
@@ -61,6 +69,9 @@ def test_every_view_of_a_failed_row_names_the_evidence() -> None:
     assert (inv.error or "").startswith("缺少数据: ROE; 已知高风险: 立案调查 (2026-11-20) (")
     assert (st.error or "").startswith("缺少数据: ROE; 已知高风险: ST股票 (")
     assert "已知" not in (plain.error or "")
+    # the flags and the dated signals an ok row would carry come along on the failed row (JSON, XLSX)
+    assert inv.flags == [f"公告风险: 立案调查 ({TITLE})"] and [s["signal"] for s in inv.signals] == ["立案调查"]
+    assert st.flags == ["ST"] and plain.flags == [] and plain.signals == []
     chat = render([row_line(r) for r in rows], "plain")
     assert "失败: 缺少数据: ROE; 已知高风险: 立案调查 (2026-11-20)" in chat[0]
     from rich.console import Console

@@ -51,13 +51,15 @@ class Prepared:
         return self.request.prompt_tokens
 
 
-def missing_message(stock: StockInput, what: str) -> str:
-    """Why a stock cannot be judged, and what would fix it (a quote export's 市盈率-动态 is not PE-TTM)."""
+def missing_message(stock: StockInput, missing: MissingData) -> str:
+    """Why a stock cannot be judged, what is known all the same (first, so a short view keeps it), and what
+    would fix it (a quote export's 市盈率-动态 is not PE-TTM)."""
     hint = ""
-    if what == "PE-TTM" and stock.pe_dynamic is not None:
+    if missing.what == "PE-TTM" and stock.pe_dynamic is not None:
         hint = f"; 文件只有市盈率-动态 {stock.pe_dynamic:g}, 它不是PE-TTM"
-    return (f"缺少数据: {what} (文件和本地基本面库中均没有{hint}; 运行 `python -m screening universe refresh` "
-            "或在文件中提供该列)")
+    known = f"; {missing.known_text}" if missing.known else ""
+    return (f"缺少数据: {missing.what}{known} (文件和本地基本面库中均没有{hint}; 运行 "
+            "`python -m screening universe refresh` 或在文件中提供该列)")
 
 
 def batch_plan(settings: BatcherSettings) -> BatchPlan:
@@ -106,8 +108,10 @@ class Screener:
             try:
                 verdict = assess(stock)
             except MissingData as exc:
-                out[pos] = failed_row(item, missing_message(stock, str(exc)), FailCode.MISSING_DATA,
-                                      self.engine.name)
+                row = failed_row(item, missing_message(stock, exc), FailCode.MISSING_DATA, self.engine.name)
+                row.flags += [f for f in exc.flags if f not in row.flags]  # ST, dated signals: still shown
+                row.signals = [h.to_dict() for h in exc.signals]
+                out[pos] = row
                 continue
             key = key or str(item.index)
             if not self.engine.uses_prompts:
