@@ -18,14 +18,14 @@ def test_figures_sentence() -> None:
     text = compose_report_text(latest=Q3, forecast=None, announcements=None, days=30)
     assert text == (
         "2026年三季报（截至2026-09-30，2026-10-28公告）：营业总收入12.35亿元，同比+8.21%；净利润-1.02亿元，"
-        "同比-3.40%；ROE 5.12%；销售毛利率23.40%。"
+        "同比-3.40%；ROE（2026年三季报累计）5.12%；销售毛利率23.40%。"
     )
 
 
 def test_missing_figures_are_left_out_not_described() -> None:
     bare = PeriodFigures(period=dt.date(2025, 12, 31), source="x", roe=12.0)
     text = compose_report_text(latest=bare, forecast=None, announcements=None, days=30)
-    assert text == "2025年年报（截至2025-12-31）：ROE 12.00%。"
+    assert text == "2025年年报（截至2025-12-31）：ROE（2025年年报）12.00%。"
 
 
 def test_forecast_reason_verbatim() -> None:

@@ -4,10 +4,14 @@ Two clocks, because figures age differently:
 
 * quotes (price, change, PB, market cap, and PE-TTM, which moves with the price) are as of a
   trading day; older than ``max_quote_age_days`` SSE trading days is stale;
-* report figures (ROE, EPS, net profit) are as of a report period end; they are stale once the
-  statutory deadline of the NEXT period's report has passed (Q1 by 04-30, half year by 08-31,
-  Q3 by 10-31, annual by 04-30 of the next year: the CSRC disclosure rules), because by then
-  every listed company has published newer figures.
+* report figures are as of a report period end; they are stale once the statutory deadline of the
+  report that supersedes them has passed (Q1 by 04-30, half year by 08-31, Q3 by 10-31, annual by
+  04-30 of the next year: the CSRC disclosure rules), because by then every listed company has
+  published newer figures. Which report supersedes a figure depends on what the figure is:
+  ROE and the two years' net profit are ANNUAL by design (README "Market data",
+  ``providers/records.put_fiscal_years``), so only the next ANNUAL report supersedes them: FY2025's
+  ROE is current until FY2026's report is due on 2027-04-30, even after the 2026 quarterlies are
+  out. EPS and the report period are the latest report's, superseded by the next quarter's report.
 """
 
 from __future__ import annotations
@@ -16,20 +20,48 @@ import datetime as dt
 from collections.abc import Iterable
 from pathlib import Path
 
+from screening.data.providers.periods import disclosure_deadline, is_annual, is_period, label, next_period
 from screening.data.trading_calendar import trading_days
 from screening.models import FIELD_LABELS
 
 QUOTE_FIELDS = frozenset({"price", "change_pct", "pb", "market_cap", "pe_dynamic", "pe_ttm"})
-REPORT_FIELDS = frozenset({"roe", "eps", "net_profit_y1", "net_profit_y2"})
+ANNUAL, QUARTERLY = "annual", "quarterly"
+# Each report figure's clock, and how many fiscal years it stands for past its own date: the previous
+# year's net profit (dated FY N-1) belongs to the pair whose latest year is FY N, so it ages with FY N.
+REPORT_CLOCKS: dict[str, tuple[str, int]] = {
+    "roe": (ANNUAL, 0), "net_profit_y1": (ANNUAL, 0), "net_profit_y2": (ANNUAL, 1),
+    "eps": (QUARTERLY, 0), "report_date": (QUARTERLY, 0),
+}
+REPORT_FIELDS = frozenset(REPORT_CLOCKS)
 FLAG_STALE = "数据过期"
 
 
 def next_report_deadline(period_end: dt.date) -> dt.date | None:
     """The last day for the report of the period after ``period_end``; None if it is no period end."""
-    md = (period_end.month, period_end.day)
-    y = period_end.year
-    return {(3, 31): dt.date(y, 8, 31), (6, 30): dt.date(y, 10, 31), (9, 30): dt.date(y + 1, 4, 30),
-            (12, 31): dt.date(y + 1, 4, 30)}.get(md)
+    return disclosure_deadline(next_period(period_end)) if is_period(period_end) else None
+
+
+def next_annual_deadline(year_end: dt.date) -> dt.date | None:
+    """The last day for the next fiscal year's annual report after the year ending ``year_end`` (FY2025 ->
+    2027-04-30); None if it is no fiscal year end."""
+    return disclosure_deadline(dt.date(year_end.year + 1, 12, 31)) if is_annual(year_end) else None
+
+
+def superseded_by(name: str, period: dt.date) -> tuple[dt.date, str] | None:
+    """(the deadline after which report figure ``name`` of ``period`` is stale, the report due then).
+
+    An annual figure dated at a fiscal year end keeps the annual clock; any figure dated at another quarter
+    end is a quarter's and keeps the quarterly one; a date that is no period end (an import's day) has none.
+    """
+    clock, ahead = REPORT_CLOCKS[name]
+    if clock == ANNUAL and is_annual(period):
+        year_end = dt.date(period.year + ahead, 12, 31)
+        nxt = dt.date(year_end.year + 1, 12, 31)
+        return disclosure_deadline(nxt), label(nxt)
+    if not is_period(period):
+        return None
+    nxt = next_period(period)
+    return disclosure_deadline(nxt), label(nxt)
 
 
 def quote_age(day: dt.date, today: dt.date, holidays: Iterable[dt.date] = (), *, store: Path | None = None) -> int:
@@ -44,10 +76,10 @@ def quote_age(day: dt.date, today: dt.date, holidays: Iterable[dt.date] = (), *,
 
 def stale_notes(dates: dict[str, str], today: dt.date, max_quote_age_days: int,
                 holidays: Iterable[dt.date] = (), *, store: Path | None = None) -> list[str]:
-    """One flag per stale group (quotes, reports), naming the figures and their date."""
+    """One flag per stale group: quotes of one day; report figures one report supersedes, with their periods."""
     holidays = list(holidays)
     old_quotes: dict[str, list[str]] = {}
-    old_reports: dict[str, list[str]] = {}
+    old_reports: dict[tuple[dt.date, str], dict[str, list[str]]] = {}
     for name, text in dates.items():
         try:
             day = dt.date.fromisoformat(text[:10])
@@ -55,12 +87,11 @@ def stale_notes(dates: dict[str, str], today: dt.date, max_quote_age_days: int,
             continue
         if name in QUOTE_FIELDS and quote_age(day, today, holidays, store=store) > max_quote_age_days:
             old_quotes.setdefault(text[:10], []).append(FIELD_LABELS[name])
-        elif name in REPORT_FIELDS:
-            deadline = next_report_deadline(day)
-            if deadline is not None and today > deadline:
-                old_reports.setdefault(text[:10], []).append(FIELD_LABELS[name])
+        elif name in REPORT_FIELDS and (due := superseded_by(name, day)) is not None and today > due[0]:
+            old_reports.setdefault(due, {}).setdefault(text[:10], []).append(FIELD_LABELS[name])
     notes = [f"{FLAG_STALE}: 行情 {', '.join(sorted(v))} 为 {d} (超过 {max_quote_age_days} 个交易日)"
              for d, v in sorted(old_quotes.items())]
-    notes += [f"{FLAG_STALE}: 财报 {', '.join(sorted(v))} 为 {d} 报告期 (下一期报告已应披露)"
-              for d, v in sorted(old_reports.items())]
+    for (deadline, report), by_period in sorted(old_reports.items()):
+        figures = "; ".join(f"{', '.join(sorted(v))} 为 {d} 报告期" for d, v in sorted(by_period.items(), reverse=True))
+        notes.append(f"{FLAG_STALE}: 财报 {figures} ({report}应于 {deadline} 前披露)")
     return notes

@@ -205,31 +205,94 @@ def higher_risk(a: str, b: str) -> str:
     return a if RISK_ORDER[a] >= RISK_ORDER[b] else b
 
 
-# Figures quoted in report text. Number then optional %; a few phrasings per metric.
+# Figures quoted in report text. Number then optional %; a few phrasings per metric. A ROE may state its
+# period, right before it (2025年净资产收益率) or in brackets after it (ROE（2026年三季报累计）, the way the
+# composed text writes it); (TTM) or (加权) state none.
 _NUM = r"(-?\d+(?:\.\d+)?)"
-_ROE_RX = re.compile(r"(?:ROE|净资产收益率)\s*(?:\(TTM\)|（TTM）)?\s*(?:为|达|达到|是|:|：|约)?\s*" + _NUM + r"\s*%")
+_ROE_RX = re.compile(
+    r"(?:(?P<pre>\d{4}\s*年\s*(?:一季度?|第一季度|半年度?|中期|前三季度|三季度?|年度|全年|年)?报?)\s*)?"
+    r"(?:ROE|净资产收益率)\s*(?:[(（](?P<qual>[^()（）]{1,24})[)）])?\s*(?:为|达|达到|是|:|：|约)?\s*"
+    + _NUM + r"\s*%"
+)
 _PE_RX = re.compile(
     r"(?:PE-TTM|PE\(TTM\)|PE|市盈率(?:\(TTM\)|（TTM）|TTM)?)\s*(?:为|达|是|:|：|约)?\s*" + _NUM + r"\s*倍?"
 )
+# Which period end a stated period names; the first word found wins (半年报 contains 年报: it comes first).
+_PERIOD_WORDS: tuple[tuple[tuple[str, ...], tuple[int, int]], ...] = (
+    (("一季", "Q1"), (3, 31)),
+    (("半年", "中期", "中报", "H1"), (6, 30)),
+    (("三季", "Q3"), (9, 30)),
+    (("年报", "年度", "全年", "FY"), (12, 31)),
+)
+_DATE_RX = re.compile(r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})")
+_YEAR_RX = re.compile(r"(\d{4})\s*年?")
+
+StatedPeriod = tuple[int | None, tuple[int, int] | None]  # (year, (month, day) of the period end)
 
 
-def _differs(quoted: float, given: float) -> bool:
-    if given == 0:
-        return abs(quoted) > 1e-9
-    return abs(quoted - given) / abs(given) > DATA_DOUBT_TOLERANCE
+def _stated_period(text: str) -> StatedPeriod:
+    """The (year, period end) a ROE's own words state, each None where they do not say."""
+    text = text.upper()
+    if m := _DATE_RX.search(text):
+        return int(m.group(1)), (int(m.group(2)), int(m.group(3)))
+    year = int(y.group(1)) if (y := _YEAR_RX.search(text)) else None
+    end = next((e for words, e in _PERIOD_WORDS if any(w in text for w in words)), None)
+    if end is None and year is not None and text.strip().endswith("年"):
+        end = (12, 31)  # "2025年净资产收益率": the year's
+    return year, end
+
+
+def _roe_period(stock: StockInput) -> StatedPeriod:
+    """The period of the row's ROE: a universe figure's date (its report period), or, for a file's ROE, the
+    file's own report period; (None, None) where neither says (then every stated ROE is compared)."""
+    src = stock.sources.get("roe", "")
+    if "@" in src:
+        when: str | None = src.rsplit("@", 1)[1]
+    elif src in ("", "file") and stock.sources.get("report_date", "") == src:
+        when = stock.report_date
+    else:
+        when = None
+    m = _DATE_RX.search(when or "")
+    if not m or (int(m.group(2)), int(m.group(3))) not in {e for _, e in _PERIOD_WORDS}:
+        return None, None
+    return int(m.group(1)), (int(m.group(2)), int(m.group(3)))
+
+
+def _other_period(stated: StatedPeriod, data: StatedPeriod) -> bool:
+    """Whether the text's ROE is plainly of another period than the data's (a Q3 cumulative ROE beside the
+    annual one is no contradiction); a period either side leaves unsaid never excuses a figure."""
+    return any(s is not None and d is not None and s != d for s, d in zip(stated, data, strict=True))
+
+
+def _differs(quoted: str, given: float) -> bool:
+    """More than 5% apart, and more than the quoted figure's own rounding (-0.04% is -0.0358% to 2 places)."""
+    value = float(quoted)
+    rounding = 0.5 * 10 ** -len(quoted.partition(".")[2]) + 1e-9
+    if abs(value - given) <= rounding:
+        return False
+    return given == 0 or abs(value - given) / abs(given) > DATA_DOUBT_TOLERANCE
 
 
 def data_doubts(stock: StockInput) -> list[str]:
-    """Flags for figures in the report text that contradict the given PE/ROE by more than 5%."""
+    """Flags for figures in the report text that contradict the given PE/ROE by more than 5%.
+
+    Like with like: a text ROE that states another period than the data's ROE (the composed text's
+    ``ROE（2026年三季报累计）`` beside the annual ROE) is not compared; one stating the same period, or none, is.
+    """
     text = stock.report_text or ""
     found: list[str] = []
+    data_period = _roe_period(stock)
     checks = ((_ROE_RX, stock.roe, "ROE", "%"), (_PE_RX, stock.pe_ttm, "PE", ""))
     for rx, given, label, unit in checks:
         if given is None:
             continue
         for m in rx.finditer(text):
-            quoted = float(m.group(1))
+            if rx is _ROE_RX:
+                stated = _stated_period(" ".join(g for g in (m.group("pre"), m.group("qual")) if g))
+                if _other_period(stated, data_period):
+                    continue
+            quoted = m.groups()[-1]
             if _differs(quoted, given):
-                found.append(f"{FLAG_DATA_DOUBT}: 文本{label} {quoted:g}{unit} vs 数据 {given:g}{unit}")
+                found.append(f"{FLAG_DATA_DOUBT}: 文本{label} {float(quoted):g}{unit} vs 数据 {given:g}{unit}")
                 break
     return found

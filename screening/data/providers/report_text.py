@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from screening.data.providers.fundamentals import PeriodFigures
-from screening.data.providers.periods import label
+from screening.data.providers.periods import is_annual, label
 
 
 @dataclass(frozen=True)
@@ -49,8 +49,19 @@ def _pct(value: float, *, signed: bool = False) -> str:
     return f"{value:+.2f}%" if signed else f"{value:.2f}%"
 
 
+def roe_period(period: dt.date) -> str:
+    """The period the text's ROE is of, e.g. 2026年三季报累计 or 2025年年报.
+
+    The row's ``roe`` is the last ANNUAL ROE (records.put_fiscal_years) while the latest report's is cumulative
+    for the year so far; stating the period keeps the two apart for the reader, and lets ``rules.data_doubts``
+    compare the text's ROE with the data's only when both are of the same period.
+    """
+    return label(period) + ("" if is_annual(period) else "累计")
+
+
 def figures_sentence(r: PeriodFigures) -> str:
-    """E.g. 2026年三季报（截至2026-09-30，2026-10-18公告）：营业总收入12.35亿元，同比+8.21%；净利润...。"""
+    """E.g. 2026年三季报（截至2026-09-30，2026-10-18公告）：营业总收入12.35亿元，同比+8.21%；净利润...；
+    ROE（2026年三季报累计）5.12%；..."""
     head = f"{label(r.period)}（截至{r.period.isoformat()}"
     head += f"，{r.notice_date.isoformat()}公告）" if r.notice_date else "）"
     parts = []
@@ -64,8 +75,8 @@ def figures_sentence(r: PeriodFigures) -> str:
         if r.net_profit_yoy is not None:
             part += f"，同比{_pct(r.net_profit_yoy, signed=True)}"
         parts.append(part)
-    if r.roe is not None:
-        parts.append(f"ROE {_pct(r.roe)}")
+    if r.roe is not None:  # its period said: a quarter's ROE is cumulative, never the annual ROE the rules read
+        parts.append(f"ROE（{roe_period(r.period)}）{_pct(r.roe)}")
     if r.gross_margin is not None:
         parts.append(f"销售毛利率{_pct(r.gross_margin)}")
     return head + "：" + ("；".join(parts) if parts else "报告无营收、利润数据") + "。"
