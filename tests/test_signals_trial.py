@@ -129,6 +129,14 @@ def test_titles_joined_in_one_cell_keep_their_own_dates(joiner: str) -> None:
     assert hits["监管问询"].date == "2026-11-20" and hits["监管问询"].text == "关于收到问询函的公告"
 
 
+def test_titles_after_a_sentence_on_the_same_line_are_titles() -> None:
+    text = "营业收入52.1亿元。近30日公告：2026-11-20 关于收到立案告知书的公告；2026-11-12 关于召开股东大会的通知。"
+    hit = read_signals(text)[0]
+    assert (hit.name, hit.date, hit.is_title, hit.text) == ("立案调查", "2026-11-20", True, "关于收到立案告知书的公告")
+    sentence = read_signals("公司2025年营业收入52.1亿元，归母净利润亏损8.6亿元。")[0]
+    assert sentence.text == "公司2025年营业收入52.1亿元，归母净利润亏损8.6亿元。"  # quoted with its full stop
+
+
 def test_a_sentence_that_tells_a_history_is_not_cut_into_titles() -> None:
     """Dates inside a report sentence do not start titles: the 结案 still clears the sentence."""
     text = "公司于2025年3月1日收到立案告知书，2026年11月20日收到结案通知书。"

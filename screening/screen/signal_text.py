@@ -108,10 +108,10 @@ class Unit:
         return self.norm.quote(self.start + start, self.start + end)
 
 
-def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start] in _TRAILING:
+def _trimmed(text: str, start: int, end: int, strip: str = _TRAILING) -> tuple[int, int]:
+    while start < end and text[start] in strip:
         start += 1
-    while end > start and text[end - 1] in _TRAILING:
+    while end > start and text[end - 1] in strip:
         end -= 1
     return start, end
 
@@ -133,31 +133,35 @@ def split_units(source: str) -> list[Unit]:
 
 
 def _line_units(norm: Normalized, line: str, offset: int) -> list[Unit]:
+    if _FIRST_TITLE.match(line):
+        return _titles(norm, line, offset)
+    units = []
+    pos = 0
+    for piece in _SENTENCE_END.split(line):
+        a, b = _trimmed(line, pos, pos + len(piece), " \t\r")  # a sentence is quoted with its full stop
+        pos += len(piece)
+        if b <= a:
+            continue
+        if _FIRST_TITLE.match(line[a:b]):  # "…。近30日公告：2026-11-20 关于…；"
+            units += _titles(norm, line[a:b], offset + a)
+            continue
+        date = _NOTICE_DATE.search(line, a, b)
+        units.append(Unit(norm, offset + a, line[a:b], canonical_date(date) if date else None, False))
+    return units
+
+
+def _titles(norm: Normalized, line: str, offset: int) -> list[Unit]:
+    """The titles of a line (or sentence) that starts with one, each up to the next date that starts one."""
     first = _FIRST_TITLE.match(line)
-    if first is None:
-        return _sentences(norm, line, offset, 0, len(line))
+    assert first is not None
     marks = [first, *(m for m in _NEXT_TITLE.finditer(line, first.end()))]
     units: list[Unit] = []
     for n, m in enumerate(marks):
         end = marks[n + 1].start() if n + 1 < len(marks) else len(line)
         stop = _TITLE_END.search(line, m.end(), end)
-        title_end = stop.start() if stop else end
-        a, b = _trimmed(line, m.end(), title_end)
+        a, b = _trimmed(line, m.end(), stop.start() if stop else end)
         if b > a:
             units.append(Unit(norm, offset + a, line[a:b], canonical_date(m), True))
         if stop:  # a sentence after the title, on the same line
-            units += _sentences(norm, line, offset, stop.end(), end)
-    return units
-
-
-def _sentences(norm: Normalized, line: str, offset: int, start: int, end: int) -> list[Unit]:
-    units = []
-    pos = start
-    for piece in _SENTENCE_END.split(line[start:end]):
-        a, b = _trimmed(line, pos, pos + len(piece))
-        pos += len(piece)
-        if b <= a:
-            continue
-        date = _NOTICE_DATE.search(line, a, b)
-        units.append(Unit(norm, offset + a, line[a:b], canonical_date(date) if date else None, False))
+            units += _line_units(norm, line[stop.end():end], offset + stop.end())
     return units
