@@ -104,3 +104,40 @@ def test_exchange_of_uses_the_table() -> None:
     assert {exchange_of(p.ljust(6, "0")) for p in BOARD_PREFIXES} == {"SH", "SZ", "BJ"}
     assert all(exchange_of(p.ljust(6, "1")) == ex for p, ex in BOARD_PREFIXES.items())
     assert exchange_of("900901") is None and exchange_of("200002") is None and exchange_of("012345") is None
+
+
+# ------------------------------------------ vendor spellings: Eastmoney secid, baostock, Excel floats
+
+
+@pytest.mark.parametrize(
+    ("raw", "code"),
+    [
+        ("1.600519", "600519.SH"), ("1.688981", "688981.SH"),  # Eastmoney secid: 1 = Shanghai
+        ("0.000001", "000001.SZ"), ("0.300750", "300750.SZ"),  # 0 = Shenzhen ...
+        ("0.920001", "920001.BJ"), ("0.830799", "830799.BJ"),  # ... and the BSE
+        ("sh.600519", "600519.SH"), ("sz.000001", "000001.SZ"), ("SZ.300750", "300750.SZ"),  # baostock
+        ("bj.920001", "920001.BJ"),
+        ("300750.0", "300750.SZ"), ("600519.00", "600519.SH"), ("1.0", "000001.SZ"),  # a code Excel read as a float
+    ],
+)
+def test_vendor_spellings_are_accepted(raw: str, code: str) -> None:
+    assert normalise_code(raw) == code
+
+
+@pytest.mark.parametrize(
+    ("raw", "says"),
+    [
+        ("0.600519", "市场位 0 表示深交所(SZ)/北交所(BJ), 但 600519 在上交所(SH)上市 (东方财富 secid 应为 1.600519"),
+        ("1.300750", "市场位 1 表示上交所(SH), 但 300750 在深交所(SZ)上市 (东方财富 secid 应为 0.300750"),
+        ("1.920001", "但 920001 在北交所(BJ)上市 (东方财富 secid 应为 0.920001"),
+        ("1.000001", "1.000001 是上证指数, 不是股票"),  # secid 1.000001 is the index, not 平安银行
+        ("2.600519", "市场位 2 不是A股市场"),
+        ("1.510300", "是上海基金/ETF"),
+        ("sh.300750", "标为上交所(SH), 但 300750 在深交所(SZ)上市"),
+        ("300750.5", "不是A股代码"),  # a float that is not a whole number is no code
+    ],
+)
+def test_vendor_spellings_that_contradict_the_number_say_why(raw: str, says: str) -> None:
+    with pytest.raises(CodeError) as exc:
+        normalise_code(raw)
+    assert says in str(exc.value)

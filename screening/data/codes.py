@@ -13,11 +13,18 @@ from __future__ import annotations
 import re
 import unicodedata
 
+# sh600519 and baostock's sh.600519; 600519.SH and its vendor suffixes (SS, XSHG, XSHE, BSE)
 _PATTERN = re.compile(
-    r"^\s*(?:(?P<pre>SH|SZ|BJ)\s*)?(?P<num>\d{6})(?:\s*\.\s*(?P<suf>SH|SZ|BJ|SS|XSHG|XSHE|BSE))?\s*$",
+    r"^\s*(?:(?P<pre>SH|SZ|BJ)\s*\.?\s*)?(?P<num>\d{6})(?:\s*\.\s*(?P<suf>SH|SZ|BJ|SS|XSHG|XSHE|BSE))?\s*$",
     re.IGNORECASE | re.ASCII,
 )
 _SUFFIX_ALIASES = {"SS": "SH", "XSHG": "SH", "XSHE": "SZ", "BSE": "BJ"}
+# Eastmoney's secid (its quote API and page links): a market digit, a point, the six digits. The digit
+# is the market of Eastmoney's quote server, 1 for Shanghai and 0 for Shenzhen and the BSE alike.
+_SECID = re.compile(r"^\s*(?P<mkt>\d)\s*\.\s*(?P<num>\d{6})\s*$", re.ASCII)
+SECID_MARKETS: dict[str, tuple[str, ...]] = {"1": ("SH",), "0": ("SZ", "BJ")}
+# A code column Excel read as numbers and wrote back as floats: 300750.0 is 300750, 1.0 is 000001.
+_EXCEL_FLOAT = re.compile(r"^\s*(?P<num>\d{1,6})\.0+\s*$", re.ASCII)
 
 # The leading digits of listed A-share codes, per exchange and board. Where each comes from:
 # - SSE 《证券代码编码方案》: first digit 6 is "A股、存托凭证"; 600/601/603/605 are the main board
@@ -113,12 +120,18 @@ def normalise_code(raw: object) -> str:
     if not text:
         raise CodeError("代码为空")
     given = text
+    secid = _SECID.match(text)
+    if secid:
+        return _from_secid(secid.group("mkt"), secid.group("num"), given)
+    as_float = _EXCEL_FLOAT.match(text)
+    if as_float:
+        text = as_float.group("num")
     # spreadsheets drop leading zeros: 1 -> 000001 (only for pure digits up to 6 long)
     if text.isascii() and text.isdigit() and len(text) < 6:
         text = text.zfill(6)
     m = _PATTERN.match(text)
     if not m:
-        raise CodeError(f"不是A股代码: {text!r} (应写作 600519.SH、600519 或 sh600519)")
+        raise CodeError(f"不是A股代码: {text!r} (应写作 600519.SH、600519、sh600519 或东方财富的 1.600519)")
     num = m.group("num")
     market = exchange_of(num)
     if market is None:
@@ -132,6 +145,23 @@ def normalise_code(raw: object) -> str:
         if claimed != market:
             raise CodeError(f"{text!r} 标为{EXCHANGES[claimed]}, 但 {num} 在{EXCHANGES[market]}上市 "
                             f"(应写作 {num}.{market})")
+    return f"{num}.{market}"
+
+
+def _from_secid(mkt: str, num: str, given: str) -> str:
+    """An Eastmoney secid -> NNNNNN.EX; its market digit must be the one Eastmoney gives that number's exchange."""
+    markets = SECID_MARKETS.get(mkt)
+    if markets is None:
+        raise CodeError(f"{given!r} 像东方财富的 secid, 但市场位 {mkt} 不是A股市场 (1 = 沪市, 0 = 深市/北交所)")
+    market = exchange_of(num)
+    if market is None:
+        raise _board_error(num, given)
+    if mkt == "1" and num in SH_INDICES:  # 1.000001 is 上证指数, not 平安银行
+        raise CodeError(f"{given} 是{SH_INDICES[num]}, 不是股票 (东方财富 secid 1 = 沪市; 深市个股 {num} 写作 0.{num})")
+    if market not in markets:
+        right = next(d for d, ms in SECID_MARKETS.items() if market in ms)
+        raise CodeError(f"{given!r} 的市场位 {mkt} 表示{'/'.join(EXCHANGES[x] for x in markets)}, "
+                        f"但 {num} 在{EXCHANGES[market]}上市 (东方财富 secid 应为 {right}.{num}, 即 {num}.{market})")
     return f"{num}.{market}"
 
 
