@@ -121,6 +121,27 @@ def test_what_does_not_end_a_risk_leaves_it_high(text: str) -> None:
     assert text_tier(hits) == "高" and hits[0].state == "live", hits
 
 
+def test_an_end_lifts_only_its_own_subject() -> None:
+    """A bank account's 解除冻结 does not lift frozen shares, nor an audit note's 消除 a 资金占用; the board's note
+    that an opinion's matters are resolved lifts that opinion."""
+    shares = "2026-11-22 关于公司银行账户解除冻结的公告\n2026-09-01 关于控股股东股份被司法冻结的公告"
+    assert text_tier(read_signals(shares)) == "中"
+    accounts = "2026-11-22 关于控股股东股份解除司法冻结的公告\n2026-09-01 关于公司部分银行账户被冻结的公告"
+    assert text_tier(read_signals(accounts)) == "高"
+    other = "2026-11-22 关于资金占用情形已消除的公告\n2026-04-30 关于会计师出具无法表示意见审计报告的专项说明"
+    assert text_tier(read_signals(other)) == "高"
+    note = ("2026-11-22 董事会关于2025年度无法表示意见审计报告所涉事项影响已消除的专项说明\n"
+            "2026-04-30 关于会计师出具无法表示意见审计报告的专项说明")
+    assert [h.state for h in read_signals(note)] == ["resolved"]
+
+
+def test_a_clarification_covers_only_the_clause_of_its_rumour() -> None:
+    text = "2026-11-22 关于媒体报道的说明：媒体报道公司存在资金占用不实，但公司已被证监会立案调查"
+    hits = {h.name: h for h in read_signals(text)}
+    assert hits["立案调查"].state == "live" and hits["资金占用"].state == "clarified"
+    assert text_tier(list(hits.values())) == "高"
+
+
 @pytest.mark.parametrize("joiner", ["，", "、", " ", "；"])
 def test_titles_joined_in_one_cell_keep_their_own_dates(joiner: str) -> None:
     text = f"2026-11-20 关于收到问询函的公告{joiner}2026-11-12 关于收到中国证监会立案告知书的公告"

@@ -36,8 +36,9 @@ class SignalRule:
     clears: tuple[str, ...] = ()  # words that make the whole sentence good news for this signal (胜诉, 结案)
     sentence: tuple[str, ...] = ()  # patterns matched across one sentence's clauses (质押 ... 比例为86%)
     # a dated title that ends the risk (结案通知书, 撤销退市风险警示, 解除司法冻结): later than every dated mention
-    # of the signal, it lifts the signal, visibly (signals.py flags both titles); only where the later title is
-    # surely about the same matter (a 胜诉 may be another case, so 重大诉讼 has none)
+    # of the signal, it lifts the signal, visibly (signals.py flags both titles). Each names its own subject (a
+    # bank account's 解除冻结 does not lift frozen shares) and exists only where the later title is surely about
+    # the same matter (a 胜诉 may be another case, so 重大诉讼 has none)
     resolves: tuple[str, ...] = ()
 
 
@@ -118,14 +119,16 @@ SIGNALS: tuple[SignalRule, ...] = (
     SignalRule("审计意见(无法表示/否定)", "高", "审计意见", (
         r"无法表示意见", r"否定意见",
     ), sentence=(r"未能" + _S + r"保持有效的" + _G + r"内部控制",),
-        clears=(r"(?:无法表示意见|否定意见)" + _S + r"消除",), resolves=(r"(?<!未)消除",)),
+        clears=(r"(?:无法表示意见|否定意见)" + _S + r"消除",),
+        resolves=(r"(?:无法表示意见|否定意见)" + _S + r"(?<!未)消除",)),
     SignalRule("审计意见(保留)", "中", "审计意见", (
         # the board's 专项说明 filed with every non-standard opinion names it only as 非标准审计意见
         r"保留意见", r"非标准?(?:审计)?意见", r"非标准?审计报告",
-    ), (r"(?:标准)?无保留意见",), (r"(?:保留意见|非标)" + _S + r"消除",), resolves=(r"(?<!未)消除",)),
+    ), (r"(?:标准)?无保留意见",), (r"(?:保留意见|非标)" + _S + r"消除",),
+        resolves=(r"(?<!无)(?:保留意见|非标)" + _S + r"(?<!未)消除",)),
     SignalRule("持续经营不确定", "中", "审计意见", (
         r"持续经营" + _G + r"(?:重大)?不确定性",
-    ), clears=(r"(?<!未)消除",), resolves=(r"(?<!未)消除",)),
+    ), clears=(r"(?<!未)消除",), resolves=(r"持续经营" + _S + r"(?<!未)消除",)),
     SignalRule("违规担保", "高", "违规担保、资金占用", (
         r"违规" + _G + r"担保", r"担保" + _G + r"未履行" + _G + r"(?:审议|决策)程序",
     ), (r"解除" + _G + r"担保",),
@@ -135,7 +138,8 @@ SIGNALS: tuple[SignalRule, ...] = (
         r"资金占用", r"占用" + _G + r"资金", r"违规占用", r"资金被" + _G + r"占用",
     ), (r"占用费", r"资金占用及其他关联资金往来",  # the annual report's routine statement, both its names
         r"占用资金情况(?:的)?专项(?:说明|审核报告|报告)"),
-        _REPAID, resolves=_REPAID),
+        _REPAID, resolves=(r"占用" + _S + r"(?:已全部|全部)?(?:归还|偿还|清偿|收回|消除|解决)",
+                           r"(?:归还|偿还|清偿|收回)" + _G + r"占用")),
     SignalRule("重大诉讼", "中", "重大诉讼、仲裁", (
         r"重大诉讼", r"重大仲裁", r"(?:涉及|累计)" + _G + r"(?:诉讼|仲裁)", r"被" + _G + r"(?:起诉|提起诉讼|申请仲裁)",
         r"作为被(?:告|申请人)", r"公司为被(?:告|申请人)", r"(?:诉讼|仲裁)" + _G + r"进展", r"起诉(?:本)?公司",
@@ -158,7 +162,8 @@ SIGNALS: tuple[SignalRule, ...] = (
         + r"(?:冻结|查封)",
         r"查封冻结", r"被" + _G + r"查封", r"资产" + _G + r"司法拍卖",
         r"(?:重要|核心|主要)(?:全资|控股)?子公司[^，,。；;]{0,20}冻结",
-    ), _UNFROZEN, resolves=_UNFROZEN),
+    ), _UNFROZEN, resolves=(r"(?:账户|银行存款|资产|厂房|土地)" + _G + r"(?:解除|解冻|解封)",
+                            r"解除" + _G + r"(?:账户|银行存款|资产|厂房|土地)" + _G + r"(?:冻结|查封)")),
     SignalRule("商誉减值", "中", "商誉减值", (
         r"商誉减值准备", r"计提" + _G + r"商誉", r"大额商誉减值", r"商誉" + _G + r"(?:大幅|全额)?减值",
     ), (r"减值测试" + _G + r"(?:未|不存在)",), (r"未出现减值", r"不存在减值")),
@@ -184,7 +189,8 @@ SIGNALS: tuple[SignalRule, ...] = (
         r"司法冻结", r"轮候冻结", r"(?:股份|股权)" + _G + r"被" + _G + r"冻结", r"司法拍卖", r"司法划转",
         r"被(?:司法|轮候)?冻结(?:的)?(?:股份|股权)",  # 累计被冻结股份数量占其所持…100%
     ), (r"解除" + _G + r"冻结", r"解冻"), (r"已(?:于[^，,。；;]{0,12})?(?:全部)?解除",),
-        resolves=(*_UNFROZEN, r"已(?:于[^，,。；;]{0,12})?(?:全部)?解除")),
+        resolves=(r"(?:股份|股权)" + _G + r"(?:解除|解冻)", r"解除" + _G + r"(?:股份|股权)" + _G + r"冻结",
+                  r"解除" + _G + r"(?:司法|轮候)冻结")),
     SignalRule("强制平仓", "高", "股权质押与冻结", (
         r"强制平仓", r"被动减持", r"违约处置",
     )),

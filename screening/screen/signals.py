@@ -110,11 +110,14 @@ def _blank(clause: str, counter: re.Pattern[str] | None) -> str:
     return counter.sub(lambda m: " " * len(m.group(0)), clause)
 
 
+def _clause_start(text: str, start: int) -> int:
+    return max((m.end() for m in _CLAUSE_BREAK.finditer(text, 0, start)), default=0)
+
+
 def _denied(text: str, start: int, end: int) -> bool:
     """A denial earlier in the clause of ``start``, overlapping or inside the match (不存在违规担保, 未计提商誉减值),
     whose reach is not ended before the match by a subordinate phrase (无董事会审议的情况下违规担保 is asserted)."""
-    clause_start = max((m.end() for m in _CLAUSE_BREAK.finditer(text, 0, start)), default=0)
-    for m in _NEGATION.finditer(text, clause_start, end):
+    for m in _NEGATION.finditer(text, _clause_start(text, start), end):
         if m.end() > start or not _SCOPE_END.search(text, m.end(), start):
             return True
     return False
@@ -140,7 +143,7 @@ def _match_in(unit: str, c: _Compiled) -> tuple[int, int, bool] | None:
     for start, end in sorted(found):
         if _denied(blanked, start, end):
             continue
-        if clarifies and _RUMOUR.search(unit, 0, start):
+        if clarifies and _RUMOUR.search(unit, _clause_start(blanked, start), start):
             rumoured = rumoured or (start, end, True)
             continue
         return start, end, False
@@ -223,4 +226,4 @@ def _neg_date(date: str | None) -> tuple[int, ...]:
 
 def text_tier(hits: list[SignalHit]) -> str | None:
     """The highest tier the live hits justify, or None when the text states no live risk."""
-    return next((h.tier for h in hits if h.state == LIVE), None)
+    return max((h.tier for h in hits if h.state == LIVE), key=lambda t: TIER_RANK[t], default=None)
