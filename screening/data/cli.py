@@ -19,7 +19,7 @@ from screening.config import InputSettings, load_settings
 from screening.data.load import open_universe
 from screening.data.pool import read_pool
 from screening.data.providers.records import NOTICE
-from screening.data.refresh import Refresher, RefreshFailed
+from screening.data.refresh import Refresher, RefreshFailed, note_line
 from screening.data.row_checks import name_conflict, quarter_roe
 from screening.data.stock_csv import AS_OF, UniverseError, read_stock_csv, stocks_csv
 from screening.data.universe import Universe
@@ -152,8 +152,7 @@ def _status_text(d: dict, fmt: str) -> str:
     if fmt == "json":
         return json.dumps(d, ensure_ascii=False, indent=1)
     lines = [f"{k}: {'-' if v is None or v == '' else v}" for k, v in d.items() if k not in ("notes", "warnings")]
-    lines += [f"note: {n}" for n in d.get("notes") or []]
-    lines += [f"warning: {w}" for w in d.get("warnings") or []]
+    lines += [note_line(n) for n in d.get("notes") or []]  # a warning note once, as `warning: X`
     return "\n".join(lines)
 
 
@@ -213,10 +212,10 @@ def cmd_universe(args: argparse.Namespace) -> int:
             print(f"universe refreshed from {outcome.provider}: {outcome.stocks} stocks (was {outcome.previous}), "
                   f"quotes {outcome.trade_date}, reports {outcome.report_period}", file=sys.stderr)
             for note in outcome.notes:
-                print(f"note: {note}", file=sys.stderr)
+                print(note_line(note), file=sys.stderr)
             for note in open_universe(settings).info.notes:  # what the swap itself kept (your imports)
                 if note not in outcome.notes:
-                    print(f"note: {note}", file=sys.stderr)
+                    print(note_line(note), file=sys.stderr)
             return 0
         if args.action == "probe":
             return _probe()

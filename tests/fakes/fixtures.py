@@ -2,7 +2,7 @@
 import the fixtures into a test module).
 
 - ``fake_market_remote`` (session): the proxy with the fake Eastmoney and Tushare behind it, 5,000 stocks, quotes
-  for the last weekday before today (Asia/Shanghai) and everything published up to today, so that
+  for the session the board shows now (refresh.quote_session) and everything published up to today, so that
   ``python -m screening universe refresh --date <remote.market.trade_date>`` works with the real clock.
   ``remote.faults`` injects failures; ``remote.log``/``refused_hosts``/``eastmoney.rejections`` show what came in.
 - ``market_env`` (function): sets the variables in this process (the SDKs then reach only the fakes), resets
@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from screening.data.refresh import quote_session
 from tests.fakes.market_data import FakeMarket
 from tests.fakes.market_proxy import FakeMarketRemote
 
@@ -30,8 +31,9 @@ def last_weekday_before(day: dt.date) -> dt.date:
 
 @pytest.fixture(scope="session")
 def fake_market_remote() -> Iterator[FakeMarketRemote]:
-    today = dt.datetime.now(ZoneInfo("Asia/Shanghai")).date()
-    market = FakeMarket(trade_date=last_weekday_before(today), as_of=today)
+    now = dt.datetime.now(ZoneInfo("Asia/Shanghai"))
+    # the session Eastmoney's board shows now: the only --date an AKShare refresh accepts
+    market = FakeMarket(trade_date=quote_session(now), as_of=now.date())
     # one page for the whole board: akshare sleeps 0.5-1.5 s between pages (see FakeEastmoney.clist_page_size)
     with FakeMarketRemote(market, clist_page_size=6000) as remote:
         yield remote
