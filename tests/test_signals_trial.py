@@ -176,6 +176,13 @@ def test_dates_written_other_ways_date_the_title(dated: str) -> None:
     assert hits[0].text == "关于收到中国证监会立案告知书的公告"
 
 
+def test_a_date_written_with_ri_starts_a_title_only_where_a_title_follows() -> None:
+    hit = read_signals("2026年11月20日 董事会关于非标准审计意见涉及事项的专项说明")[0]
+    assert (hit.date, hit.is_title, hit.text) == ("2026-11-20", True, "董事会关于非标准审计意见涉及事项的专项说明")
+    sentence = read_signals("2025年12月31日公司被中国证监会立案调查。")[0]
+    assert not sentence.is_title and sentence.text == "2025年12月31日公司被中国证监会立案调查。"
+
+
 def test_a_bare_wu_negates_the_signal_words_not_a_noun_before_them() -> None:
     hits = read_signals("公司在无董事会审议的情况下违规为控股股东提供担保。")
     assert hits and hits[0].name == "违规担保" and hits[0].tier == "高"

@@ -24,11 +24,13 @@ _SPACES = re.compile(r"[ \t]+")
 # a date as filings and spreadsheets write it (after NFKC: full-width digits and ／－．are ASCII)
 DATE = (r"(?<!\d)(?P<y>(?:19|20)\d{2})(?:(?P<s>[-/.])(?P<m>\d{1,2})(?P=s)(?P<d>\d{1,2})"
         r"|年(?P<m2>\d{1,2})月(?P<d2>\d{1,2})日|(?P<m3>[01]\d)(?P<d3>[0-3]\d))(?!\d)")
+_DATE = re.compile(DATE)
 _SEP = r"[,，、;；。:：\s]"
 _LIST_MARK = r"(?:(?:\d{1,3}|[一二三四五六七八九十]{1,3})[.、)]\s*|\(\d{1,3}\)\s*)?"
 # a date that starts a title: a list mark or a bracket may stand before it; the title begins right after
 _DATED = (_LIST_MARK + r"[\[【]?\s*" + DATE
-          + r"(?:\s*[\]】:：]\s*|\s+|(?=[\u3400-\u9fff*“\"《(A-Za-z]))(?=[^,，、;；。:：\s])")
+          # right after a date written with 日 only 关于 starts a title (2026年4月30日公司… is a sentence)
+          + r"(?:\s*[\]】:：]\s*|\s+|(?<=日)(?=关于)|(?<!日)(?=[\u3400-\u9fff*“\"《(A-Za-z]))(?=[^,，、;；。:：\s])")
 # the first title of a line: at its start, or after a label ("近30日公告(新→旧):")
 _FIRST_TITLE = re.compile(r"^\s*(?:[^:：,，。]{0,16}[:：]\s*)?" + _DATED)
 # a further title of the same line: after a separator (，、；or a space)
@@ -78,8 +80,10 @@ def normalize(source: str) -> Normalized:
             origin.append(i)
     text = "".join(chars)
     drop: set[int] = set()
+    after_date = {m.end() for m in _DATE.finditer(text)}  # "2026年11月20日 关于…": the space marks a title
     for m in _SPACES.finditer(text):
-        if 0 < m.start() and m.end() < len(text) and _CJK.match(text[m.start() - 1]) and _CJK.match(text[m.end()]):
+        inside = 0 < m.start() and m.end() < len(text)
+        if inside and m.start() not in after_date and _CJK.match(text[m.start() - 1]) and _CJK.match(text[m.end()]):
             drop.update(range(m.start(), m.end()))
     if drop:
         kept = [i for i in range(len(text)) if i not in drop]
