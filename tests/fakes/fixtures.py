@@ -22,13 +22,6 @@ from tests.fakes.market_data import FakeMarket
 from tests.fakes.market_proxy import FakeMarketRemote
 
 
-def last_weekday_before(day: dt.date) -> dt.date:
-    day -= dt.timedelta(days=1)
-    while day.weekday() >= 5:
-        day -= dt.timedelta(days=1)
-    return day
-
-
 @pytest.fixture(scope="session")
 def fake_market_remote() -> Iterator[FakeMarketRemote]:
     now = dt.datetime.now(ZoneInfo("Asia/Shanghai"))
