@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from screening.screen.prompt import DATA_CLOSE, DATA_OPEN
-from screening.screen.signals import SignalHit, read_signals
+from screening.screen.signals import LIVE, SignalHit, read_signals
 
 
 @dataclass(frozen=True)
@@ -105,5 +105,5 @@ def visible_signal(text: str) -> SignalHit | None:
     Training targets name the signal exactly as the floor's flag and reason do, so what the model learns to
     say and what the product says without a model cannot drift apart.
     """
-    hits = read_signals(text)
+    hits = [h for h in read_signals(text) if h.state == LIVE]  # a resolved or clarified risk raises nothing
     return hits[0] if hits else None
