@@ -227,8 +227,16 @@ def test_tab_separated_xls_from_tonghuashun(tmp_path: Path, settings: InputSetti
 
 
 def test_ragged_rows_are_not_dropped(tmp_path: Path, settings: InputSettings) -> None:
+    # a row wider than the header among rows that are not: its cells are shifted, it fails by name
     text = "代码,名称\n600519,贵州茅台,extra\n000001\n"
     pool = read_pool(write(tmp_path, "ragged.csv", text), settings)
+    assert [i.stock.code for i in pool.items if i.stock] == ["000001.SZ"]
+    failed = pool.items[0]
+    assert failed.error is not None and failed.error.row == 2 and failed.error.value == "extra"
+    assert "比表头多 1 个非空单元格" in failed.error.message and failed.name == "贵州茅台"
+    # every row with a cell past the header: a column without a header, ignored with a warning
+    text = "代码,名称\n600519,贵州茅台,extra\n000001,平安银行,note\n"
+    pool = read_pool(write(tmp_path, "unheaded.csv", text), settings)
     assert [i.stock.code for i in pool.items if i.stock] == ["600519.SH", "000001.SZ"]
     assert any("最后一个表头列之后" in w.message and w.row == 2 for w in pool.warnings)
 

@@ -19,13 +19,14 @@ from pathlib import Path
 
 from screening.config import InputSettings
 from screening.data.codes import CodeError, normalise_code
+from screening.data.pool_formats import PERCENT
 from screening.data.pool_headers import CODE_HEADERS, HEADER_ALIASES, NUMERIC_FIELDS, header_unit, map_header
 from screening.data.pool_rows import Column, parse_row, unwrap_code
 from screening.data.pool_table import RawRow
 from screening.data.pool_text import HEADER_SCAN_ROWS, read_text_rows
 from screening.data.pool_xlsx import read_xlsx_rows
 from screening.data.values import parse_number_unit, strip_controls
-from screening.models import FIELD_LABELS, NOTE_PERCENT_DOUBT, InputProblem, Pool, PoolRejected
+from screening.models import FIELD_LABELS, NOTE_PERCENT_DOUBT, InputProblem, Pool, PoolItem, PoolRejected
 
 __all__ = ["HEADER_ALIASES", "NUMERIC_FIELDS", "map_header", "read_pool"]
 
@@ -186,16 +187,77 @@ def build_pool(rows: list[RawRow], source: str, settings: InputSettings) -> Pool
 
     first_seen: dict[str, int] = {}
     width = len(header)
+    unheaded = _unheaded_column(data, width, used)
     for index, raw in enumerate(data):
-        pool.items.append(parse_row(index, raw, used, source, first_seen))
-        extra = [c for c in raw.cells[width:] if c.strip()] if raw.broken is None else []
-        if extra:
+        item = parse_row(index, raw, used, source, first_seen)
+        extra = _extra_cells(raw, width)
+        if extra and (unheaded or raw.line is None):  # xlsx cells sit in their own columns: nothing shifts
             pool.warnings.append(
                 InputProblem(source, f"忽略了最后一个表头列之后的 {len(extra)} 个单元格",
                              row=raw.row, value=extra[0])
             )
+        elif extra:
+            item = _shifted(item, raw, extra, header, used, source)
+        pool.items.append(item)
     _flag_fractions(pool, data, used, source)
     return pool
+
+
+# ---------------------------------------------------------------- rows wider than the header
+
+
+# How a number split by an unquoted thousands separator looks: "1,466.50" -> "1" | "466.50" (then more groups)
+_SPLIT_HEAD = re.compile(r"^[+-]?\d{1,3}$")
+_SPLIT_TAIL = re.compile(r"^\d{3}(?:\.\d+)?\s*(?:%|亿|万|元)?$")
+
+
+def _extra_cells(raw: RawRow, width: int) -> list[str]:
+    """Non-empty cells past the header's last column (empty ones are a trailing delimiter: 同花顺's tab)."""
+    return [c for c in raw.cells[width:] if c.strip()] if raw.broken is None else []
+
+
+def _split_number(raw: RawRow, width: int, used: dict[str, Column]) -> int | None:
+    """The index of a figure column whose number an unquoted thousands separator split in two, if any."""
+    numeric = sorted(c.idx for f, c in used.items() if f in NUMERIC_FIELDS and c.idx + 1 < len(raw.cells))
+    for idx in numeric:
+        if idx < width and _SPLIT_HEAD.match(raw.cells[idx].strip()) and _SPLIT_TAIL.match(raw.cells[idx + 1].strip()):
+            return idx
+    return None
+
+
+def _unheaded_column(data: list[RawRow], width: int, used: dict[str, Column]) -> bool:
+    """Whether cells past the header are a column the header did not name (every row has them), not a shift.
+
+    A shift is a row's own accident (a cell holding the delimiter), so it shows in some rows only; a column
+    without a header shows in all of them. Rows that all hold a split number are shifted all the same, and
+    one row alone says nothing either way: it is treated as shifted, since a wrong figure must not score.
+    """
+    readable = [r for r in data if r.broken is None]
+    if len(readable) < 2 or not all(_extra_cells(r, width) for r in readable):
+        return False
+    return not all(_split_number(r, width, used) is not None for r in readable)
+
+
+def _shifted(item: PoolItem, raw: RawRow, extra: list[str], header: list[str], used: dict[str, Column],
+             source: str) -> PoolItem:
+    """A text row wider than its header: its cells sit under the wrong headers, so the row fails, saying why."""
+    at = _split_number(raw, len(header), used)
+    if at is not None:
+        head, tail = raw.cells[at].strip(), raw.cells[at + 1].strip()
+        cause = (f"{header[at]} 列的 {head!r} 和其后的 {tail!r} 多半是同一个数 {head},{tail}, "
+                 f"被没有引号的千位分隔符拆成了两格; 请给该单元格加引号 (\"{head},{tail}\") 或去掉千位分隔符")
+    else:
+        cause = ("多半是某个单元格含有没有引号的分隔符 (如千位分隔符 1,466.50, 或名称中的逗号); "
+                 "请给该单元格加引号或去掉分隔符; 若多出的是一列, 请给它加表头")
+    message = (f"该行比表头多 {len(extra)} 个非空单元格 (第一个: {extra[0]!r}), 其后各列的值都错了位, "
+               f"不按错位的值筛选: {cause}")
+    if item.error is not None:
+        message += f" (另有错误: {item.error.message})"
+    stock = item.stock
+    return PoolItem(index=item.index, raw_code=item.raw_code, row=raw.row,
+                    error=InputProblem(source, message, row=raw.row, value=extra[0]),
+                    name=stock.name if stock is not None else item.name,
+                    code=stock.code if stock is not None else item.code)
 
 
 # Percent columns whose every value below 1 means fractions (0.3419 for 34.19%), not tiny percentages:
@@ -204,16 +266,26 @@ FRACTION_SUSPECT_FIELDS = ("roe",)
 
 
 def _flag_fractions(pool: Pool, data: list[RawRow], used: dict[str, Column], source: str) -> None:
-    """Flag (never rescale) a percent column written as fractions without a % sign or a % cell format."""
+    """Flag (never rescale) percent cells that may be fractions written without a % sign or % format.
+
+    Two cases: the whole column is under 1 with no cell marked as percent (every row is flagged), and a
+    column where some cells are marked (``34.2%``, a ``0.00%`` cell format) and others are not: there an
+    unmarked cell under 1 is most likely a fraction its neighbours' marks would have scaled, and only its
+    row is flagged, whatever the rest of the column says.
+    """
     for field in FRACTION_SUSPECT_FIELDS:
         col = used.get(field)
         if col is None:
             continue
         read = [(item, raw) for item, raw in zip(pool.items, data, strict=True)
                 if item.stock is not None and getattr(item.stock, field) is not None]
+        marked = [_percent_marked(raw, col.idx) for _, raw in read]
         values = [getattr(item.stock, field) for item, _ in read]
-        marked = any(col.idx in raw.formats or _cell_unit(raw, col.idx) == "%" for _, raw in read)
-        if marked or not any(values) or not all(abs(v) < 1 for v in values):
+        if any(marked):
+            _flag_unmarked(pool, col, [(item, raw, v) for (item, raw), m, v in zip(read, marked, values, strict=True)
+                                       if not m and 0 < abs(v) < 1], source)
+            continue
+        if not any(values) or not all(abs(v) < 1 for v in values):
             continue
         note = f"{NOTE_PERCENT_DOUBT}: {col.name} 整列小于 1"
         pool.warnings.append(InputProblem(
@@ -222,6 +294,26 @@ def _flag_fractions(pool: Pool, data: list[RawRow], used: dict[str, Column], sou
         for item, _ in read:
             assert item.stock is not None
             item.stock.notes.append(note)
+
+
+def _flag_unmarked(pool: Pool, col: Column, cells: list[tuple[PoolItem, RawRow, float]], source: str) -> None:
+    """In a column that marks its percents, flag each unmarked cell under 1 on its own row."""
+    if not cells:
+        return
+    for item, _, value in cells:
+        assert item.stock is not None
+        item.stock.notes.append(f"{NOTE_PERCENT_DOUBT}: {col.name} {value:g} 没有 %, 同列其他值带 %")
+    rows = "、".join(str(raw.row) for _, raw, _ in cells[:10]) + (" ..." if len(cells) > 10 else "")
+    first = cells[0][2]
+    pool.warnings.append(InputProblem(
+        source, f"{col.name} 列有的值带 % (或 % 格式), 而第{rows}行的值没有 % 且小于 1 (如 {first:g}): "
+        f"若是小数 ({first:g} = {first * 100:g}%), 请写成百分数或带上 %; 这些行已标记 {NOTE_PERCENT_DOUBT!r}, "
+        "数值未改动", row=cells[0][1].row, column=col.name, value=f"{first:g}"))
+
+
+def _percent_marked(raw: RawRow, idx: int) -> bool:
+    """Whether a cell says it is a percent: a % after the number, or an xlsx % number format."""
+    return raw.formats.get(idx) == PERCENT or _cell_unit(raw, idx) == "%"
 
 
 def _cell_unit(raw: RawRow, idx: int) -> str | None:
