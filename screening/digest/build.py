@@ -8,6 +8,7 @@ stocks newly marked ST, failed rows, the XLSX and the chart (digest/files.py).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import logging
 import time
@@ -18,9 +19,9 @@ from typing import Any
 
 from screening.config import DigestSettings, Settings, cache_dir
 from screening.data.freshness import quote_age
-from screening.data.load import demo_date, load_pool, open_universe, pool_from_codes
+from screening.data.load import demo_date, load_pool, open_universe
 from screening.data.trading_calendar import day_status
-from screening.data.universe import SEED_AS_OF, UniverseInfo
+from screening.data.universe import SEED_AS_OF, Universe, UniverseInfo
 from screening.digest.files import write_files
 from screening.digest.history import History, compare, snapshot
 from screening.digest.model import Digest, scope_of
@@ -101,20 +102,26 @@ AsOf = tuple[str | None, str | None]
 
 
 def collect_items(settings: Settings, ds: DigestSettings, *, codes: Sequence[str] | None = None,
-                  pool_file: str | Path | None = None) -> tuple[list[PoolItem], str, str, AsOf, UniverseInfo]:
-    """(items, source label, scope, (newest, oldest as-of), universe info) of the universe, codes or a file."""
+                  pool_file: str | Path | None = None,
+                  today: dt.date | None = None) -> tuple[list[PoolItem], str, str, AsOf, UniverseInfo]:
+    """(items, source label, scope, (newest, oldest as-of), universe info) of the universe, codes or a file.
+
+    Every path goes through ``load_pool``, as a ``screen`` does, so a digest row carries the same notes a
+    screen of that stock would (数据过期 as of ``today``, the digest's day; 演示数据): the whole market's rows
+    once skipped that and were never flagged stale.
+    """
     universe = open_universe(settings)
     pool_file = pool_file or ds.pool_file or None
     if codes:
-        pool = pool_from_codes(list(codes), universe, source="自选")
-        items, source = pool.items, f"自选 {len(pool.items)} 只"
+        items = _loaded(list(codes), settings, universe, today, "自选")
+        source = f"自选 {len(items)} 只"
         scope = scope_of([i.stock.code if i.stock else i.raw_code for i in items])
     elif pool_file:
-        pool = load_pool([str(pool_file)], settings, universe=universe)
+        pool = load_pool([str(pool_file)], settings, universe=universe, today=today)
         items, source = pool.items, Path(pool_file).name
         scope = scope_of([i.stock.code if i.stock else i.raw_code for i in items])
     else:
-        items = [PoolItem(index=i, raw_code=s.code, stock=s) for i, s in enumerate(universe)]
+        items = _loaded([s.code for s in universe], settings, universe, today, "全市场")
         source, scope = f"全市场 {len(items)} 只", "universe"
     if universe.info.demo:  # the demo's figures have one date: the day its universe was built (never 1970-01-01)
         built = demo_date(universe)
@@ -122,6 +129,18 @@ def collect_items(settings: Settings, ds: DigestSettings, *, codes: Sequence[str
     stamps = sorted({a for i in items if i.stock is not None and (a := universe.as_of(i.stock.code))
                      and a != SEED_AS_OF})
     return items, source, scope, (stamps[-1] if stamps else None, stamps[0] if stamps else None), universe.info
+
+
+def _loaded(codes: list[str], settings: Settings, universe: Universe, today: dt.date | None,
+            source: str) -> list[PoolItem]:
+    """One item per code, filled and annotated by ``load_pool``; a failed item names ``source`` (自选, 全市场)."""
+    if not codes:
+        return []
+    items = load_pool(codes, settings, universe=universe, today=today).items
+    for item in items:
+        if item.error is not None:
+            item.error = dataclasses.replace(item.error, source=source)
+    return items
 
 
 def screen(settings: Settings, ds: DigestSettings, items: list[PoolItem], *, engine: str | None = None,
@@ -163,7 +182,7 @@ def make_digest(settings: Settings, day: dt.date, *, ds: DigestSettings | None =
     """
     ds = ds or settings.digest
     t0 = time.perf_counter()
-    items, source, scope, as_of, info = collect_items(settings, ds, codes=codes, pool_file=pool_file)
+    items, source, scope, as_of, info = collect_items(settings, ds, codes=codes, pool_file=pool_file, today=day)
     rows, engine_name, job_id = screen(settings, ds, items, engine=engine, queue=queue, source=f"digest {day}")
     history = None
     if use_history:

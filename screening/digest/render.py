@@ -15,12 +15,46 @@ from collections.abc import Callable
 from typing import Any
 
 from screening.config import DigestSettings
+from screening.data.freshness import FLAG_STALE
+from screening.data.universe import FLAG_LATE_REPORT
 from screening.digest.model import Digest, RiskChange
-from screening.models import ResultRow
+from screening.models import DOUBT_NOTES, FLAG_DATA_DOUBT, ResultRow
 from screening.output.report import rank_value
 from screening.output.text import RISK_BADGE, esc_html, esc_md, plain, split_with_parts, utf8_len, utf16_len
 
 TELEGRAM_LIMIT = 4096  # UTF-16 code units
+
+# The row flags a digest line shows, in short: whether the figures behind a listed verdict are doubtful, stale
+# or late. A chat reader sees only these lines; the full flag text is in the JSON and the XLSX. The first
+# prefix a flag starts with names it; flags of other kinds (ST, 公告风险 ...) are the verdict's own business.
+ROW_FLAG_SHORT: tuple[tuple[str, str], ...] = (
+    (f"{FLAG_STALE}: 行情", f"{FLAG_STALE}(行情)"), (f"{FLAG_STALE}: 财报", f"{FLAG_STALE}(财报)"),
+    (FLAG_STALE, FLAG_STALE), (FLAG_LATE_REPORT, FLAG_LATE_REPORT), *((n, n) for n in DOUBT_NOTES),
+)
+# The count line under the risk distribution: how many rows carry each kind (short flags by their head).
+FLAG_COUNTS: tuple[str, ...] = (FLAG_DATA_DOUBT, FLAG_STALE, FLAG_LATE_REPORT)
+
+
+def short_flags(r: ResultRow) -> list[str]:
+    """The row's doubt/stale/late flags in short form, each once, in the row's order."""
+    out: list[str] = []
+    for flag in r.flags:
+        short = next((s for prefix, s in ROW_FLAG_SHORT if flag.startswith(prefix)), None)
+        if short is not None and short not in out:
+            out.append(short)
+    return out
+
+
+def flag_counts(rows: list[ResultRow]) -> dict[str, int]:
+    """Rows per kind of data flag; every doubt note (百分比存疑, 名称与代码不符 ...) counts as 数据存疑."""
+    kinds = [{FLAG_DATA_DOUBT if s.startswith(DOUBT_NOTES) else s.split("(")[0] for s in short_flags(r)}
+             for r in rows]
+    return {k: n for k in FLAG_COUNTS if (n := sum(k in ks for ks in kinds))}
+
+
+def _flag_text(r: ResultRow, esc: Callable[..., str]) -> str:
+    shorts = short_flags(r)
+    return f" · ⚠️ {esc('、'.join(shorts))}" if shorts else ""
 
 
 def _row_text(r: ResultRow, esc: Callable[..., str], ranked: bool = False) -> str:
@@ -29,6 +63,7 @@ def _row_text(r: ResultRow, esc: Callable[..., str], ranked: bool = False) -> st
     if ranked and value is not None:  # the clamped score saturates at 100: the rank value is what orders the list
         score += f" (排序值 {value:g})"
     text = f"{esc(r.code)} {esc(r.name or '', 24)} · {esc(r.risk_level)} · {score}"
+    text += _flag_text(r, esc)  # before the reason, which may be cut
     if r.reason:
         text += f" — {esc(r.reason, 60)}"
     return text
@@ -74,7 +109,11 @@ def _sections(d: Digest, ds: DigestSettings, esc: Callable[..., str], head: Call
     lines = [head(esc(d.title)),
              f"{as_of} · {esc(d.source, 60)} · 生成于 {d.generated_at.strftime('%H:%M')}",
              f"{bold('风险分布')}: 🔴 高 {c['高']} · 🟡 中 {c['中']} · 🟢 低 {c['低']} · ⚠️ 失败 {c['failed']}"
-             f" (共 {c['total']})", ""]
+             f" (共 {c['total']})"]
+    if counts := flag_counts(d.rows):
+        lines.append(f"{bold('数据提示')}: " + " · ".join(f"{k} {n} 只" for k, n in counts.items())
+                     + " (各行 ⚠️ 标出, 详见 XLSX)")
+    lines.append("")
     lines += _text_risk_lines(d, ds, esc, bold, item)
     if d.top:
         lines.append(bold(f"评分前 {len(d.top)} (低风险, 按排序值)"))
@@ -94,7 +133,8 @@ def _sections(d: Digest, ds: DigestSettings, esc: Callable[..., str], head: Call
             lines.append(f"…另有 {len(d.changes) - ds.max_change_lines} 只, 见 XLSX「变化」表")
     if d.new_st:
         lines += ["", bold(f"新增 ST {len(d.new_st)} 只")]
-        lines += [f"{item}{esc(r.code)} {esc(r.name or '', 24)}" for r in d.new_st[:ds.max_st_lines]]
+        lines += [f"{item}{esc(r.code)} {esc(r.name or '', 24)}{_flag_text(r, esc)}"
+                  for r in d.new_st[:ds.max_st_lines]]
         if len(d.new_st) > ds.max_st_lines:
             lines.append(f"…另有 {len(d.new_st) - ds.max_st_lines} 只, 见 XLSX")
     if d.failed:
