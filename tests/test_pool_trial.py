@@ -14,8 +14,8 @@ import openpyxl
 import pytest
 
 from screening.config import InputSettings
-from screening.data.pool import read_pool
-from screening.models import NOTE_PERCENT_DOUBT, Pool
+from screening.data.pool import map_header, read_pool
+from screening.models import NOTE_PERCENT_DOUBT, NOTE_QUARTER_ROE, Pool
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -109,6 +109,58 @@ def test_an_unheaded_column_and_trailing_tabs_are_fine(tmp_path: Path) -> None:
     assert all(i.stock is not None for i in pool.items) and not pool.warnings
 
 
+# ---------------------------------------------------------------- 3. figure columns dropped without a word
+
+
+@pytest.mark.parametrize(
+    ("header", "field"),
+    [
+        ("证券名称", "name"), ("市盈率TTM(倍)", "pe_ttm"), ("PE(倍)", "pe_ttm"), ("市净率(倍)", "pb"),
+        ("净资产收益率(加权)", "roe"), ("市盈率(pe,ttm)[20261204]", "pe_ttm"),
+        ("净资产收益率roe(加权,公布值)[20261204]", "roe"), ("总市值[20261204]", "market_cap"),
+        ("最新涨跌幅[20261204]", "change_pct"),
+        # ambiguous or not the rules' figure: left unmapped (and warned about, below)
+        ("市盈率(倍)", None), ("ROE(TTM)", None), ("ROE(倍)", None), ("市盈率(静)", None), ("PEG", None),
+    ],
+)
+def test_header_aliases(header: str, field: str | None) -> None:
+    assert map_header(header)[0] == field
+
+
+def test_lookalike_headers_are_named_with_the_header_to_use(tmp_path: Path) -> None:
+    pool = _read(tmp_path, "look.csv", "代码,中文名称,市盈率(倍),ROE(TTM),PEG\n600519,贵州茅台,22.5,34.2,1.2\n")
+    said = {w.column: w.message for w in pool.warnings}
+    assert "请把表头改为 '市盈率(TTM)'" in said["市盈率(倍)"] and "请把表头改为 '净资产收益率(%)'" in said["ROE(TTM)"]
+    assert "请把表头改为 '名称'" in said["中文名称"] and "PEG" not in said
+    # a lookalike beside the real column feeds nothing the rules lack: no warning
+    pool = _read(tmp_path, "both.csv", "代码,市盈率(TTM),市盈率(静)\n600519,22.5,25.0\n")
+    assert not pool.warnings
+
+
+def test_the_trial_headers_feed_their_fields(tmp_path: Path) -> None:
+    pool = _read(tmp_path, "h.csv", "证券代码,证券名称,市盈率TTM(倍),净资产收益率(加权)\n600519,贵州茅台,22.5,34.2\n")
+    stock = pool.items[0].stock
+    assert stock is not None and (stock.name, stock.pe_ttm, stock.roe) == ("贵州茅台", 22.5, 34.2)
+    # i问财, its bracketed commas unquoted in a CSV: the header cells are joined back, with a warning
+    header = "股票代码,股票简称,市盈率(pe,ttm)[20261204],净资产收益率roe(加权,公布值)[20261204]"
+    pool = _read(tmp_path, "iwencai.csv", header + "\n600519.SH,贵州茅台,22.5,34.2\n")
+    stock = pool.items[0].stock
+    assert stock is not None and (stock.pe_ttm, stock.roe) == (22.5, 34.2) and not stock.notes
+    assert any("括号里的逗号没有加引号" in w.message for w in pool.warnings)
+
+
+def test_a_quarter_stamped_roe_is_flagged(tmp_path: Path) -> None:
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    assert ws is not None
+    ws.append(["股票代码", "股票简称", "净资产收益率roe(加权,公布值)[20260930]"])
+    ws.append(["600519.SH", "贵州茅台", 24.6])
+    wb.save(tmp_path / "q3.xlsx")
+    stock = read_pool(tmp_path / "q3.xlsx", InputSettings()).items[0].stock
+    assert stock is not None and stock.roe == 24.6
+    assert any(n.startswith(NOTE_QUARTER_ROE) and "三季报" in n for n in stock.notes)
+
+
 # ---------------------------------------------------------------- the CLI on the trial's files
 
 
@@ -144,3 +196,9 @@ def test_cli_on_the_trial_files(tmp_path: Path, cli_env: dict[str, str]) -> None
     rows, _ = _screen(shifted, cli_env)
     assert rows["600519.SH"]["status"] != "ok" and "千位分隔符" in str(rows["600519.SH"]["error"])
     assert rows["000858.SZ"]["status"] == "ok"
+    headers = tmp_path / "headers.csv"
+    headers.write_text("证券代码,证券名称,市盈率TTM(倍),净资产收益率(加权),ROE(TTM)\n600519,贵州茅台,30.5,31.0,30.0\n",
+                       encoding="utf-8")
+    rows, err = _screen(headers, cli_env)
+    assert rows["600519.SH"]["pe_ttm"] == 30.5 and rows["600519.SH"]["roe"] == 31.0  # the file's, not the universe's
+    assert "ROE(TTM)" not in err  # its field is fed by 净资产收益率(加权): nothing to warn about

@@ -20,13 +20,29 @@ from pathlib import Path
 from screening.config import InputSettings
 from screening.data.codes import CodeError, normalise_code
 from screening.data.pool_formats import PERCENT
-from screening.data.pool_headers import CODE_HEADERS, HEADER_ALIASES, NUMERIC_FIELDS, header_unit, map_header
+from screening.data.pool_headers import (
+    CODE_HEADERS,
+    HEADER_ALIASES,
+    NUMERIC_FIELDS,
+    header_stamp,
+    header_unit,
+    lookalike,
+    map_header,
+)
 from screening.data.pool_rows import Column, parse_row, unwrap_code
 from screening.data.pool_table import RawRow
 from screening.data.pool_text import HEADER_SCAN_ROWS, read_text_rows
 from screening.data.pool_xlsx import read_xlsx_rows
 from screening.data.values import parse_number_unit, strip_controls
-from screening.models import FIELD_LABELS, NOTE_PERCENT_DOUBT, InputProblem, Pool, PoolItem, PoolRejected
+from screening.models import (
+    FIELD_LABELS,
+    NOTE_PERCENT_DOUBT,
+    NOTE_QUARTER_ROE,
+    InputProblem,
+    Pool,
+    PoolItem,
+    PoolRejected,
+)
 
 __all__ = ["HEADER_ALIASES", "NUMERIC_FIELDS", "map_header", "read_pool"]
 
@@ -154,6 +170,13 @@ def _columns(header: list[str], header_row: int, source: str, pool: Pool) -> dic
             continue
         used[field] = Column(idx, name, scale, header_unit(name))
         pool.mapped[name] = field
+    for name in header:
+        near = lookalike(name) if name else None
+        if near is not None and near[0] not in used:
+            field, why, use = near
+            pool.warnings.append(InputProblem(
+                source, f"列 {name!r} 看起来是{FIELD_LABELS.get(field, field)}, 但没有读入 ({why}); "
+                f"若它正是规则要的那一列, 请把表头改为 {use!r}", row=header_row, column=name))
     return used
 
 
@@ -169,7 +192,17 @@ def build_pool(rows: list[RawRow], source: str, settings: InputSettings) -> Pool
     header = [strip_controls(c)[0].strip() for c in head.cells]
     while header and not header[-1]:  # a trailing delimiter, or padding to the widest row
         header.pop()
+    joined = _rejoin_brackets(header) if head.line is not None else header
+    if joined != header and _fits(joined, rows[header_at + 1:]):
+        rejoined = [h for h in joined if h not in header]
+        header = joined
+    else:
+        rejoined = []
     pool = Pool(source=source, columns=header)
+    if rejoined:
+        pool.warnings.append(InputProblem(
+            source, f"表头 {', '.join(map(repr, rejoined))} 括号里的逗号没有加引号, 把表头拆成了几格; "
+            "已按括号合并为一列 (数据行的列数与之相符)", row=head.row))
     skipped = [r for r in rows[:header_at] if not r.blank]
     if skipped:  # title lines such as "沪深A股 2026-12-02"; said aloud in case they were data
         pool.warnings.append(
@@ -200,7 +233,55 @@ def build_pool(rows: list[RawRow], source: str, settings: InputSettings) -> Pool
             item = _shifted(item, raw, extra, header, used, source)
         pool.items.append(item)
     _flag_fractions(pool, data, used, source)
+    _flag_stamped_quarter(pool, used)
     return pool
+
+
+def _flag_stamped_quarter(pool: Pool, used: dict[str, Column]) -> None:
+    """i问财 dates a financial column by its report period: ROE[20260930] is a quarter's cumulative ROE.
+
+    Without a 报告期 column to say so per row (row_checks.quarter_roe), the header's stamp is what tells;
+    the rows are flagged, never rescaled.
+    """
+    col = used.get("roe")
+    kind = QUARTER_STAMPS.get((header_stamp(col.name) or "")[4:]) if col is not None else None
+    if col is None or kind is None or "report_date" in used:
+        return
+    note = (f"{NOTE_QUARTER_ROE}: 表头 {col.name!r} 的日期是{kind}的报告期, 该列多半是{kind}的累计 ROE, "
+            "规则阈值 5%/15% 按全年; 请用年报 ROE")
+    for item in pool.items:
+        if item.stock is not None and item.stock.roe is not None:
+            item.stock.notes.append(note)
+
+
+def _rejoin_brackets(header: list[str]) -> list[str]:
+    """Header cells that an unquoted comma inside brackets split (i问财's 市盈率(pe,ttm)), joined back."""
+    out: list[str] = []
+    for cell in header:
+        if out and _open_bracket(out[-1]):
+            out[-1] += "," + cell
+        else:
+            out.append(cell)
+    return out
+
+
+def _open_bracket(text: str) -> bool:
+    depth = 0
+    for ch in unicodedata.normalize("NFKC", text):
+        depth += ch in "([【{"
+        depth -= ch in ")]】}"
+    return depth > 0
+
+
+def _fits(header: list[str], data: list[RawRow]) -> bool:
+    """Whether the data rows are no wider than a rejoined header (their own cells were not split too)."""
+    widths = [max((i + 1 for i, c in enumerate(r.cells) if c.strip()), default=0)
+              for r in data if r.broken is None and not r.blank]
+    return bool(widths) and max(widths) <= len(header)
+
+
+# the month-day of a report period that is not the annual one, as i问财 stamps a column with it
+QUARTER_STAMPS = {"0331": "一季报", "0630": "半年报", "0930": "三季报"}
 
 
 # ---------------------------------------------------------------- rows wider than the header

@@ -14,13 +14,14 @@ import unicodedata
 # Header spellings per StockInput field, compared after _header_key().
 HEADER_ALIASES: dict[str, tuple[str, ...]] = {
     "code": ("code", "代码", "股票代码", "证券代码", "symbol", "ts_code"),
-    "name": ("name", "名称", "股票简称", "证券简称", "股票名称", "简称"),
+    "name": ("name", "名称", "股票简称", "证券简称", "股票名称", "证券名称", "简称"),
     "industry": ("industry", "所属行业", "行业", "所属同花顺行业", "细分行业"),
     "pe_ttm": ("pe_ttm", "pe", "市盈率(TTM)", "市盈率TTM", "PE-TTM", "PE(TTM)", "市盈率-TTM", "滚动市盈率",
-               "市盈(TTM)"),
+               "市盈(TTM)", "市盈率(PE,TTM)"),  # the last is i问财's
     # 市盈率-动态 annualises the latest quarter; it is NOT the trailing twelve months the rules use
     "pe_dynamic": ("pe_dynamic", "市盈率-动态", "市盈率(动)", "市盈(动)", "动态市盈率"),
-    "roe": ("roe", "ROE(%)", "净资产收益率", "净资产收益率(%)", "ROE加权", "加权净资产收益率"),
+    "roe": ("roe", "ROE(%)", "净资产收益率", "净资产收益率(%)", "ROE加权", "加权净资产收益率", "净资产收益率(加权)",
+            "净资产收益率ROE(加权,公布值)"),  # the last is i问财's
     "eps": ("eps", "每股收益", "基本每股收益"),
     "report_text": ("report_text", "财报摘要", "摘要", "公告摘要"),
     "st": ("st", "是否ST", "ST标记"),
@@ -29,8 +30,8 @@ HEADER_ALIASES: dict[str, tuple[str, ...]] = {
     "report_date": ("report_date", "报告期", "报告日期"),
     "price": ("price", "最新价", "现价"),
     # 通达信 writes 涨幅% (the percent sign is dropped by _header_key)
-    "change_pct": ("change_pct", "涨跌幅", "涨幅"),
-    "pb": ("pb", "市净率"),
+    "change_pct": ("change_pct", "涨跌幅", "涨幅", "最新涨跌幅"),
+    "pb": ("pb", "市净率", "市净率(PB)"),
     "market_cap": ("market_cap", "总市值"),
 }
 NUMERIC_FIELDS = (
@@ -48,9 +49,13 @@ NUMERIC_FIELDS = (
 
 # A bracketed unit in a header scales its values into yuan / percent: "总市值(亿)" 12.3 -> 1.23e9.
 HEADER_UNITS: dict[str, float] = {
-    "元": 1.0, "万": 1e4, "万元": 1e4, "亿": 1e8, "亿元": 1e8, "万亿": 1e12, "万亿元": 1e12, "%": 1.0}
+    "元": 1.0, "万": 1e4, "万元": 1e4, "亿": 1e8, "亿元": 1e8, "万亿": 1e12, "万亿元": 1e12, "%": 1.0, "倍": 1.0}
+# Units only some fields can take: a multiple (市盈率TTM(倍)) is a PE or PB; "ROE(倍)" feeds nothing.
+UNIT_FIELDS: dict[str, tuple[str, ...]] = {"倍": ("pe_ttm", "pe_dynamic", "pb")}
 _BRACKETS = re.compile(r"[(\[【{]([^)\]】}]*)[)\]】}]")
-_DROP = re.compile(r"[\s\-_·.:\u200b-\u200f\ufeff]+")
+# i问财 stamps each column with the day it was asked (市盈率(pe,ttm)[20261204]), or a range of days
+_DATE_STAMP = re.compile(r"\d{8}(?:-\d{8})?")
+_DROP = re.compile(r"[\s\-_·.:,、\u200b-\u200f\ufeff]+")
 
 
 def _header_parts(header: str) -> tuple[str, str | None]:
@@ -61,6 +66,8 @@ def _header_parts(header: str) -> tuple[str, str | None]:
     def unbracket(m: re.Match[str]) -> str:
         nonlocal unit
         inner = m.group(1).strip()
+        if _DATE_STAMP.fullmatch(inner):
+            return ""
         if inner in HEADER_UNITS:
             unit = inner
             return ""
@@ -85,8 +92,18 @@ _ALIAS_INDEX: dict[str, str] = {
 
 def map_header(header: str) -> tuple[str | None, float]:
     """The StockInput field a file column feeds (None if unknown), and the unit scale of its values."""
-    key, scale = _header_key(header)
-    return _ALIAS_INDEX.get(key), scale
+    key, unit = _header_parts(header)
+    field = _ALIAS_INDEX.get(key)
+    if unit in UNIT_FIELDS and field not in UNIT_FIELDS[unit]:
+        return None, 1.0
+    return field, HEADER_UNITS[unit] if unit else 1.0
+
+
+def header_stamp(header: str) -> str | None:
+    """The date i问财 stamps a column with ("净资产收益率[20260930]" -> "20260930"; a range: its end), else None."""
+    stamps = [m.group(1) for m in _BRACKETS.finditer(unicodedata.normalize("NFKC", header))
+              if _DATE_STAMP.fullmatch(m.group(1).strip())]
+    return stamps[-1].strip()[-8:] if stamps else None
 
 
 def header_unit(header: str) -> str | None:
@@ -95,3 +112,23 @@ def header_unit(header: str) -> str | None:
 
 
 CODE_HEADERS = "代码, 股票代码, 证券代码, code, symbol, ts_code"  # as the "no code column" advice lists them
+
+
+# Headers that look like a field the rules read but are not it (or not surely it): they feed nothing, and a
+# warning names them with the header to use, rather than dropping the column without a word. Matched on the
+# folded header (see _header_parts) of a column that mapped to nothing; (pattern, field, what is wrong, header).
+LOOKALIKES: tuple[tuple[re.Pattern[str], str, str, str], ...] = (
+    (re.compile(r"市盈|^pe($|[^a-z]|ttm|lyr|ratio)"), "pe_ttm",
+     "规则用滚动市盈率 (TTM), 这一列没写明是 TTM (静态、LYR、动态市盈率都不是它)", "市盈率(TTM)"),
+    (re.compile(r"净资产收益|roe"), "roe",
+     "规则用年度 (年报) ROE 的百分比; ROE(TTM)、摊薄、单季或写成倍数的 ROE 不是它", "净资产收益率(%)"),
+    (re.compile(r"^(股票|证券|公司|a股)?(中文)?(名称|简称)$"), "name", "这个表头不在认得的名称列中", "名称"),
+)
+
+
+def lookalike(header: str) -> tuple[str, str, str] | None:
+    """(field, why it feeds nothing, the header to use) for an unmapped header that looks like a rules field."""
+    if map_header(header)[0] is not None:
+        return None
+    key = _header_parts(header)[0]
+    return next(((field, why, use) for pattern, field, why, use in LOOKALIKES if pattern.search(key)), None)
