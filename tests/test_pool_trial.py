@@ -15,7 +15,7 @@ import pytest
 
 from screening.config import InputSettings
 from screening.data.pool import map_header, read_pool
-from screening.models import NOTE_PERCENT_DOUBT, NOTE_QUARTER_ROE, Pool
+from screening.models import NOTE_PERCENT_DOUBT, NOTE_QUARTER_ROE, Pool, PoolRejected
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -161,6 +161,11 @@ def test_a_quarter_stamped_roe_is_flagged(tmp_path: Path) -> None:
     assert any(n.startswith(NOTE_QUARTER_ROE) and "三季报" in n for n in stock.notes)
 
 
+def test_a_folder_is_named_as_a_folder(tmp_path: Path) -> None:
+    with pytest.raises(PoolRejected, match="是文件夹, 不是文件"):
+        read_pool(tmp_path, InputSettings())
+
+
 # ---------------------------------------------------------------- the CLI on the trial's files
 
 
@@ -202,3 +207,9 @@ def test_cli_on_the_trial_files(tmp_path: Path, cli_env: dict[str, str]) -> None
     rows, err = _screen(headers, cli_env)
     assert rows["600519.SH"]["pe_ttm"] == 30.5 and rows["600519.SH"]["roe"] == 31.0  # the file's, not the universe's
     assert "ROE(TTM)" not in err  # its field is fed by 净资产收益率(加权): nothing to warn about
+
+
+def test_cli_import_of_a_folder_is_one_line(tmp_path: Path, cli_env: dict[str, str]) -> None:
+    p = subprocess.run([sys.executable, "-m", "screening", "universe", "import", str(tmp_path)],
+                       capture_output=True, text=True, env=cli_env, cwd=ROOT, timeout=300)
+    assert p.returncode == 2 and "是文件夹, 不是文件" in p.stderr and "Errno" not in p.stderr

@@ -64,6 +64,8 @@ def read_pool(path: str | Path, settings: InputSettings, source_name: str | None
     """
     p = Path(path)
     source = source_name or p.name
+    if p.is_dir():  # stat() of a folder succeeds, and open() would fail with a bare errno
+        raise PoolRejected(f"{source}: 是文件夹, 不是文件: 请给出其中的表格文件")
     try:
         size = p.stat().st_size
     except OSError as exc:
