@@ -28,6 +28,10 @@ HEADER_ALIASES: dict[str, tuple[str, ...]] = {
     "net_profit_y1": ("net_profit_y1", "净利润", "归母净利润"),
     "net_profit_y2": ("net_profit_y2", "上年净利润"),
     "report_date": ("report_date", "报告期", "报告日期"),
+    # an announcement in two columns (a title and its date): joined into the report text as a dated title,
+    # the way the providers write them, so the text-risk floor reads it (pool_rows.join_notice)
+    "notice_title": ("notice_title", "公告标题", "最新公告", "公告名称", "公告"),
+    "notice_date": ("notice_date", "公告日期", "公告时间", "披露日期"),
     "price": ("price", "最新价", "现价"),
     # 通达信 writes 涨幅% (the percent sign is dropped by _header_key)
     "change_pct": ("change_pct", "涨跌幅", "涨幅", "最新涨跌幅"),

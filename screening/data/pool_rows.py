@@ -98,6 +98,7 @@ def parse_row(index: int, raw: RawRow, used: dict[str, Column], source: str,
         return fail(message, col_name, value, code)
     if cleaned:
         notes.append("已移除控制字符: " + ", ".join(cleaned))
+    join_notice(values)
     stock = StockInput(code=code, **values, notes=notes)
     return PoolItem(index=index, raw_code=raw_code, row=raw.row, stock=stock)
 
@@ -122,7 +123,7 @@ def _read_field(field: str, col: Column, raw: RawRow, values: dict[str, Any], pr
         clean, changed = strip_controls(text, keep_layout=field == "report_text")
         if changed:
             cleaned.append(col.name)
-        values[field] = _clean_date(clean) if field == "report_date" else clean.strip() or None
+        values[field] = _clean_date(clean) if field in DATE_FIELDS else clean.strip() or None
 
 
 def _read_number(field: str, col: Column, text: str, values: dict[str, Any], problems: list[Problem],
@@ -146,6 +147,24 @@ def _read_number(field: str, col: Column, text: str, values: dict[str, Any], pro
         problems.append((reason, col.name, text))
     else:
         values[field] = value
+
+
+DATE_FIELDS = ("report_date", "notice_date")
+
+
+def join_notice(values: dict[str, Any]) -> None:
+    """A 公告标题 column (with its 公告日期) becomes a dated title line of the report text, as providers write it.
+
+    The text-risk floor reads titles from the report text; a title column the reader did not know was
+    dropped without a word (a 立案告知书 title came out 低/100). A date the file did not give stays absent:
+    the title is then read undated, never given today's date.
+    """
+    title, day = values.pop("notice_title", None), values.pop("notice_date", None)
+    if not title:
+        return
+    line = f"{day} {title}" if day else title
+    text = values.get("report_text")
+    values["report_text"] = f"{text}\n{line}" if text else line
 
 
 def _formula_problem(formula: Formula) -> str:
