@@ -169,6 +169,8 @@ async def test_screen_codes_progress_and_result(harness: Harness, bot_env: BotEn
         assert r.status == "ok"
         line = next(ln for ln in summary.splitlines() if code in ln)
         assert name in line and f"· {r.risk_level} · {r.score}" in line
+        # typed codes are annotated as a file's rows and the CLI's are: demo data says so on the row
+        assert "演示数据" in r.flags and "演示数据" in line
     assert "失败 2 只" in summary and "999999" in summary and "NOSUCHNAME" in summary
     (doc,) = _documents(fake, chat)
     assert [r["代码"] for r in _xlsx_rows(doc.files["document"][1])] == \

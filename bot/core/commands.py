@@ -21,7 +21,7 @@ from bot.core.say import reply
 from bot.core.service import ChatCore, scoped
 from bot.core.text import Line, code, line, t
 from screening.data.codes import split_codes
-from screening.data.load import load_file, pool_from_codes
+from screening.data.load import codes_pool, load_file
 from screening.models import Pool, PoolRejected
 from screening.queue.status import JobStatus
 
@@ -80,7 +80,7 @@ async def screen(core: ChatCore, front: Front, msg: Inbound, args: list[str]) ->
         await reply(front, msg, f"一次最多 {MAX_CODES_PER_COMMAND} 个代码; 更多请发送 CSV/XLSX 文件。")
         return
     universe = await asyncio.to_thread(core.current_universe)
-    pool = await asyncio.to_thread(pool_from_codes, tokens, universe, "/screen")
+    pool = await asyncio.to_thread(codes_pool, tokens, core.settings, universe, "/screen")  # stale/demo flagged
     await submit(core, front, msg, pool, replies.codes_ack_lines)
 
 

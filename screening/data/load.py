@@ -147,7 +147,17 @@ def load_pool(inputs: list[str], settings: Settings, *, universe: Universe | Non
     if missing:
         what = "是文件夹, 不是文件: 请给出其中的表格文件" if Path(missing[0]).is_dir() else "文件不存在"
         raise PoolRejected(f"{missing[0]}: {what}")
-    pool = pool_from_codes(inputs, universe)
+    return codes_pool(inputs, settings, universe, today=today)
+
+
+def codes_pool(tokens: list[str], settings: Settings, universe: Universe, source: str = "输入的代码", *,
+               today: dt.date | None = None) -> Pool:
+    """Typed codes and names -> a pool whose rows say what their figures are worth (演示数据, 数据过期).
+
+    Every path from typed codes to rows goes through here (the CLI, chat's /screen), so a stale quote or
+    demo data is flagged on the row wherever it was typed. It never reads a file: a chat token is text.
+    """
+    pool = pool_from_codes(tokens, universe, source)
     for item in pool.items:
         if item.stock is not None:
             item.stock = _annotate(item.stock, universe, settings, today)
