@@ -23,6 +23,7 @@ import asyncio
 import html
 import itertools
 import json
+import random
 import re
 import time
 from dataclasses import dataclass, field
@@ -129,7 +130,9 @@ class FakeBotAPI:
         self.commands: list[dict[str, Any]] = []
         self.chats: dict[int, dict[str, Any]] = {}
         self._ids = itertools.count(1)
-        self._update_ids = itertools.count(1)
+        # Telegram's update ids run on from where the bot's last update left off (a random start after a
+        # week without updates): never 1 for every fake, so remembered ids never collide across tests
+        self._update_ids = itertools.count(random.randrange(1, 2**31))
         self._new_update = asyncio.Event()
         self._fail: list[tuple[int, set[str] | None, int]] = []  # [remaining, methods, retry_after]
         self._runner: web.AppRunner | None = None

@@ -25,11 +25,13 @@ from telegram.ext import (
     CommandHandler,
     Defaults,
     MessageHandler,
+    TypeHandler,
     filters,
 )
 from telegram.request import HTTPXRequest
 
 from bot.core import jobs
+from bot.core.guard import ChatGuard
 from bot.core.service import ChatCore
 from bot.digest_scheduler import SCHEDULER_KEY, setup_digest
 from bot.refresh_scheduler import RefreshService
@@ -128,6 +130,8 @@ def build_application(settings: Settings, queue: JobQueue, *, token: str | None 
     else:
         deps.services["digest"].register_front(front) if "digest" in deps.services else None
 
+    app.bot_data[handlers.GUARD_KEY] = ChatGuard.connect(settings.redis.url, deps.queue.prefix, "telegram")
+    app.add_handler(TypeHandler(Update, handlers.once_cb), group=-1)  # a redelivered update stops here
     private = filters.ChatType.PRIVATE
     for name in handlers.COMMAND_NAMES:
         app.add_handler(CommandHandler(name, handlers.message_cb))

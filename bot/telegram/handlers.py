@@ -8,16 +8,18 @@ limit, and answering a callback query.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from pathlib import Path
 from typing import Any, cast
 
 from telegram import BotCommand, Update
-from telegram.ext import CallbackContext, ContextTypes, ExtBot
+from telegram.ext import ApplicationHandlerStop, CallbackContext, ContextTypes, ExtBot
 
 from bot.core import dispatch
 from bot.core.actions import handle_action
 from bot.core.commands import COMMAND_HELP
+from bot.core.guard import ChatGuard, GuardUnavailable
 from bot.core.inbound import ChatRef, Inbound, InboundFile
 from bot.core.service import DEPS_KEY, ChatCore
 from bot.core.text import line
@@ -25,6 +27,10 @@ from bot.telegram.front import TelegramFront
 
 log = logging.getLogger("bot.handlers")
 FRONT_KEY = "telegram_front"
+GUARD_KEY = "telegram_guard"
+# Telegram keeps an unconfirmed update for 24 hours and redelivers it (a webhook answered late, a poller that
+# restarted before confirming its offset): an update id is remembered for twice that
+UPDATE_TTL_S = 2 * 24 * 3600
 _MB = 1024 * 1024
 CLOUD_API_DOWNLOAD_MB = 20  # getFile limit of the cloud Bot API; a self-hosted one allows 2,000 MB
 COMMANDS = [BotCommand(name, text) for name, text in COMMAND_HELP.items()]
@@ -45,6 +51,27 @@ class ScreenerContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, An
 
 
 CONTEXT_TYPES = ContextTypes(context=ScreenerContext)
+
+
+async def once_cb(update: object, context: ScreenerContext) -> None:
+    """Runs before every other handler (group -1): an update id seen before stops here, so a redelivered
+    ``/screen`` never runs a second job. The id is claimed in Redis (bot/core/guard.py), so a restarted bot
+    or a second process remembers it. When Redis cannot answer, the update is handled: Telegram already has
+    its 200, so dropping it would lose the message, and its command then meets the same Redis anyway.
+    """
+    if not isinstance(update, Update):
+        return
+    guard = cast(ChatGuard, context.application.bot_data[GUARD_KEY])
+    try:
+        # update ids are per bot: two bots sharing one Redis prefix must not drop each other's updates
+        key = f"update:{context.bot.id}:{update.update_id}"
+        first = await asyncio.to_thread(guard.first, "delivery", key, UPDATE_TTL_S)
+    except GuardUnavailable as exc:
+        log.warning("update %s: %s; handled without the duplicate check", update.update_id, exc)
+        return
+    if not first:
+        log.info("update %s delivered again: dropped", update.update_id)
+        raise ApplicationHandlerStop
 
 
 def chat_ref(update: Update) -> ChatRef:
