@@ -22,7 +22,8 @@ MAX_LIST_LINES = 600  # rows in one list (high risk / failed) before pointing at
 
 HELP = [
     line(b("A股选股机器人")),
-    line("规则: ST、ROE<5 或连续两年亏损为 🔴 高风险; ROE 5–15、PE>50 或 PE≤0 为 🟡 中; 其余 🟢 低。"),
+    line("规则: ST、ROE<5 或连续两年亏损为 🔴 高风险; ROE 5–15、PE>50 或 PE≤0 为 🟡 中; 其余 🟢 低。"
+         "公告或报告明示的风险 (立案调查、退市风险警示等) 至少提升到其等级, 并注明公告标题和日期。"),
     line(),
     line(b("用法")),
     line("/screen 600519.SH 300750 — 代码 (600519、sh600519、600519.SS 均可) 或股票名称"),
@@ -30,6 +31,7 @@ HELP = [
     line("发送 CSV 或 XLSX 文件 (同花顺 / 东方财富 / 通达信导出, GBK 或 UTF-8, 中文表头) — 整个股票池"),
     line("/status — 你的任务; /status 任务号 — 单个任务进度"),
     line("/cancel — 取消你唯一的运行中任务; /cancel 任务号"),
+    line("/high [任务号] — 高风险列表; /failed [任务号] — 失败明细 (默认你最近的任务)"),
     line("/subscribe [HH:MM] — 订阅盘前摘要; /unsubscribe; /watch 代码… — 摘要的自选股票池; /digest — 现在就发"),
     line("/data — 数据来源、行情和财报日期、股票数"),
     line("/calendar [年份] — 交易日历: 休市日和调休待定日"),
