@@ -62,5 +62,6 @@ def test_a_first_refresh_with_a_field_blank_everywhere_is_refused_naming_its_cal
 def test_a_complete_first_refresh_passes_the_floor(
         remote: FakeMarketRemote, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     remote.faults.reset()
-    outcome = _refresh(remote, tmp_path, monkeypatch).refresh(choice="akshare")
+    refresher = _refresh(remote, tmp_path, monkeypatch)  # the proxy's environment only: the SDK runs as it is
+    outcome = refresher.refresh(choice="akshare")
     assert (outcome.previous, outcome.trade_date) == (0, SESSION.isoformat()) and outcome.stocks > 250
