@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from screening.data.refresh import SHANGHAI, quote_session
 from screening.data.universe import Universe
+from tests.fakes.fixtures import board_session_now
 from tests.fakes.market_proxy import FakeMarketRemote
 
 pytestmark = [pytest.mark.slow]
@@ -63,7 +63,7 @@ def refreshed(fake_market_remote: FakeMarketRemote, tmp_path_factory: pytest.Tem
 
 def board_now() -> dt.date:
     """The session Eastmoney's board shows at this moment (the fake's quotes stand for it)."""
-    return quote_session(dt.datetime.now(SHANGHAI))
+    return board_session_now()
 
 
 def copy_of(src: Path, tmp: Path) -> Path:
