@@ -15,43 +15,9 @@ import pytest
 from screening.cli import main
 from screening.data.calendar_notice import import_notice, load_notices
 from screening.data.trading_calendar import SessionUncertain, day_status, is_trading_day
+from tests.notice_2027 import NOTICE_2027
 
 D = dt.date
-NOTICE_2027 = """
-year = 2027
-source = "test: 2027 arrangement shaped like the 2026 notice"
-[[holidays]]
-name = "元旦"
-start = 2027-01-01
-end = 2027-01-03
-[[holidays]]
-name = "春节"
-start = 2027-02-05
-end = 2027-02-13
-workdays = [2027-02-20]
-[[holidays]]
-name = "清明节"
-start = 2027-04-03
-end = 2027-04-05
-[[holidays]]
-name = "劳动节"
-start = 2027-05-01
-end = 2027-05-05
-workdays = [2027-04-25, 2027-05-08]
-[[holidays]]
-name = "端午节"
-start = 2027-06-09
-end = 2027-06-09
-[[holidays]]
-name = "中秋节"
-start = 2027-09-15
-end = 2027-09-15
-[[holidays]]
-name = "国庆节"
-start = 2027-10-01
-end = 2027-10-07
-workdays = [2027-09-26, 2027-10-09]
-"""
 
 
 def _cli(capsys: pytest.CaptureFixture[str], tmp_path: Path, *argv: str) -> tuple[int, str, str]:
@@ -75,7 +41,7 @@ def test_import_turns_undecided_days_into_decided_ones(capsys: pytest.CaptureFix
     assert day_status(D(2027, 2, 12), store=store).open is None
     rc, out, err = _cli(capsys, tmp_path, "import", str(_write(tmp_path, NOTICE_2027)))
     assert rc == 0, err
-    assert out.startswith("stored the 2027 arrangement (test: 2027 arrangement")
+    assert out.startswith("stored the 2027 arrangement (test: made-up 2027 arrangement")
     assert "2027-06-10 调休待定 -> open (notice)" in out and "2027-02-12 调休待定 -> closed (notice)" in out
     assert (store / "notice-2027.json").exists()
     st = day_status(D(2027, 6, 10), store=store)

@@ -26,6 +26,7 @@ from screening.config import DigestSettings, PushTarget, Settings, UniverseSetti
 from screening.data.trading_calendar import trading_days
 from screening.queue.client import JobQueue
 from tests.im_servers import IMServers
+from tests.notice_2027 import NOTICE_2027
 from tests.test_digest import write_universe
 
 SH = ZoneInfo("Asia/Shanghai")
@@ -362,38 +363,6 @@ async def test_a_demo_digest_is_never_pushed_unless_the_operator_allows_it(env) 
 
 
 # -- 2027: the law's holidays, the undecided (调休待定) days and the imported notice -------------------------
-NOTICE_2027 = """
-year = 2027
-source = "test: made-up 2027 arrangement (no bridging around 端午, 国庆 to 10-07)"
-[[holidays]]
-name = "元旦"
-start = 2027-01-01
-end = 2027-01-03
-[[holidays]]
-name = "春节"
-start = 2027-02-05
-end = 2027-02-13
-[[holidays]]
-name = "清明节"
-start = 2027-04-03
-end = 2027-04-05
-[[holidays]]
-name = "劳动节"
-start = 2027-05-01
-end = 2027-05-05
-[[holidays]]
-name = "端午节"
-start = 2027-06-09
-end = 2027-06-09
-[[holidays]]
-name = "中秋节"
-start = 2027-09-15
-end = 2027-09-15
-[[holidays]]
-name = "国庆节"
-start = 2027-10-01
-end = 2027-10-07
-"""
 DAYS_2027 = [dt.date(2027, 1, 1), dt.date(2027, 6, 8), dt.date(2027, 6, 9), dt.date(2027, 6, 14)]
 
 

@@ -23,45 +23,13 @@ from screening.data.calendar_notice import import_notice
 from screening.data.universe import Universe
 from tests.fakes.market_data import FakeMarket
 from tests.fakes.market_proxy import FakeMarketRemote
+from tests.notice_2027 import NOTICE_2027
 
 pytestmark = [pytest.mark.slow]  # a real refresh of a 300-stock fake market (seconds)
 
 SH = ZoneInfo("Asia/Shanghai")
 MONDAY_0800 = dt.datetime(2027, 2, 15, 8, 0, tzinfo=SH)
 SESSION = dt.date(2027, 2, 4)  # the last session before the notice's 春节 break (02-05..02-13)
-NOTICE_2027 = """
-year = 2027
-source = "test: 2027 arrangement shaped like the 2026 notice"
-[[holidays]]
-name = "元旦"
-start = 2027-01-01
-end = 2027-01-03
-[[holidays]]
-name = "春节"
-start = 2027-02-05
-end = 2027-02-13
-workdays = [2027-02-20]
-[[holidays]]
-name = "清明节"
-start = 2027-04-03
-end = 2027-04-05
-[[holidays]]
-name = "劳动节"
-start = 2027-05-01
-end = 2027-05-05
-[[holidays]]
-name = "端午节"
-start = 2027-06-09
-end = 2027-06-09
-[[holidays]]
-name = "中秋节"
-start = 2027-09-15
-end = 2027-09-15
-[[holidays]]
-name = "国庆节"
-start = 2027-10-01
-end = 2027-10-07
-"""
 
 
 @pytest.fixture(scope="module")
