@@ -118,3 +118,24 @@ async def test_fake_api_rejects_bad_html_and_long_text() -> None:
             await bot.send_message(1, "x" * 4096, parse_mode="HTML")
     finally:
         await fake.stop()
+
+
+def test_a_long_flag_never_hides_a_later_one() -> None:
+    # a long 名称与代码不符 used to push the 数据存疑 detail past the 80-character cut: every kind stays visible
+    flags = ["名称与代码不符: 文件写 五粮液股份有限公司(某某长名称用于测试截断效果的文字内容), "
+             "代码 600519.SH 为 贵州茅台",
+             "数据存疑: PE-TTM 单元格 0.25 未标 %", "数据过期: 行情 2026-09-01"]
+    row = ResultRow(index=0, code="600519.SH", name="贵州茅台", industry="白酒", status="ok", risk_level="低",
+                    score=100, reason="ROE 高", flags=flags)
+    text = parse_html(render.row_line(row))
+    for kind in ("名称与代码不符", "数据存疑", "数据过期"):
+        assert kind in text
+
+
+def test_a_third_signal_is_counted_not_dropped() -> None:
+    signals = [{"signal": s, "tier": "高", "date": "2026-11-20", "text": f"关于{s}的公告"}
+               for s in ("立案调查", "退市风险警示", "违规担保")]
+    row = ResultRow(index=0, code="600001.SH", name="某某", industry="综合", status="ok", risk_level="高",
+                    score=40, reason="公告风险", signals=signals)
+    text = parse_html(render.row_line(row))
+    assert "立案调查" in text and "退市风险警示" in text and "另 1 条" in text

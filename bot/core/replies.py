@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from bot.core.text import Line, b, code, i, line, t
 from screening.models import Pool, ResultRow
 from screening.output.report import signal_text, summary, top_picks
-from screening.output.text import RISK_BADGE, sources_brief
+from screening.output.text import RISK_BADGE, flags_brief, sources_brief
 from screening.queue.status import JobStatus
 
 LIST_ALL_UP_TO = 30  # a summary lists every stock up to this many; beyond, top picks + XLSX
@@ -53,9 +53,10 @@ def row_line(r: ResultRow) -> Line:
     if r.reason:
         parts += [" — ", t(r.reason, 60)]
     if r.signals:  # the risk the text states, with its title and date: the one flag that must never be cut off
-        parts += [" 📢 ", t("; ".join(signal_text(s) for s in r.signals[:2]), 120)]
-    if r.flags:
-        parts += [" ", i(f"[{t('; '.join(r.flags), 80).text}]")]
+        more = f" (另 {len(r.signals) - 2} 条, 见 XLSX)" if len(r.signals) > 2 else ""
+        parts += [" 📢 ", t("; ".join(signal_text(s) for s in r.signals[:2]), 120), more]
+    if r.flags:  # every flag's kind stays on the line; its detail where there is room
+        parts += [" ", i(f"[{flags_brief(r.flags, 80)}]")]
     if r.sources:
         parts += [" ", i(f"({t(sources_brief(r.sources), 120).text})")]
     return line(*parts)  # type: ignore[arg-type]

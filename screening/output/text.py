@@ -110,6 +110,34 @@ def sources_brief(sources: dict[str, str]) -> str:
     return "; ".join(f"{where} {' '.join(names)}" for where, names in groups.items())
 
 
+def flag_head(flag: str) -> str:
+    """The kind a flag names (``数据过期: 行情 2026-09-01`` -> ``数据过期``): what a short line must keep."""
+    for sep in (": ", "：", ":"):
+        if sep in flag:
+            return flag.split(sep, 1)[0]
+    return flag
+
+
+def flags_brief(flags: Iterable[str], limit: int = 80) -> str:
+    """A row's flags in at most ``limit`` characters, every flag's kind kept.
+
+    Cutting the joined text at ``limit`` could hide a later flag entirely (a long 名称与代码不符 pushed a
+    数据存疑 out of a chat row), so each flag is first shown by its kind and then, in order, given its
+    whole text while the line has room; the full texts are in the XLSX and the JSON.
+    """
+    full = list(dict.fromkeys(flags))
+    if len("; ".join(full)) <= limit:
+        return "; ".join(full)
+    shown = list(dict.fromkeys(flag_head(f) for f in full))
+    for f in full:
+        head = flag_head(f)
+        if head in shown and f not in shown:
+            trial = [f if x == head else x for x in shown]
+            if len("; ".join(trial)) <= limit:
+                shown = trial
+    return "; ".join(shown)
+
+
 # a vendor whose limit is on the exact request body (DingTalk nests msgParam as a JSON string inside JSON,
 # so escaping makes the body grow by an amount that depends on the text) checks ``fits`` on what is sent
 def split_to_fit(text: str, fits: Callable[[str], bool]) -> list[str]:
