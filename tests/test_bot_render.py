@@ -139,3 +139,13 @@ def test_a_third_signal_is_counted_not_dropped() -> None:
                     score=40, reason="公告风险", signals=signals)
     text = parse_html(render.row_line(row))
     assert "立案调查" in text and "退市风险警示" in text and "另 1 条" in text
+
+
+def test_the_ack_does_not_call_a_valid_uncovered_code_unrecognised() -> None:
+    from screening.models import InputProblem, Pool, PoolItem, StockInput
+
+    why = "代码 688999.SH 不在本地数据中: 请先运行 universe refresh"
+    pool = Pool("输入的代码", [PoolItem(0, "600519", stock=StockInput("600519.SH", "贵州茅台", pe_ttm=20, roe=30)),
+                             PoolItem(1, "688999", error=InputProblem("输入的代码", why), code="688999.SH")])
+    text = "\n".join(parse_html(x) for x in render.codes_ack_lines(pool, "a" * 32))
+    assert "1 个无法筛选" in text and "无法识别" not in text and why in text

@@ -141,7 +141,8 @@ def understood_lines(pool: Pool, job_id: str | None, mapped_note: bool = True) -
 
 def codes_ack_lines(pool: Pool, job_id: str) -> list[Line]:
     ok, bad = pool.ok_items, pool.failed_items
-    out = [line(f"已收到 {len(pool.items)} 个代码: {len(ok)} 只可筛选" + (f", {len(bad)} 个无法识别" if bad else ""))]
+    # "cannot be screened", not "unrecognised": a valid code no data covers is also here, its line says why
+    out = [line(f"已收到 {len(pool.items)} 个代码: {len(ok)} 只可筛选" + (f", {len(bad)} 个无法筛选" if bad else ""))]
     out += [line("✗ ", code(item.raw_code, 24), ": ", t(item.error.message if item.error else "无法使用", 160))
             for item in bad[:30]]
     out.append(line("任务 ", code(job_id[:12]), " 已排队。"))
