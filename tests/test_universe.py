@@ -244,3 +244,12 @@ def test_the_demo_universe_is_seeded_once_and_labelled_demo(tmp_path: Path) -> N
     assert set(u.get("600519.SH").sources.values()) == {"demo"} and "演示数据" in u.info.label()
     again = ensure_demo_universe(path, EXAMPLES)  # exists: loaded, not re-seeded
     assert len(again) == len(u) and again.info.refreshed_at == u.info.refreshed_at
+
+
+def test_an_import_only_universe_says_where_its_dates_are(tmp_path: Path) -> None:
+    # no refresh: no one quote date stands for the rows, so the label points at each row's own source date
+    u = Universe.load(tmp_path / "u.sqlite")
+    u.update([StockInput(code="600519.SH", name="贵州茅台", pe_ttm=20.0, roe=30.0)], as_of="2026-11-03")
+    u.save()
+    label = Universe.load(u.path).info.label()
+    assert "import" in label and "行情日期见各行来源" in label

@@ -95,6 +95,8 @@ class UniverseInfo:
         parts = [f"数据来源 {self.provider} {self.provider_version}".rstrip()]
         if self.trade_date:
             parts.append(f"行情 {self.trade_date}")
+        elif self.provider == "import":  # each imported row has its own date: no one date stands for them all
+            parts.append("行情日期见各行来源 (导入文件)")
         if self.report_period:
             parts.append(f"财报 {self.report_period}")
         parts.append(f"{self.count} 只")
