@@ -240,3 +240,15 @@ def test_rules_engine_reports_no_model_verdict_and_takes_long_names():
 def test_assess_flags_loss_and_st():
     v = assess(s(roe=20, pe_ttm=-4, name="*ST某某"))
     assert v.risk == "高" and "ST" in v.flags and any("亏损" in f for f in v.flags)
+
+
+@pytest.mark.parametrize("field, label", [("roe", "ROE"), ("pe_ttm", "PE-TTM"), ("net_profit_y1", "净利润")])
+def test_a_non_finite_figure_fails_the_row_never_reads_as_low(field: str, label: str) -> None:
+    # NaN compares False both ways: ROE NaN passed "ROE < 5" and "ROE < 15" and came out 低
+    from screening.screen.rules import MissingData, assess
+
+    stock = StockInput(code="600519.SH", name="贵州茅台", roe=30.0, pe_ttm=20.0, net_profit_y1=1.0,
+                       net_profit_y2=1.0)
+    setattr(stock, field, float("nan"))
+    with pytest.raises(MissingData, match=f"{label} \\(值 nan 不是有效数字\\)"):
+        assess(stock)

@@ -8,6 +8,7 @@ formula. Every place where the two disagree becomes a visible flag on the row, n
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -74,6 +75,10 @@ def rule_risk(stock: StockInput) -> tuple[str, str]:
     Raises MissingData when the figure the decision depends on is missing: a stock is never
     guessed into a tier.
     """
+    for label, value in (("ROE", stock.roe), ("PE-TTM", stock.pe_ttm), ("净利润", stock.net_profit_y1),
+                         ("净利润", stock.net_profit_y2)):
+        if value is not None and not math.isfinite(value):  # NaN compares False both ways: it would read as 低
+            raise MissingData(f"{label} (值 {value} 不是有效数字)")
     roe, pe = stock.roe, stock.pe_ttm
     if roe is not None and roe < 5:
         return "高", f"ROE {roe:g}%<5%"
