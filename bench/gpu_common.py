@@ -30,7 +30,10 @@ TOKENIZER_FILES = (
 MAX_TOKENIZER_BYTES = 5 * 2**20
 ALL_PHASES = ("raw", "sorted", "pipeline", "interactive", "raw_ids", "serial", "unguided", "nocache", "serve")
 MARKET = 5400  # the whole A-share market, for the "whole market seconds" column
-REQUIRED_MODULES = ("pydantic", "pydantic_settings", "dotenv", "psutil", "redis", "tenacity", "transformers", "vllm")
+# every module the screen step imports that the device image lacks: a missing one is named here, before the
+# 7-minute engine start, not by a child's traceback (opencc did that on 2026-12-05, run 30's first call)
+REQUIRED_MODULES = ("pydantic", "pydantic_settings", "dotenv", "psutil", "redis", "tenacity", "transformers", "opencc",
+                    "vllm")
 
 log = logging.getLogger("gpu_bench")
 
