@@ -138,16 +138,20 @@ def by_kind(sums: dict[str, tuple[float, int]]) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    if not argv:
+    if not argv or argv[0] in ("-h", "--help"):
         print(__doc__, file=sys.stderr)
-        return 2
+        return 0 if argv else 2
     if argv[0] == "--merge" and len(argv) == 3:  # OUT RUN: keep a device run's sums beside its jsonl
         cores = probes(Path(argv[1]))
         data = {"sums": cores[0]["sums"]} if len(cores) == 1 else {"cores": cores}
         Path(argv[2] + ".probe.json").write_text(json.dumps(data, separators=(",", ":")))
         return 0
     for arg in argv:
-        print("\n".join(report(Path(arg.removesuffix(".jsonl")))))
+        run = Path(arg.removesuffix(".jsonl"))
+        if not (run / "results.jsonl" if run.is_dir() else run.with_name(run.name + ".jsonl")).exists():
+            print(f"step_probe: {arg}: neither OUT/results.jsonl nor RUN.jsonl is there", file=sys.stderr)
+            return 2
+        print("\n".join(report(run)))
     return 0
 
 
