@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from screening.models import ResultRow
-from screening.output.report import rank_key, summary
+from screening.output.report import demo_title, rank_key, summary
 
 CJK_FONT_FILES = (
     "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
@@ -144,6 +144,7 @@ def draw_chart(rows: Sequence[ResultRow], path: Path, title: str = "") -> Path:
     fig, (a1, a2) = plt.subplots(2, 1, figsize=(7.5, 10), gridspec_kw={"height_ratios": [3, 1]})
     _plane(a1, rows)
     _counts(a2, rows)
+    title = demo_title(rows, title)  # a demo pool's chart says so, whatever the universe
     head = f"筛选结果 · {s['total']} 只: 高 {s['高']} / 中 {s['中']} / 低 {s['低']} / 失败 {s['failed']}"
     fig.suptitle("\n".join([head, *textwrap.wrap(title, 44)[:2]]), fontsize=13)
     fig.tight_layout()

@@ -73,6 +73,19 @@ def to_csv(rows: Sequence[ResultRow]) -> str:
     return buf.getvalue()
 
 
+def is_demo(rows: Sequence[ResultRow]) -> bool:
+    """Whether any row is demo data: a demo pool on a real universe is as much demo as the demo universe,
+    so every view that labels demo data asks the rows, not only the universe."""
+    return any(DEMO_FLAG in r.flags for r in rows)
+
+
+def demo_title(rows: Sequence[ResultRow], title: str) -> str:
+    """``title`` led by 演示数据 when the rows are demo data and the title does not already say so."""
+    if is_demo(rows) and DEMO_FLAG not in title:
+        return f"{DEMO_FLAG} (非真实行情) · {title}" if title else f"{DEMO_FLAG} (非真实行情)"
+    return title
+
+
 def summary(rows: Sequence[ResultRow]) -> dict[str, int]:
     """Counts by risk and status, for the summary sheet, the CLI footer and the bot."""
     risk = Counter(r.risk_level for r in rows if r.status == "ok")
@@ -139,12 +152,14 @@ def render_table(rows: Sequence[ResultRow], console: Any = None, title: str = ""
     # piped or redirected, rich would cut cells at 80 columns: print at full width instead, and fold
     # (never "…") what still does not fit a terminal, so no reason or flag is ever cut short
     console = console or Console(width=None if sys.stdout.isatty() else PIPED_WIDTH)
+    title = demo_title(rows, title)
     t = Table(show_lines=False, title=Text(title) if title else None, title_justify="left")
     for col in ("代码", "名称", "行业", "风险", "评分", "排序值", "PE-TTM", "ROE%", "理由", "标记/错误"):
         t.add_column(col, overflow="fold")
     for r in ranked(rows):
         style = RISK_STYLE.get(r.risk_level or "", "dim")
-        extra = r.error if r.status == "failed" else "; ".join(r.flags)
+        # a failed row keeps its flags too (a 名称与代码不符 on a row that failed for a missing ROE)
+        extra = "; ".join([r.error or "", *r.flags] if r.status == "failed" else r.flags).strip("; ")
         value = rank_value(r)
         cells = (r.code, r.name or "", r.industry or "", r.risk_level or "失败",
                  "" if r.score is None else str(r.score), "" if value is None else f"{value:g}", _num(r.pe_ttm),
@@ -155,4 +170,5 @@ def render_table(rows: Sequence[ResultRow], console: Any = None, title: str = ""
     s = summary(rows)
     console.print(Text(
         f"共 {s['total']} 只: 高 {s['高']} / 中 {s['中']} / 低 {s['低']} / 失败 {s['failed']}; "
-        f"模型上调 {s['model_raised']}, 评分校正 {s['score_fixed']}, 数据存疑 {s['data_doubt']}"))
+        f"模型上调 {s['model_raised']}, 文本信号上调 {s['text_raised']}, 评分校正 {s['score_fixed']}, "
+        f"数据存疑 {s['data_doubt']}"))

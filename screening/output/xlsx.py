@@ -21,7 +21,7 @@ from openpyxl.styles import Font, PatternFill
 from openpyxl.worksheet.worksheet import Worksheet
 
 from screening.models import FIELD_LABELS, Pool, ResultRow
-from screening.output.report import COLUMNS, HEADERS_ZH, cell, public_row, ranked, summary
+from screening.output.report import COLUMNS, HEADERS_ZH, cell, is_demo, public_row, ranked, summary
 
 RISK_FILL = {"高": "F8CBAD", "中": "FFE699", "低": "C6EFCE"}
 FAILED_FILL = "D9D9D9"  # a failed row is grey across: it has no verdict, and must not pass for one
@@ -32,7 +32,8 @@ INPUT_COLUMNS = {"row": "源文件行", "raw_code": "原始代码", "code": "代
                  "pe_ttm": "PE-TTM", "pe_dynamic": "市盈率-动态", "roe": "ROE(%)", "eps": "每股收益", "st": "ST",
                  "report_text": "报告原文", "sources": "数据来源", "error": "错误"}
 SUMMARY_LABELS = {"total": "总数", "ok": "成功", "failed": "失败", "高": "高风险", "中": "中风险", "低": "低风险",
-                  "flagged": "有标记", "model_raised": "模型上调", "score_fixed": "评分校正", "data_doubt": "数据存疑",
+                  "flagged": "有标记", "model_raised": "模型上调",
+                  "text_raised": "文本信号上调", "score_fixed": "评分校正", "data_doubt": "数据存疑",
                   "source": "来源", "data": "数据", "engine": "引擎", "seconds": "用时(秒)", "generated_at": "生成时间",
                   "job": "任务", "state": "状态", "digest_date": "摘要日期", "data_as_of": "数据截至",
                   "previous_digest": "上一期摘要"}
@@ -91,12 +92,14 @@ def _inputs(ws: Worksheet, pool: Pool) -> None:
                                   "error": str(item.error) if item.error else None}
         if s is not None:
             values.update({k: getattr(s, k) for k in keys if hasattr(s, k) and k not in values})
+            values["sources"] = sources_text(s.sources) if s.sources else None  # as the results sheet reads
         ws.append([cell(values.get(k)) for k in keys])
 
 
 def write_workbook(rows: Sequence[ResultRow], path: Path, pool: Pool | None = None,
                    meta: dict[str, Any] | None = None, *, demo: bool = False) -> Path:
     """Results (结果, the sheet it opens on), 演示数据 in demo mode, input (输入, when a pool is given), summary."""
+    demo = demo or is_demo(rows)  # a demo pool on a real universe is demo data too (its rows say 演示数据)
     wb = Workbook()
     ws = wb.active
     assert ws is not None
