@@ -27,6 +27,7 @@ from screening.errors import check_model_folder
 from screening.models import Pool, PoolRejected, ResultRow
 from screening.output import report
 from screening.output.chart import draw_chart
+from screening.output.out_dir import out_dir_problem
 from screening.output.xlsx import write_workbook
 from screening.queue.status import JobStatus
 
@@ -108,6 +109,10 @@ def run_screen(args: argparse.Namespace) -> int:
         return 2
     if not pool.items:
         print("错误: 没有可筛选的股票", file=sys.stderr)
+        return 2
+    problem = out_dir_problem(Path(args.out)) if args.out else None
+    if problem:  # before the screen, not after it: a long job must not end in an unwritable folder
+        print(f"错误: {problem}", file=sys.stderr)
         return 2
     if universe.info.demo or is_demo_pool(pool):
         print(f"注意: {DEMO_BANNER}", file=sys.stderr)

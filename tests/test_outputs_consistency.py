@@ -92,3 +92,12 @@ def test_a_demo_pool_on_a_real_universe_is_labelled_in_every_format(tmp_path: Pa
     assert "演示数据" in wb.sheetnames  # was only for the demo universe: this workbook looked like market data
     title = done.stdout.splitlines()[0]
     assert "演示数据" in title
+
+
+def test_an_out_path_that_is_a_file_is_one_line_before_the_screen(tmp_path: Path) -> None:
+    (tmp_path / "pool.csv").write_text(POOL, encoding="utf-8")
+    done = cli(tmp_path, "screen", str(tmp_path / "pool.csv"), "--engine", "rules", "--out",
+               str(tmp_path / "pool.csv"))
+    assert done.returncode == 2 and done.stdout == ""  # was exit 1 with a bare FileExistsError, after the screen
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("错误: --out ") and "不是目录" in last and "Traceback" not in done.stderr
