@@ -101,3 +101,17 @@ def test_an_out_path_that_is_a_file_is_one_line_before_the_screen(tmp_path: Path
     assert done.returncode == 2 and done.stdout == ""  # was exit 1 with a bare FileExistsError, after the screen
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("错误: --out ") and "不是目录" in last and "Traceback" not in done.stderr
+
+
+def test_the_table_shows_a_figure_as_the_reason_quotes_it() -> None:
+    from rich.console import Console
+
+    from screening.models import ResultRow
+    from screening.output.report import render_table
+
+    row = ResultRow(index=0, code="601398.SH", name="工商银行", industry="银行", status="ok", risk_level="高", score=25,
+                    reason="ROE 0.12%<5%", pe_ttm=5.0, roe=0.12, flags=["百分比存疑: roe 0.12 没有 %, 同列其他值带 %"])
+    console = Console(width=400, record=True)
+    render_table([row], console=console)
+    line = next(x for x in console.export_text().splitlines() if "601398.SH" in x)
+    assert "│ 0.12 " in line and "│ 5.0 " in line  # the ROE column read 0.1 beside a reason and flag saying 0.12

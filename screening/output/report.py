@@ -140,7 +140,10 @@ PIPED_WIDTH = 400  # columns of the table when stdout is a file or a pipe
 
 
 def _num(value: float | None) -> str:
-    return "" if value is None else f"{value:.1f}"
+    """A figure as given (``0.12`` stays 0.12, the figure the reason and the flags quote), else one decimal."""
+    if value is None:
+        return ""
+    return f"{value:.1f}" if round(value, 1) == value else f"{value:g}"
 
 
 def render_table(rows: Sequence[ResultRow], console: Any = None, title: str = "") -> None:
