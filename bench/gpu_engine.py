@@ -12,18 +12,18 @@ from pathlib import Path
 from gpu_common import MARKET, append_jsonl, build_model_dir, log, spread
 
 
-def make_engine(es, model_dir: Path, continuous: bool = True):
+def make_engine(es, model_dir: Path, continuous: bool = True, extra_args: dict | None = None):
     """The worker's engine with vLLM's stat logging on, so the metrics have the prefix-cache counters.
 
     ``continuous`` (the default, what ``python -m screening worker`` runs): AsyncVllmEngine, one
     long-lived ``AsyncLLM`` with priority scheduling. Otherwise VllmEngine, the batch-shaped
     ``LLM``, which defaults to ``disable_log_stats=True``: that default is changed for this one
-    construction only.
+    construction only. ``extra_args`` (the kernels phase's profiler) reach the continuous engine only.
     """
     if continuous:
         from screening.engines.async_vllm import AsyncVllmEngine
 
-        return AsyncVllmEngine(es, str(model_dir), log_stats=True)
+        return AsyncVllmEngine(es, str(model_dir), log_stats=True, extra_args=extra_args)
     import vllm
 
     from screening.engines.vllm_engine import VllmEngine

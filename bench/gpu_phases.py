@@ -10,6 +10,7 @@ import threading
 import time
 import uuid
 from dataclasses import replace
+from pathlib import Path
 
 from gpu_common import MARKET, Clock, load_configs, load_variants, log, spread, versions
 from gpu_engine import (
@@ -25,6 +26,7 @@ from gpu_engine import (
     reset_cache,
     salted_generate,
 )
+from gpu_kernels import profiler_args, run_kernels
 
 
 def run_child(a: argparse.Namespace) -> int:
@@ -43,9 +45,14 @@ def run_child(a: argparse.Namespace) -> int:
     market = market_items(max([a.n, *sizes]))  # the first --n stocks are the same for every size
     items = market[: a.n]
 
+    extra_args = None
+    profile_dir = Path(a.out) / "profile" / a.config
+    if "kernels" in phases:  # vLLM's profiler, armed for the kernels phase only (bench/gpu_kernels.py)
+        profile_dir.mkdir(parents=True, exist_ok=True)
+        extra_args = profiler_args(profile_dir, a.profile_steps)
     t0 = time.perf_counter()
     try:
-        engine = make_engine(es, model_dir, continuous=cfg.get("continuous", True))
+        engine = make_engine(es, model_dir, continuous=cfg.get("continuous", True), extra_args=extra_args)
     except Exception as exc:
         record("load", error=f"{type(exc).__name__}: {exc}"[:2000], seconds=round(time.perf_counter() - t0, 1),
                engine_settings=es.model_dump())
@@ -163,6 +170,10 @@ def run_child(a: argparse.Namespace) -> int:
                 run_interactive_phase(a, base, es, batcher, variant_worker(worker, phase), engine,
                                       market[: phase_size(phase) or a.n], prepare_s, clock, record, label=phase,
                                       fast_engine=fast_engine)
+            elif phase == "kernels":
+                order = list(prepared)
+                random.Random(3).shuffle(order)
+                run_kernels(engine, [p.request for p in order[1:513]], order[0].request, profile_dir, record)
             elif phase == "serial":
                 run_serial(a, es, engine, prepared, model_dir, clock, record)
             else:

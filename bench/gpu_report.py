@@ -7,6 +7,8 @@ import json
 import statistics
 from pathlib import Path
 
+from gpu_kernels import kernel_lines
+
 
 # --------------------------------------------------------------------------------------------
 # markdown
@@ -146,7 +148,7 @@ def render_section(recs: list[dict]) -> str:
     if notes:
         lines.append("")
         lines += [f"- {n}" for n in notes]
-    lines += repeat_lines(recs) + breakdown_lines(recs)
+    lines += repeat_lines(recs) + breakdown_lines(recs) + kernel_lines(recs)
     fails = [r for r in recs if r["phase"] == "child"]
     for r in fails:
         step = f" ({r['step']})" if r.get("step") else ""

@@ -43,14 +43,19 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-def async_engine_args(settings: EngineSettings, model_path: str, log_stats: bool = False) -> Any:
-    """``AsyncEngineArgs`` from the same settings ``LLM`` gets, plus the priority scheduler."""
+def async_engine_args(settings: EngineSettings, model_path: str, log_stats: bool = False,
+                      extra_args: dict[str, Any] | None = None) -> Any:
+    """``AsyncEngineArgs`` from the same settings ``LLM`` gets, plus the priority scheduler.
+
+    ``extra_args`` are engine arguments the settings do not carry (the GPU bench's ``profiler_config``).
+    """
     from vllm.config import StructuredOutputsConfig
     from vllm.engine.arg_utils import AsyncEngineArgs
 
     kwargs = llm_kwargs(settings, model_path)
     kwargs["structured_outputs_config"] = StructuredOutputsConfig(**kwargs["structured_outputs_config"])
-    return AsyncEngineArgs(**kwargs, scheduling_policy="priority", disable_log_stats=not log_stats)
+    return AsyncEngineArgs(**{**kwargs, **(extra_args or {})}, scheduling_policy="priority",
+                           disable_log_stats=not log_stats)
 
 
 def vllm_stamps(out: Any) -> dict[str, float]:
@@ -74,7 +79,8 @@ def vllm_stamps(out: Any) -> dict[str, float]:
 class AsyncVllmEngine(ChatTokenizerMixin, Engine):
     name = "vllm"
 
-    def __init__(self, settings: EngineSettings, model_path: str, log_stats: bool = False) -> None:
+    def __init__(self, settings: EngineSettings, model_path: str, log_stats: bool = False,
+                 extra_args: dict[str, Any] | None = None) -> None:
         super().__init__()
         self.settings = settings
         self.model_path = model_path
@@ -89,15 +95,16 @@ class AsyncVllmEngine(ChatTokenizerMixin, Engine):
         self._thread.start()
         use_moe_configs(settings)  # before the engine core process starts: it inherits the environment
         started = time.perf_counter()
-        self.llm = self._call(self._start(settings, model_path, log_stats))
+        self.llm = self._call(self._start(settings, model_path, log_stats, extra_args))
         self.load_seconds = time.perf_counter() - started
         log.info("vLLM AsyncLLM loaded %s in %.1f s (priority scheduling)", model_path, self.load_seconds)
         self.tokenizer = self.llm.get_tokenizer()
 
-    async def _start(self, settings: EngineSettings, model_path: str, log_stats: bool) -> Any:
+    async def _start(self, settings: EngineSettings, model_path: str, log_stats: bool,
+                     extra_args: dict[str, Any] | None) -> Any:
         from vllm.v1.engine.async_llm import AsyncLLM
 
-        return AsyncLLM.from_engine_args(async_engine_args(settings, model_path, log_stats))
+        return AsyncLLM.from_engine_args(async_engine_args(settings, model_path, log_stats, extra_args))
 
     def _call(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
