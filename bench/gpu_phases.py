@@ -293,7 +293,7 @@ def run_pipeline(a, base, es, batcher, worker_settings, engine, items, prepare_s
         rows = bq.queue.results(job_id)
     ok_rows = [r for r in rows if r.status == "ok"]
     valid = [r for r in ok_rows if FLAG_UNPARSABLE not in r.flags]
-    rate = len(rows) / secs if secs else 0.0
+    rate = len(ok_rows) / secs if secs else 0.0  # failed rows are no throughput (gpu_report.spoilt)
     record(label, stocks=len(items), rows=len(rows), worker_settings=worker_settings.model_dump(),
            finished=st.finished, state=st.state,
            seconds=round(secs, 2), req_s=round(rate, 2), whole_market_s=round(MARKET / rate, 1) if rate else None,

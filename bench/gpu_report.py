@@ -31,11 +31,26 @@ def _hit(rec: dict) -> str:
 SERVE_HEADER = ("gpu", "nvidia_smi", "versions", "engine_settings")  # serve_load fields a section header shows
 
 
+def spoilt(r: dict) -> str | None:
+    """Why a pipeline or interactive phase's throughput is no figure: failed rows or a worker that died.
+
+    Run 34 (H100, 2026-12-05) reported 163.41 stocks/s for a phase in which the engine died and 1,770 of its
+    2,400 rows were written as failed within two seconds.
+    """
+    failed = r.get("failed_rows") or r.get("bulk_failed") or r.get("fast_failed") or 0
+    err = r.get("worker_error")
+    if not failed and not err:
+        return None
+    return ", ".join(x for x in (f"{failed} failed row(s)" if failed else "",
+                                 f"worker error {' '.join(str(err).split())[:200]}" if err else "") if x)
+
+
 def render_section(recs: list[dict]) -> str:
     """One markdown section for one configuration of one run, from its jsonl records."""
-    by = {}
+    by: dict[str, dict] = {}
     for r in recs:
-        by.setdefault(r["phase"], r)
+        if not spoilt(r):  # a phase whose rows failed gives no figure to the notes either
+            by.setdefault(r["phase"], r)
     first = recs[0]
     # the in-process engine's header; a serve-only run has the server's instead (no batcher there)
     load = by.get("load") or {k: v for k, v in by.get("serve_load", {}).items() if k in SERVE_HEADER}
@@ -89,8 +104,9 @@ def render_section(recs: list[dict]) -> str:
         seen[phase] = seen.get(phase, 0) + 1
         if seen[phase] > 1:
             phase = f"{phase} #{seen[phase]}"
-        if r.get("skipped") or r.get("error"):
-            why = f"skipped: {r['skipped']}" if r.get("skipped") else f"error: {r['error'][:200]}"
+        if r.get("skipped") or r.get("error") or spoilt(r):
+            why = (f"skipped: {r['skipped']}" if r.get("skipped") else f"error: {r['error'][:200]}" if r.get("error")
+                   else f"**no figure**: {spoilt(r)}")
             lines.append(f"| {phase} | {why} | | | | | | | |")
             continue
         n = r.get("rows", r.get("bulk_rows", r.get("stocks")))
@@ -166,7 +182,7 @@ def _base(phase: str) -> str:
 
 
 def _ok(r: dict) -> bool:
-    return not r.get("skipped") and not r.get("error")
+    return not r.get("skipped") and not r.get("error") and not spoilt(r)
 
 
 def _median_range(values: list[float], digits: int = 2) -> str:

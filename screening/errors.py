@@ -33,6 +33,9 @@ KNOWN: dict[tuple[str, str], Known] = {
                                       "SCREENER_REDIS__URL"),
     ("screening", "PoolRejected"): Known(2, "输入无法使用: {detail}"),
     ("screening", "ModelMissing"): Known(2, "{detail}"),
+    ("screening", "EngineDead"): Known(3, "模型引擎中途退出 ({detail}), 本次没有输出结果: 看 -v 日志中 vLLM 的报错 "
+                                          "(常见为显存不足: 调低 engine.gpu_memory_utilization 或 "
+                                          "engine.max_num_batched_tokens), 然后重跑"),
     ("builtins", "FileNotFoundError"): Known(2, "找不到文件: {detail}"),
     ("builtins", "PermissionError"): Known(2, "没有权限: {detail}"),
     ("builtins", "KeyboardInterrupt"): Known(130, "已中断"),

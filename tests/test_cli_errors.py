@@ -93,5 +93,9 @@ def test_explain_finds_the_most_specific_known_class() -> None:
            "(见 README), 或改 redis.url / SCREENER_REDIS__URL")
     assert explain(PoolRejected("pool.csv: no such file")) == (2, "错误: 输入无法使用: pool.csv: no such file")
     assert explain(FileNotFoundError(2, "No such file", "/x/config.toml"))[1] == "错误: 找不到文件: /x/config.toml"
+    from screening.engines.types import EngineDead
+
+    code, line = explain(EngineDead("vLLM's engine core died (EngineCore encountered an issue)"))
+    assert code == 3 and "模型引擎中途退出" in line and "gpu_memory_utilization" in line and "\n" not in line
     code, line = explain(ValueError("engine.lora_adapter = 'bundled' is trained for the bundled SmolLM2-135M"))
     assert code == 1 and line.startswith("错误: ValueError: engine.lora_adapter") and "\n" not in line

@@ -18,6 +18,7 @@ and last token, engine-core ``time.monotonic()``), converted to wall-clock secon
 from __future__ import annotations
 
 import asyncio
+import gc
 import itertools
 import logging
 import threading
@@ -28,7 +29,7 @@ from typing import Any, TypeVar
 
 from screening.config import EngineSettings
 from screening.engines.base import CHAT_TEMPLATE_KWARGS, ChatTokenizerMixin, Engine
-from screening.engines.types import EngineOutput, EngineRequest
+from screening.engines.types import EngineDead, EngineOutput, EngineRequest
 from screening.engines.vllm_engine import (
     block_size_of,
     engine_model_id,
@@ -122,11 +123,15 @@ class AsyncVllmEngine(ChatTokenizerMixin, Engine):
         prompt: Any = ({"prompt_token_ids": req.prompt_ids.tolist()} if req.prompt_ids is not None
                        else self.tokenizer.apply_chat_template(req.messages, tokenize=False,
                                                                add_generation_prompt=True, **CHAT_TEMPLATE_KWARGS))
+        from vllm.v1.engine.exceptions import EngineDeadError
+
         final = None
         try:
             async for out in self.llm.generate(prompt, params or self.params, request_id=rid, priority=priority,
                                                lora_request=self.lora_request):
                 final = out
+        except EngineDeadError as exc:
+            raise EngineDead(f"vLLM's engine core died ({exc})") from exc
         finally:
             with self._lock:
                 ids = self._live.get(req.key)
@@ -171,9 +176,15 @@ class AsyncVllmEngine(ChatTokenizerMixin, Engine):
         self._call(self.llm.reset_prefix_cache())
 
     def close(self) -> None:
+        if "llm" not in self.__dict__:
+            return  # closed already
         try:
             self.llm.shutdown()
         finally:
             self.loop.call_soon_threadsafe(self.loop.stop)
             self._thread.join(timeout=10)
             super().close()
+            # AsyncLLM shuts down again in __del__; left to the interpreter's exit (failed requests keep it
+            # alive in reference cycles), that runs after vLLM's module globals are gone and prints a traceback
+            del self.llm
+            gc.collect()

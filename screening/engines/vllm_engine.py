@@ -19,6 +19,7 @@ from typing import Any
 from screening.config import EngineSettings
 from screening.engines.answer import ANSWER_SCHEMA
 from screening.engines.base import CHAT_TEMPLATE_KWARGS, ChatTokenizerMixin, Engine, EngineOutput, EngineRequest
+from screening.engines.types import EngineDead
 
 log = logging.getLogger(__name__)
 
@@ -230,6 +231,14 @@ class VllmEngine(ChatTokenizerMixin, Engine):
         self.params = sampling_params(settings.max_output_tokens, seed=settings.seed)
 
     def generate(self, requests: list[EngineRequest], params=None) -> list[EngineOutput]:
+        from vllm.v1.engine.exceptions import EngineDeadError
+
+        try:
+            return self._generate(requests, params)
+        except EngineDeadError as exc:
+            raise EngineDead(f"vLLM's engine core died ({exc})") from exc
+
+    def _generate(self, requests: list[EngineRequest], params=None) -> list[EngineOutput]:
         if not requests:
             return []
         if all(r.prompt_ids is not None for r in requests):

@@ -16,12 +16,14 @@ from typing import Any
 from screening import metrics as _metrics  # ops: Prometheus counters and /healthz (screening/metrics.py)
 from screening.config import Settings, load_settings
 from screening.engines.base import Engine
+from screening.engines.types import EngineDead
 from screening.queue.client import LANES, JobQueue
 from screening.queue.worker import Worker
 from screening.runtime import logsafe
 from screening.runtime.reaper import start_reaper
 
 log = logging.getLogger("screening.worker")
+EXIT_ENGINE_DEAD = 3  # the engine died (engines/types.py EngineDead): restart the worker, the jobs wait for it
 
 
 def run_worker(settings: Settings, engine: Engine, name: str | None = None,
@@ -85,6 +87,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGINT, _on_signal)
     try:
         run_worker(settings, engine, args.name, stop, args.exit_when_idle)
+    except EngineDead:
+        return EXIT_ENGINE_DEAD  # the worker logged it in one line; its jobs are back in the queue
     finally:
         engine.close()
         if server is not None:

@@ -32,6 +32,11 @@ queue/intake.py; the command line is queue/run.py):
   after it was ALONE in flight ``max_deliveries`` times when the worker died: a kill that lands
   while innocent stocks share the engine with it never fails them. An engine error on one
   request is retried alone up to ``max_deliveries`` attempts, so only the stock that raises fails.
+* A dead engine (``EngineDead``: vLLM's engine core died, e.g. a CUDA out-of-memory) is not a stock's
+  error: retrying against it fails instantly, and the old loop turned a whole market job into failed
+  rows within seconds. The worker writes the rows already answered, hands its jobs back and exits
+  (``python -m screening worker`` with code 3, for the supervisor to restart it); the stocks in flight
+  count one death each, exactly as after a SIGKILL, and the next worker finishes the jobs.
 """
 
 from __future__ import annotations
@@ -50,7 +55,7 @@ from redis.exceptions import ResponseError
 from screening import metrics as _metrics  # ops: Prometheus counters and /healthz (screening/metrics.py)
 from screening.config import Settings
 from screening.engines.base import Engine
-from screening.engines.types import EngineOutput
+from screening.engines.types import EngineDead, EngineOutput
 from screening.models import FailCode, PoolItem, ResultRow, failed_row
 from screening.queue.client import GROUP, TRANSIENT_ERRORS
 from screening.queue.fast_trace import JobClock
@@ -135,6 +140,11 @@ class Worker(JobIntake):
                     log.warning("consumer group vanished (%s); recreating", exc)
                     self._recover()
             self._drain()
+        except EngineDead as exc:
+            self._flush()  # the rows answered before the death are good: keep them
+            log.error("worker %s: the engine died (%s); %d stock(s) in flight go back to the queue with %d job(s) "
+                      "for the next worker; exiting", self.name, exc, len(self.flights), len(self.jobs))
+            raise
         except TRANSIENT_ERRORS:
             if not self.stop.is_set():
                 raise
@@ -332,6 +342,8 @@ class Worker(JobIntake):
         if flight.future.cancelled():
             return
         exc = flight.future.exception()
+        if isinstance(exc, EngineDead):
+            raise exc  # no stock's fault: out of the loop (run() hands the jobs back)
         if exc is not None:
             self._engine_error(flight, f"{type(exc).__name__}: {exc}")
             return
