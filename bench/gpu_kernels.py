@@ -34,6 +34,10 @@ KERNEL_FAMILIES: tuple[tuple[str, tuple[str, ...]], ...] = (
              "gated_delta", "recompute_w_u", "solve_tril", "merge_16x16", "l2norm", "causal_conv1d",
              "fused_gdn", "kkt", "chunk_")),
     ("attention", ("flash", "fmha", "attention", "attn", "reshape_and_cache", "paged")),
+    # fp8 per-tensor dynamic activation scales (vLLM's online fp8 of bf16 weights): a max(|x|) over the whole
+    # activation before each fp8 GEMM; inductor names its fused form after the GEMM it feeds (run 34:
+    # triton_red_fused__to_copy__unsafe_view_abs_add_clamp_clone_c...), so this row comes before "gemm"
+    ("fp8_scale", ("segmented_max_reduction", "abs_add_clamp")),
     ("gemm", ("gemm", "cutlass", "nvjet", "xmma", "cublas", "sm90_", "wgmma", "matmul")),
     ("quant", ("quant", "fp8", "scaled_mm")),
     ("inductor_fused", ("triton_poi", "triton_red", "triton_per")),  # torch.compile's fusions (norms, adds)
@@ -119,13 +123,16 @@ def summarize_trace(events: list[dict], top: int = 15) -> dict:
                                                  strict=True):
         kind = "prefill" if info["ctx_tokens"] else "decode"
         k = kinds.setdefault(kind, {"steps": 0, "ctx_tokens": 0, "gen_tokens": 0, "gpu_span_us": 0.0,
-                                    "busy_us": 0.0, "cpu_wall_us": 0.0, "kernels": 0, "families": {}})
+                                    "busy_us": 0.0, "cpu_wall_us": 0.0, "cpu_matched": 0, "kernels": 0,
+                                    "families": {}})
         k["steps"] += 1
         k["ctx_tokens"] += info["ctx_tokens"]
         k["gen_tokens"] += info["gen_tokens"]
         k["gpu_span_us"] += g_end - g_start
         k["busy_us"] += step["busy_us"]
-        k["cpu_wall_us"] += cpu
+        if cpu is not None:
+            k["cpu_wall_us"] += cpu
+            k["cpu_matched"] += 1
         k["kernels"] += step["kernels"]
         for fam, us in step["families"].items():
             k["families"][fam] = k["families"].get(fam, 0.0) + us
@@ -137,11 +144,23 @@ def summarize_trace(events: list[dict], top: int = 15) -> dict:
                             for n, v in sorted(totals.items(), key=lambda kv: -kv[1][0])[:top]]}
 
 
-def _match_cpu(gpu_steps: list, cpu_steps: list) -> list[float]:
-    """The CPU annotation's duration for each GPU step, matched in order (one of each per step), else 0."""
-    if len(cpu_steps) == len(gpu_steps):
-        return [end - start for start, end, _ in cpu_steps]
-    return [0.0] * len(gpu_steps)
+def _match_cpu(gpu_steps: list, cpu_steps: list) -> list[float | None]:
+    """The CPU annotation's duration for each GPU step, or None where no CPU span matches.
+
+    Matched in order by what the step holds (its context and generation counts): the profiler's window cuts
+    the two timelines at different places (run 34: 12 CPU spans, 11 GPU spans), so pairing by position or by
+    equal counts (the first version) gave no runner wall at all.
+    """
+    out: list[float | None] = []
+    j = 0
+    for _, _, info in gpu_steps:
+        k = next((i for i in range(j, len(cpu_steps)) if cpu_steps[i][2] == info), None)
+        if k is None:
+            out.append(None)
+            continue
+        out.append(cpu_steps[k][1] - cpu_steps[k][0])
+        j = k + 1
+    return out
 
 
 def _per_step(k: dict) -> dict:
@@ -149,7 +168,8 @@ def _per_step(k: dict) -> dict:
     n = max(1, k["steps"])
     out = {"steps": k["steps"], "ctx_tokens_per_step": round(k["ctx_tokens"] / n, 1),
            "gen_tokens_per_step": round(k["gen_tokens"] / n, 1),
-           "cpu_wall_ms": round(k["cpu_wall_us"] / n / 1000, 2), "gpu_span_ms": round(k["gpu_span_us"] / n / 1000, 2),
+           "cpu_wall_ms": round(k["cpu_wall_us"] / k["cpu_matched"] / 1000, 2) if k["cpu_matched"] else None,
+           "gpu_span_ms": round(k["gpu_span_us"] / n / 1000, 2),
            "gpu_busy_ms": round(k["busy_us"] / n / 1000, 2), "kernels_per_step": round(k["kernels"] / n, 1),
            "gpu_busy_share_of_span": round(k["busy_us"] / k["gpu_span_us"], 3) if k["gpu_span_us"] else None,
            "families_ms": {f: round(us / n / 1000, 2)
@@ -217,7 +237,8 @@ def kernel_lines(recs: list[dict]) -> list[str]:
                 "| busy µs / prompt token | by family, ms per step |", "|---|---:|---:|---:|---:|---:|---:|---|"]
         for kind, s in kinds.items():
             fams = ", ".join(f"{f} {ms}" for f, ms in (s.get("families_ms") or {}).items())
-            out.append(f"| {kind} | {s['steps']} | {s['ctx_tokens_per_step']} | {s['cpu_wall_ms']} "
+            wall = "-" if not s.get("cpu_wall_ms") else s["cpu_wall_ms"]  # run 34 recorded 0.0 for "unmatched"
+            out.append(f"| {kind} | {s['steps']} | {s['ctx_tokens_per_step']} | {wall} "
                        f"| {s['gpu_span_ms']} | {s['gpu_busy_ms']} ({s.get('gpu_busy_share_of_span')}) "
                        f"| {s.get('busy_us_per_prompt_token', '-')} | {fams} |")
         tops = k.get("top_kernels") or []

@@ -52,6 +52,10 @@ def test_family_table_first_match_wins_and_unknowns_are_other() -> None:
     assert m.family("sm90_xmma_gemm_e4m3") == "gemm"
     assert m.family("triton_poi_fused_copy_0") == "inductor_fused"
     assert m.family("some_new_kernel") == "other"
+    # run 34's two kernels of the fp8 activation scale: not the GEMM they feed
+    assert m.family("triton_red_fused__to_copy__unsafe_view_abs_add_clamp_clone_cutlass_scaled_mm_0") == "fp8_scale"
+    assert m.family("void vllm::segmented_max_reduction_strided<c10::BFloat16, c10::Float8_e4m3fn>") == "fp8_scale"
+    assert m.family("void cutlass::device_kernel<vllm::cutlass_3x_gemm_sm90_fp8<cutlass::float_e4m3_t>>") == "gemm"
 
 
 def test_summary_splits_prefill_and_decode_steps() -> None:
@@ -102,3 +106,16 @@ def test_report_lines_show_each_step_kind_and_the_biggest_kernels() -> None:
     assert "| decode | 1 | 0.0 |" in text
     assert "`fused_moe_kernel` (moe) 0.22 (0.2)" in text
     assert "- kernels: not continuous" in text
+
+
+def test_runner_wall_matches_steps_by_content_when_the_timelines_are_cut_differently() -> None:
+    """Run 34: the profiler's window held one CPU span more than GPU spans, and the runner wall read 0.0."""
+    m = _mod()
+    extra = [_x("user_annotation", "execute_context_3(900)_generation_0(0)", -200, 90)]  # its GPU part fell outside
+    s = m.summarize_trace(extra + TRACE + [_x("user_annotation", "execute_context_0(0)_generation_6(6)", 800, 25)])
+    assert s["steps"] == 2
+    assert s["by_kind"]["prefill"]["cpu_wall_ms"] == 0.4 and s["by_kind"]["decode"]["cpu_wall_ms"] == 0.03
+    unmatched = m.summarize_trace([e for e in TRACE if e["cat"] != "user_annotation"])
+    assert unmatched["by_kind"]["prefill"]["cpu_wall_ms"] is None  # unknown, never 0
+    assert "| prefill | 1 | 1000.0 | - |" in "\n".join(m.kernel_lines([{"phase": "kernels", "stocks": 4,
+                                                                     "kernels": unmatched}]))
