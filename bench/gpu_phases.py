@@ -233,6 +233,10 @@ class BenchQueue:
         except BaseException as exc:  # reported by the phase
             self.failure.append(exc)
 
+    def alive(self) -> bool:
+        """No worker thread has died (a dead engine ends the phase now, not at the budget)."""
+        return not self.failure
+
     @property
     def traced(self):
         """The worker whose fast_traces tell the /screen legs: the fast engine's, when there is one."""
@@ -281,6 +285,7 @@ def pipeline_fits(a, items, prepare_s, clock, record, label: str) -> bool:
 def run_pipeline(a, base, es, batcher, worker_settings, engine, items, prepare_s, clock, record,
                  label: str = "pipeline", fast_engine=None) -> None:
     """Enqueue the market as one bulk job, a worker thread on the same engine, wait for every row."""
+    from screening.ops.bench.interactive import wait_alive
     from screening.screen.rules import FLAG_UNPARSABLE
 
     if not pipeline_fits(a, items, prepare_s, clock, record, label):
@@ -288,7 +293,7 @@ def run_pipeline(a, base, es, batcher, worker_settings, engine, items, prepare_s
     with BenchQueue(a, base, es, batcher, worker_settings, engine, fast_engine) as bq:
         t = time.perf_counter()
         job_id = bq.queue.submit(items, lane="bulk", source="gpu-bench")
-        st = bq.queue.wait(job_id, timeout=max(10.0, clock.left() - 5), poll_s=0.5)
+        st = wait_alive(bq.queue, job_id, max(10.0, clock.left() - 5), bq.alive, poll_s=0.5)
         secs = time.perf_counter() - t
         rows = bq.queue.results(job_id)
     ok_rows = [r for r in rows if r.status == "ok"]
@@ -314,7 +319,7 @@ def run_interactive_phase(a, base, es, batcher, worker_settings, engine, items, 
     every = phase_every(label) or a.fast_every
     with BenchQueue(a, base, es, batcher, worker_settings, engine, fast_engine) as bq:
         res = run_interactive(bq.queue, items, every_s=every, min_jobs=a.fast_jobs,
-                              timeout_s=max(10.0, clock.left() - 10))
+                              timeout_s=max(10.0, clock.left() - 10), alive=bq.alive)
     summary = res.summary()
     traces = list(bq.traced.fast_traces) if bq.traced is not None else []  # in the order the jobs finished
     traces.sort(key=lambda t: t["submit_wall"])  # submission order, as the jobs came: not sorted by latency

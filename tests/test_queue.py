@@ -166,3 +166,17 @@ def test_thousand_small_jobs_from_twenty_clients(queue_settings: Settings, spawn
     stocks = sum(len(c) for _, c in done)
     print(f"\n1,000 jobs / {stocks} stocks from 20 clients: {elapsed:.1f} s "
           f"({1000 / elapsed:.0f} jobs/s, {stocks / elapsed:.0f} stocks/s)")
+
+
+def test_the_bench_stops_waiting_once_its_worker_is_gone(queue_settings: Settings) -> None:
+    """Run 34: after the engine died, a bench phase would have waited out its GPU budget for rows nobody writes."""
+    from screening.ops.bench.interactive import wait_alive
+
+    q = _queue(queue_settings)
+    jid = q.submit(make_items(2), lane="bulk", source="no-worker")
+    t = time.monotonic()
+    st = wait_alive(q, jid, timeout=60.0, alive=lambda: False)
+    assert not st.finished and time.monotonic() - t < 10.0
+    t = time.monotonic()
+    assert not wait_alive(q, jid, timeout=1.0, alive=lambda: True).finished and time.monotonic() - t < 8.0
+    q.close()

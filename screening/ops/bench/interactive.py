@@ -16,12 +16,14 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from screening.config import Settings
 from screening.data.synthetic import generate_market
 from screening.models import PoolItem
 from screening.queue.client import JobQueue
+from screening.queue.status import JobStatus
 
 
 @dataclass
@@ -65,12 +67,25 @@ def fast_pairs(n: int, seed: int = 11) -> list[list[PoolItem]]:
             for i in range(n)]
 
 
+def wait_alive(queue: JobQueue, job_id: str, timeout: float, alive: Callable[[], bool],
+               poll_s: float = 0.2) -> JobStatus:
+    """``queue.wait`` that also stops once ``alive()`` says the serving worker is gone (its engine died):
+    a bench must not sit out its whole GPU budget waiting for rows that nobody will write."""
+    deadline = time.monotonic() + timeout
+    while True:
+        st = queue.wait(job_id, timeout=min(1.0, max(0.05, deadline - time.monotonic())), poll_s=poll_s)
+        if st.finished or not alive() or time.monotonic() >= deadline:
+            return st
+
+
 def run_interactive(queue: JobQueue, bulk: list[PoolItem], *, every_s: float = 3.0, min_jobs: int = 20,
-                    timeout_s: float = 600.0, first_after_s: float = 1.0) -> InteractiveResult:
+                    timeout_s: float = 600.0, first_after_s: float = 1.0,
+                    alive: Callable[[], bool] = lambda: True) -> InteractiveResult:
     """Submit ``bulk`` as one bulk job, then a fast job every ``every_s`` until the bulk job is done.
 
     At least ``min_jobs`` fast jobs are submitted even when the bulk job finishes first (those are
     counted apart in ``submitted_during_bulk``). Each fast job is followed by a thread of its own.
+    ``alive`` (the bench's worker thread still running) ends the phase early when nobody serves it.
     """
     pairs = iter(fast_pairs(max(min_jobs * 4, 200)))
     latencies: list[float] = []
@@ -80,7 +95,7 @@ def run_interactive(queue: JobQueue, bulk: list[PoolItem], *, every_s: float = 3
     deadline = time.monotonic() + timeout_s
 
     def follow(job_id: str, started: float) -> None:
-        st = queue.wait(job_id, timeout=max(1.0, deadline - time.monotonic()), poll_s=0.1)
+        st = wait_alive(queue, job_id, max(1.0, deadline - time.monotonic()), alive, poll_s=0.1)
         if st.finished:
             with lock:
                 (latencies.append(time.perf_counter() - started) if st.failed == 0 else failed.append(job_id))
@@ -91,14 +106,14 @@ def run_interactive(queue: JobQueue, bulk: list[PoolItem], *, every_s: float = 3
     bulk_status: list = []
 
     def follow_bulk() -> None:
-        bulk_status.append(queue.wait(bulk_id, timeout=timeout_s, poll_s=0.2))
+        bulk_status.append(wait_alive(queue, bulk_id, timeout_s, alive))
         bulk_status.append(time.perf_counter() - t0)
         bulk_done.set()
 
     threading.Thread(target=follow_bulk, name="bench-bulk", daemon=True).start()
     bulk_done.wait(first_after_s)
     during = 0
-    while time.monotonic() < deadline and (not bulk_done.is_set() or len(followers) < min_jobs):
+    while time.monotonic() < deadline and alive() and (not bulk_done.is_set() or len(followers) < min_jobs):
         started = time.perf_counter()
         job_id = queue.submit(next(pairs), lane="fast", source="bench-fast")
         during += not bulk_done.is_set()
