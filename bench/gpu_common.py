@@ -148,10 +148,14 @@ def default_tokenizer_dir() -> Path:
 
 
 def model_shape(model: str) -> dict:
+    """bench/gpu_models/<model>.json; a file with ``_base`` is that shape with its own keys on top (a
+    quantized variant of a shape repeats nothing of it)."""
     cfg = MODELS / f"{model}.json"
     if not cfg.is_file():
         raise SystemExit(f"no model config {cfg}")
-    return json.loads(cfg.read_text(encoding="utf-8"))
+    shape = json.loads(cfg.read_text(encoding="utf-8"))
+    base = shape.pop("_base", None)
+    return {**model_shape(base), **shape} if base else shape
 
 
 def qwen_tokenizers():
