@@ -34,7 +34,7 @@ SERVE_HEADER = ("gpu", "nvidia_smi", "versions", "engine_settings")  # serve_loa
 def spoilt(r: dict) -> str | None:
     """Why a pipeline or interactive phase's throughput is no figure: failed rows or a worker that died.
 
-    Run 34 (H100, 2026-12-05) reported 163.41 stocks/s for a phase in which the engine died and 1,770 of its
+    Run 34 (H100, 2026-12-05) reported 163.41 stocks/s for a phase in which the engine died and 1,785 of its
     2,400 rows were written as failed within two seconds.
     """
     failed = r.get("failed_rows") or r.get("bulk_failed") or r.get("fast_failed") or 0

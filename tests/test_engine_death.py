@@ -2,7 +2,7 @@
 
 On an H100 (2026-12-05, bench/RESULTS.md) one CUDA out-of-memory killed the engine core mid-job and the
 old worker retried every remaining stock against the dead engine, three instant attempts each, then wrote
-1,770 of 2,400 rows as failed "for good". A dead engine is nobody's stock: the worker must keep the rows
+1,785 of 2,400 rows as failed "for good". A dead engine is nobody's stock: the worker must keep the rows
 already answered, fail none, hand its job back and exit with code 3, and the next worker finishes the job.
 """
 

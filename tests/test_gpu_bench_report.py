@@ -57,17 +57,17 @@ def test_in_process_header_wins_and_shows_the_pipeline_settings():
 
 
 def test_a_phase_with_failed_rows_gives_no_figure():
-    """Run 34 (H100): the engine died mid-phase, 1,770 of 2,400 rows were written as failed in two seconds and
+    """Run 34 (H100): the engine died mid-phase, 1,785 of 2,400 rows were written as failed in two seconds and
     the report said 163.41 stocks/s. Failed rows or a dead worker: the row says so and no rate is shown."""
     recs = [
         {**COMMON, "phase": "load", "load_s": 101.3, "gpu": "NVIDIA H100 80GB HBM3", "engine_settings": {}},
-        {**COMMON, "phase": "interactive@chunk", "stocks": 2400, "bulk_rows": 630, "bulk_failed": 1770,
+        {**COMMON, "phase": "interactive@chunk", "stocks": 2400, "bulk_rows": 615, "bulk_failed": 1785,
          "seconds": 14.69, "req_s": 163.41, "bulk_stocks_per_s": 163.41, "p95_s": 7.72,
          "worker_error": "EngineDead: vLLM's engine core died (EngineCore encountered an issue)"},
         {**COMMON, "phase": "pipeline@chunk", "stocks": 2400, "rows": 2400, "ok_rows": 2400, "failed_rows": 0,
          "seconds": 30.0, "req_s": 80.0, "valid": 2400, "valid_pct": 100.0, "finished": True},
     ]
     text = _bench().render_section(recs)
-    assert "| interactive@chunk | **no figure**: 1770 failed row(s), worker error EngineDead" in text
+    assert "| interactive@chunk | **no figure**: 1785 failed row(s), worker error EngineDead" in text
     assert "163.41" not in text  # neither in the table nor in the notes
     assert "| pipeline@chunk | 2400 | 30.00 | 80.00 |" in text

@@ -14,8 +14,8 @@ class EngineDead(RuntimeError):
     Not a stock's failure: every request in this process fails from now on, so no row may be written as
     failed for it. The worker stops and hands its jobs back; the next worker, with a fresh engine, finishes
     them (the stocks that were in flight count one death, as after a SIGKILL: queue/worker.py). Seen on an
-    H100 on 2026-12-05: one out-of-memory in a 32k-token prefill step, and the old worker failed the other
-    1,770 stocks of a 2,400-stock job "for good" within two seconds, three instant retries each.
+    H100 on 2026-12-05 (run 34): one out-of-memory in a 32k-token prefill step, and the old worker failed the
+    other 1,785 stocks of a 2,400-stock job "for good" within two seconds, three instant retries each.
     """
 
 

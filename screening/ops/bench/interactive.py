@@ -35,7 +35,7 @@ class InteractiveResult:
     latencies: list[float] = field(default_factory=list)  # submit -> last row, one per finished fast job
     unfinished: int = 0  # fast jobs still running when the bulk job ended and the wait ran out
     submitted_during_bulk: int = 0
-    # rows written as failed: never throughput (a dead engine once failed 1,770 rows in 2 s and the bench
+    # rows written as failed: never throughput (a dead engine once failed 1,785 rows in 2 s and the bench
     # reported 163 stocks/s), and a fast job with a failed row is no latency sample
     bulk_failed: int = 0
     fast_failed: int = 0
@@ -98,7 +98,10 @@ def run_interactive(queue: JobQueue, bulk: list[PoolItem], *, every_s: float = 3
         st = wait_alive(queue, job_id, max(1.0, deadline - time.monotonic()), alive, poll_s=0.1)
         if st.finished:
             with lock:
-                (latencies.append(time.perf_counter() - started) if st.failed == 0 else failed.append(job_id))
+                if st.failed:
+                    failed.append(job_id)
+                else:
+                    latencies.append(time.perf_counter() - started)
 
     t0 = time.perf_counter()
     bulk_id = queue.submit(bulk, lane="bulk", source="bench-bulk")
