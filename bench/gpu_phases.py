@@ -135,7 +135,11 @@ def run_child(a: argparse.Namespace) -> int:
                whole_market_s=round(MARKET / rate, 1) if rate else None, cache_reset=reset,
                **checks, **cache_delta(before, prefix_counters()), **(extra or {}))
 
-    for phase in phases:
+    for i, phase in enumerate(phases):
+        if any(getattr(getattr(e, "llm", None), "errored", False) for e in (engine, fast_engine) if e is not None):
+            for rest in phases[i:]:  # vLLM's engine core is dead (run 34: a CUDA OOM): nothing more can run
+                record(rest, skipped="the engine died in an earlier phase")
+            break
         try:
             if phase == "raw":
                 order = list(prepared)
