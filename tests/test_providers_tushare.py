@@ -43,16 +43,18 @@ def remote() -> Iterator[FakeMarketRemote]:
 
 
 @pytest.fixture
-def ts_env(remote: FakeMarketRemote, monkeypatch: pytest.MonkeyPatch) -> FakeMarketRemote:
+def ts_env(remote: FakeMarketRemote, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeMarketRemote]:
     remote.faults.reset()
     remote.clear_log()
     for key, value in remote.env(tushare_token=FULL_TOKEN).items():
         monkeypatch.setenv(key, value)
-    return remote
+    yield remote
+    remote.faults.reset()  # the module's other fixtures share this server (xdist may run `full` after a fault test)
 
 
 @pytest.fixture(scope="module")
 def full(remote: FakeMarketRemote) -> MarketSnapshot:
+    remote.faults.reset()  # the clean market, whatever ran on this xdist worker before (CI 2026-12-05: a rename)
     with pytest.MonkeyPatch.context() as mp:
         for key, value in remote.env(tushare_token=FULL_TOKEN).items():
             mp.setenv(key, value)

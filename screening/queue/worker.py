@@ -32,11 +32,8 @@ queue/intake.py; the command line is queue/run.py):
   after it was ALONE in flight ``max_deliveries`` times when the worker died: a kill that lands
   while innocent stocks share the engine with it never fails them. An engine error on one
   request is retried alone up to ``max_deliveries`` attempts, so only the stock that raises fails.
-* A dead engine (``EngineDead``: vLLM's engine core died, e.g. a CUDA out-of-memory) is not a stock's
-  error: retrying against it fails instantly, and the old loop turned a whole market job into failed
-  rows within seconds. The worker writes the rows already answered, hands its jobs back and exits
-  (``python -m screening worker`` with code 3, for the supervisor to restart it); the stocks in flight
-  count one death each, exactly as after a SIGKILL, and the next worker finishes the jobs.
+* A dead engine (``EngineDead``, engines/types.py says why) is no stock's error: the answered rows are
+  written, the jobs handed back, the process exits 3, and the next worker finishes them.
 """
 
 from __future__ import annotations
