@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 from pathlib import Path
 
@@ -71,3 +72,52 @@ def test_a_phase_with_failed_rows_gives_no_figure():
     assert "| interactive@chunk | **no figure**: 1785 failed row(s), worker error EngineDead" in text
     assert "163.41" not in text  # neither in the table nor in the notes
     assert "| pipeline@chunk | 2400 | 30.00 | 80.00 |" in text
+
+
+def test_a_phase_cut_at_the_budget_says_so_and_stays_out_of_the_repeats():
+    """Run 37 (H100, cold start): the budget stopped pipeline@chunk at 2,321 of 2,400 rows; its 85.31 stocks/s
+    leaves out the job's slowest tail, so the row says cut and the median of repeats counts only whole jobs."""
+    whole = {**COMMON, "phase": "pipeline@chunk", "stocks": 2400, "rows": 2400, "failed_rows": 0, "valid": 2400,
+             "valid_pct": 100.0, "finished": True}
+    recs = [
+        {**COMMON, "phase": "load", "load_s": 442.2, "gpu": "NVIDIA H100 80GB HBM3", "engine_settings": {}},
+        {**whole, "rows": 2321, "valid": 2321, "seconds": 27.21, "req_s": 85.31, "finished": False},
+        {**whole, "seconds": 30.0, "req_s": 80.0},
+        {**whole, "seconds": 32.0, "req_s": 75.0},
+    ]
+    text = _bench().render_section(recs)
+    assert "| pipeline@chunk | 2321 of 2400, **cut at the budget** | 27.21 | 85.31 |" in text
+    assert "repeats of pipeline@chunk: stocks/s median 77.50 (min 75.00, max 80.00, n=2)" in text
+
+
+def test_bulk_with_fast_jobs_is_compared_with_the_median_of_bulk_alone():
+    """Run 38's four pipeline@chunk jobs (84.39-89.51); the report compared its interactive phase's 77.09
+    with whichever pipeline ran last (86.35: 0.893x). The median of the whole jobs is the comparison."""
+    whole = {**COMMON, "phase": "pipeline@chunk", "stocks": 2400, "rows": 2400, "failed_rows": 0, "valid": 2400,
+             "valid_pct": 100.0, "finished": True, "seconds": 28.0}
+    recs = [
+        {**COMMON, "phase": "load", "load_s": 97.5, "gpu": "NVIDIA H100 80GB HBM3", "engine_settings": {}},
+        {**whole, "req_s": 84.39},
+        {**COMMON, "phase": "interactive@chunk", "stocks": 2400, "bulk_rows": 2400, "bulk_failed": 0,
+         "fast_failed": 0, "seconds": 31.13, "req_s": 77.09, "bulk_stocks_per_s": 77.09, "p95_s": 8.5,
+         "fast_jobs": 30, "fast_finished": 30, "every_s": 1.0},
+        {**whole, "req_s": 89.51},
+        {**whole, "req_s": 81.03},
+        {**whole, "req_s": 86.35},
+    ]
+    text = _bench().render_section(recs)
+    assert "bulk 77.09 stocks/s = 0.903x the pipeline@chunk alone (median of 4)" in text
+
+
+def test_decode_per_token_is_the_step_time_a_fast_job_saw():
+    """38 tokens in 3.7 s is 100 ms a step (run 38's first jobs, beside a bulk admission's prefills); 36 in
+    0.35 s is 10 ms (the bulk nearly done). A trace without vLLM's stamps or with one token is left out."""
+    traces = [{"at": {"first_token": 4.68, "last_token": 8.38}, "output_tokens": 38},
+              {"at": {"first_token": 1.0, "last_token": 1.35}, "output_tokens": 36},
+              {"at": {"first_token": 1.0, "last_token": 1.05}, "output_tokens": 1},
+              {"at": {"submit": 0.0}, "output_tokens": 40}]
+    _bench()  # puts bench/ on sys.path
+    report = importlib.import_module("gpu_report")
+    line = report.decode_per_token(traces)
+    assert line == "median 55 ms, p95 100 ms, min 10 ms (n=2; 1-40 output tokens a request)"
+    assert report.decode_per_token([]) == ""
