@@ -8,6 +8,7 @@ burst of bulk requests is run by the loop before most of them. What is checked i
 
 from __future__ import annotations
 
+import threading
 import time
 from concurrent.futures import wait
 
@@ -23,8 +24,9 @@ pytestmark = [pytest.mark.vllm, pytest.mark.slow]
 BULK = 48
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def async_engine(model_dir):
+    """Its own engine, closed after the one test that uses it (the next test starts and closes another)."""
     from screening.engines.async_vllm import AsyncVllmEngine
 
     engine = AsyncVllmEngine(TEST_ENGINE, model_dir)
@@ -40,8 +42,13 @@ def _request(key: str) -> EngineRequest:
 
 def test_fast_request_is_run_by_the_loop_before_most_bulk_handed_over_first(async_engine) -> None:
     params = sampling_params(8, guided=False)
+    # the loop waits while all 49 are handed over, as the worker hands over a chunk in one go; without the
+    # gate a busy test machine can let the loop keep pace with the hand-over and nothing would be shown
+    gate = threading.Event()
+    async_engine.loop.call_soon_threadsafe(gate.wait, 30)
     bulk = [async_engine.submit(_request(f"b{i}"), 1, params=params) for i in range(BULK)]
     fast = async_engine.submit(_request("fast"), 0, params=params)
+    gate.set()
     outs = [f.result(timeout=300) for f in [*bulk, fast]]
     assert [o.key for o in outs] == [*(f"b{i}" for i in range(BULK)), "fast"]
     assert all(o.error is None and o.output_tokens > 0 for o in outs)
@@ -49,8 +56,9 @@ def test_fast_request_is_run_by_the_loop_before_most_bulk_handed_over_first(asyn
     fast_loop = outs[-1].timing["loop"] if outs[-1].timing else None
     assert fast_loop is not None and len(loops) == BULK
     ahead = sum(t < fast_loop for t in loops)
-    # handed over last, yet run by the loop before at least half of the bulk (FIFO would put all 48 ahead)
-    assert ahead <= BULK // 2, f"{ahead} of {BULK} bulk requests ran on the loop before the fast one"
+    print(f"\nbulk requests run on the loop before the fast one: {ahead} of {BULK}")
+    # handed over last, yet run by the loop after at most a couple of bulk requests (FIFO: all 48 ahead)
+    assert ahead <= 2, f"{ahead} of {BULK} bulk requests ran on the loop before the fast one"
 
 
 def test_close_fails_bulk_requests_it_never_started(model_dir) -> None:

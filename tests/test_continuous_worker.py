@@ -18,32 +18,9 @@ import pytest
 from screening.config import Settings
 from screening.queue.client import GROUP, JobQueue
 from tests.fixtures_redis import make_items
+from tests.worker_procs import ENGINE_ENV, engine_processes, wait_log
 
 pytestmark = [pytest.mark.vllm, pytest.mark.slow]
-
-ENGINE_ENV = {
-    "SCREENER_ENGINE__KIND": "vllm", "SCREENER_ENGINE__MAX_MODEL_LEN": "2048",
-    "SCREENER_ENGINE__MAX_REPORT_TOKENS": "300", "SCREENER_ENGINE__MAX_OUTPUT_TOKENS": "80",
-    "SCREENER_ENGINE__KV_CACHE_GIB": "1.0", "SCREENER_ENGINE__ENFORCE_EAGER": "true",
-    "SCREENER_ENGINE__RISK_SIGNALS": "false", "SCREENER_WORKER__MAX_IN_FLIGHT": "256",
-    # a real engine call takes seconds on two cores: a live worker's entry must never look idle
-    "SCREENER_REDIS__CLAIM_IDLE_MS": "20000",
-}
-
-
-def _wait_log(proc, text: str, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while text not in proc.log():
-        if proc.proc.poll() is not None:
-            raise AssertionError(f"worker exited {proc.proc.returncode}:\n{proc.log()[-3000:]}")
-        if time.monotonic() > deadline:
-            raise AssertionError(f"no {text!r} in {timeout} s:\n{proc.log()[-3000:]}")
-        time.sleep(0.5)
-
-
-def _engine_processes(pid: int) -> list[psutil.Process]:
-    return [p for p in psutil.Process(pid).children(recursive=True) if "screening.runtime.reaper" not in " ".join(
-        p.cmdline())]
 
 
 def test_fast_job_overtakes_bulk_and_a_killed_worker_leaves_no_engine(queue_settings: Settings,
@@ -53,7 +30,7 @@ def test_fast_job_overtakes_bulk_and_a_killed_worker_leaves_no_engine(queue_sett
     q = JobQueue(queue_settings.redis.url, queue_settings.redis)
     env = {**ENGINE_ENV, "SCREENER_WORKER__MAX_IN_FLIGHT": "32"}
     worker = spawn_worker(None, args=["--engine", "vllm"], env=env)
-    _wait_log(worker, "loaded", 300)
+    wait_log(worker, "loaded", 300)
     bulk = q.submit(make_items(120, start=2000), lane="bulk", source="bulk")
     deadline = time.monotonic() + 240
     while q.status(bulk).done == 0 and time.monotonic() < deadline:
@@ -67,7 +44,7 @@ def test_fast_job_overtakes_bulk_and_a_killed_worker_leaves_no_engine(queue_sett
     assert not st_bulk.finished, f"the bulk job ended first ({st_bulk.done}/120 at the fast job's end)"
     print(f"\nfast job: {fast_s:.1f} s during the bulk job ({st_bulk.done}/120 done then)")
 
-    engine = _engine_processes(worker.proc.pid)
+    engine = engine_processes(worker.proc.pid)
     assert engine, "vLLM runs its engine in processes of its own"
     worker.kill(signal.SIGKILL)
     deadline = time.monotonic() + 20
@@ -126,8 +103,8 @@ def test_two_workers_share_one_group_and_survive_being_killed_in_turn(queue_sett
     env = {**ENGINE_ENV, "SCREENER_WORKER__MAX_IN_FLIGHT": "40"}
     a = spawn_worker(None, name="wa", args=["--engine", "vllm"], env=env)
     b = spawn_worker(None, name="wb", args=["--engine", "vllm"], env=env)
-    _wait_log(a, "loaded", 300)
-    _wait_log(b, "loaded", 300)
+    wait_log(a, "loaded", 300)
+    wait_log(b, "loaded", 300)
     jobs = {q.submit(make_items(40, start=3000 + 100 * k), lane="bulk", source=f"two-{k}"): 40 for k in range(2)}
     _freeze_at_first_row([a, b], 300)
     assert not any(q.status(job).finished for job in jobs), "a job ended before its worker was frozen"
@@ -143,7 +120,7 @@ def test_two_workers_share_one_group_and_survive_being_killed_in_turn(queue_sett
     b.kill(signal.SIGKILL)  # then b dies mid-job too
     a2 = spawn_worker(None, name="wa2", args=["--engine", "vllm"], env=env)
     spawn_worker(None, name="wb2", args=["--engine", "vllm"], env=env)
-    _wait_log(a2, "loaded", 300)
+    wait_log(a2, "loaded", 300)
     for job, n in jobs.items():
         st = q.wait(job, timeout=900)
         assert st.state == "done" and st.failed == 0, (job, st)

@@ -18,14 +18,14 @@ from screening.config import Settings
 from screening.queue.client import JobQueue
 from screening.queue.run import EXIT_ENGINE_DEAD
 from tests.fixtures_redis import make_items
-from tests.test_continuous_worker import ENGINE_ENV, _engine_processes, _wait_log
+from tests.worker_procs import ENGINE_ENV, engine_processes, wait_log
 
 pytestmark = [pytest.mark.vllm, pytest.mark.slow]
 
 
 def _engine_core(worker_pid: int) -> psutil.Process:
     """vLLM's engine core: the worker's child titled ``VLLM::EngineCore`` (else the one holding the model)."""
-    procs = _engine_processes(worker_pid)
+    procs = engine_processes(worker_pid)
     titled = [p for p in procs if "EngineCore" in p.name() or "EngineCore" in " ".join(p.cmdline())]
     return titled[0] if titled else max(procs, key=lambda p: p.memory_info().rss)
 
@@ -35,9 +35,9 @@ def test_a_dead_engine_fails_no_stock_and_the_next_worker_finishes_the_job(queue
     q = JobQueue(queue_settings.redis.url, queue_settings.redis)
     env = {**ENGINE_ENV, "SCREENER_WORKER__MAX_IN_FLIGHT": "16"}  # 80 stocks: five waves, so it dies mid-job
     worker = spawn_worker(None, name="w-dies", args=["--engine", "vllm"], env=env)
-    _wait_log(worker, "loaded", 300)
+    wait_log(worker, "loaded", 300)
     job = q.submit(make_items(80, start=4000), lane="bulk", source="engine-death")
-    _wait_log(worker, "rows:", 300)
+    wait_log(worker, "rows:", 300)
     core = _engine_core(worker.proc.pid)
     core.send_signal(signal.SIGKILL)
     deadline = time.monotonic() + 60
