@@ -61,12 +61,22 @@ def test_fast_request_is_run_by_the_loop_before_most_bulk_handed_over_first(asyn
     assert ahead <= 2, f"{ahead} of {BULK} bulk requests ran on the loop before the fast one"
 
 
-def test_close_fails_bulk_requests_it_never_started(model_dir) -> None:
-    """A closing engine leaves no future unresolved (the worker would wait on it forever), and what it
-    could not answer fails as ``EngineDead``: the worker then hands the job back instead of failing rows."""
+def test_aborted_bulk_never_starts_and_close_fails_what_it_could_not_answer(model_dir) -> None:
+    """A cancelled job's bulk requests still waiting for the feeder are dropped, not run (the old order ran
+    the abort after them). A closing engine leaves no future unresolved (the worker would wait on it
+    forever), and what it could not answer fails as ``EngineDead``: the worker then hands the job back
+    instead of failing rows."""
     from screening.engines.async_vllm import AsyncVllmEngine
 
     engine = AsyncVllmEngine(TEST_ENGINE, model_dir)
+    gate = threading.Event()
+    engine.loop.call_soon_threadsafe(gate.wait, 30)
+    cancelled_job = [engine.submit(_request(f"x:{i}"), 1, params=sampling_params(8, guided=False)) for i in range(20)]
+    engine.abort({f"x:{i}" for i in range(20)})
+    gate.set()
+    wait(cancelled_job, timeout=60)
+    assert all(f.cancelled() for f in cancelled_job)
+    assert engine.submit(_request("after"), 1, params=sampling_params(8, guided=False)).result(120).output_tokens > 0
     from vllm import SamplingParams
     from vllm.sampling_params import RequestOutputKind
 

@@ -112,7 +112,9 @@ class AsyncVllmEngine(ChatTokenizerMixin, Engine):
         self._lock = threading.Lock()
         self.loop = asyncio.new_event_loop()
         # bulk requests waiting for the feeder (only the loop thread touches the queue)
-        self._bulk: asyncio.Queue[tuple[Coroutine[Any, Any, EngineOutput], Future[EngineOutput]]] = asyncio.Queue()
+        self._bulk: asyncio.Queue[tuple[Coroutine[Any, Any, EngineOutput], Future[EngineOutput], str, str]] = (
+            asyncio.Queue())
+        self._aborted: set[str] = set()  # request ids aborted while still queued for the feeder
         self._thread = threading.Thread(target=self.loop.run_forever, name="async-llm", daemon=True)
         self._thread.start()
         self._tasks: set[asyncio.Task[Any]] = set()  # requests on the loop, failed on close
@@ -144,7 +146,7 @@ class AsyncVllmEngine(ChatTokenizerMixin, Engine):
         if priority <= FAST_PRIORITY:
             return asyncio.run_coroutine_threadsafe(coro, self.loop)
         future: Future[EngineOutput] = Future()
-        self.loop.call_soon_threadsafe(self._bulk.put_nowait, (coro, future))
+        self.loop.call_soon_threadsafe(self._bulk.put_nowait, (coro, future, request.key, rid))
         return future
 
     async def _feed(self) -> None:
@@ -154,7 +156,12 @@ class AsyncVllmEngine(ChatTokenizerMixin, Engine):
         behind any fast request scheduled meanwhile from the worker's thread.
         """
         while True:
-            coro, future = await self._bulk.get()
+            coro, future, key, rid = await self._bulk.get()
+            with self._lock:
+                aborted = rid in self._aborted
+            if aborted:  # its job was cancelled while it waited here: vLLM never sees it
+                self._forget(key, rid)
+                future.cancel()
             if not future.set_running_or_notify_cancel():
                 coro.close()  # cancelled before it started
                 continue
@@ -171,7 +178,8 @@ class AsyncVllmEngine(ChatTokenizerMixin, Engine):
         """
         self._closing = True
         while not self._bulk.empty():
-            coro, future = self._bulk.get_nowait()
+            coro, future, key, rid = self._bulk.get_nowait()
+            self._forget(key, rid)
             coro.close()
             if future.set_running_or_notify_cancel():
                 future.set_exception(EngineDead("the engine closed before this request started"))
@@ -207,12 +215,7 @@ class AsyncVllmEngine(ChatTokenizerMixin, Engine):
         finally:
             if me is not None:
                 self._tasks.discard(me)
-            with self._lock:
-                ids = self._live.get(req.key)
-                if ids is not None:
-                    ids.discard(rid)
-                    if not ids:
-                        del self._live[req.key]
+            self._forget(req.key, rid)
         if final is None:
             raise RuntimeError(f"vLLM returned no output for {req.key}")
         comp = final.outputs[0]
@@ -236,9 +239,21 @@ class AsyncVllmEngine(ChatTokenizerMixin, Engine):
     def admission_limit(self, wanted: int) -> int:
         return wanted  # continuous: every submitted request is really running or waiting in the scheduler
 
+    def _forget(self, key: str, rid: str) -> None:
+        """The request is over (answered, failed, or dropped before it started): no longer abortable."""
+        with self._lock:
+            self._aborted.discard(rid)
+            ids = self._live.get(key)
+            if ids is not None:
+                ids.discard(rid)
+                if not ids:
+                    del self._live[key]
+
     def abort(self, keys: set[str]) -> None:
+        """Running requests are aborted in vLLM; bulk ones still queued for the feeder are dropped by it."""
         with self._lock:
             rids = [rid for k in keys for rid in self._live.get(k, ())]
+            self._aborted.update(rids)
         if rids:
             asyncio.run_coroutine_threadsafe(self.llm.abort(rids), self.loop)
 
