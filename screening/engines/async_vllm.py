@@ -185,11 +185,21 @@ class AsyncVllmEngine(ChatTokenizerMixin, Engine):
                 future.set_exception(EngineDead("the engine closed before this request started"))
 
     async def _fail_running(self) -> None:
-        """Close, last step (after vLLM's shutdown): requests still on the loop fail with ``EngineDead``."""
+        """Close, second step (before vLLM's shutdown): requests on the loop fail with ``EngineDead``, then
+        vLLM's output handler stops.
+
+        Why before: ``AsyncLLM.shutdown`` stops the engine core first and cancels its output handler after,
+        which meanwhile finds the core gone and logs ``AsyncLLM output_handler failed`` with a traceback at
+        every normal worker exit; cut requests would come back as answers with finish reason ``abort``.
+        """
         running = [t for t in self._tasks if not t.done() and t is not asyncio.current_task()]
         for task in running:
             task.cancel()
         await asyncio.gather(*running, return_exceptions=True)
+        handler = getattr(self.llm, "output_handler", None)  # AsyncLLM's task (vLLM 0.26 and 0.32)
+        if isinstance(handler, asyncio.Task) and not handler.done():
+            handler.cancel()
+            await asyncio.gather(handler, return_exceptions=True)
 
     async def _one(self, req: EngineRequest, rid: str, priority: int, params: Any, handed: float) -> EngineOutput:
         loop_at = time.time()
@@ -272,12 +282,12 @@ class AsyncVllmEngine(ChatTokenizerMixin, Engine):
         self._feeder.cancel()
         try:
             self._call(self._stop_feeding(), timeout=30)
+            self._call(self._fail_running(), timeout=30)
+        except Exception as exc:  # closing goes on; the futures left say why
+            log.warning("closing the engine with requests still running: %s", exc)
+        try:
             self.llm.shutdown()
         finally:
-            try:
-                self._call(self._fail_running(), timeout=30)
-            except Exception as exc:  # closing goes on; the futures left say why
-                log.warning("requests still running at close: %s", exc)
             self.loop.call_soon_threadsafe(self.loop.stop)
             self._thread.join(timeout=10)
             super().close()
