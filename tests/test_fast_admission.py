@@ -1,0 +1,66 @@
+"""A /screen claimed during a market job is handed to the engine before the worker prepares more bulk.
+
+Run 38 (H100, 2026-12-05): a fast job prepared at 0.525 s was handed over at 1.39 s; the worker's round had
+prepared the market job's next 256-stock chunk in between (the ``to_engine`` leg, p95 0.6-0.8 s). Real
+Redis, the real worker loop and the real rules engine fed one request at a time; what is checked is order.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Future
+
+from screening.config import Settings
+from screening.engines.rules_engine import RulesEngine
+from screening.engines.types import EngineOutput, EngineRequest
+from screening.queue.client import JobQueue
+from screening.queue.intake import ActiveJob
+from screening.queue.worker import Worker
+from tests.fixtures_redis import make_items
+
+
+class Answering(RulesEngine):
+    """The real rules engine, continuous and a little slow (answers come back a few at a time), which queues
+    a /screen job once the market job's 40th stock is handed over."""
+
+    continuous = True
+
+    def __init__(self, q: JobQueue, events: list[tuple[str, str]]) -> None:
+        super().__init__()
+        self.q, self.events, self.fast_job = q, events, ""
+
+    def submit(self, request: EngineRequest, priority: int = 1, alone: bool = False) -> Future[EngineOutput]:
+        self.events.append(("submit", "fast" if request.key.startswith(self.fast_job or "-") else "bulk"))
+        if not self.fast_job and sum(1 for e in self.events if e[0] == "submit") == 40:
+            self.fast_job = self.q.submit(make_items(2, 900), lane="fast", source="fast")
+        future: Future[EngineOutput] = Future()
+        threading.Timer(0.02, future.set_result, args=(self.generate([request])[0],)).start()
+        return future
+
+
+class Recording(Worker):
+    """The real worker, noting each chunk it prepares (claims prepare the first chunk too)."""
+
+    def __init__(self, settings: Settings, engine: Answering, name: str) -> None:
+        super().__init__(settings, engine, name, exit_when_idle=True)
+        self.events = engine.events
+
+    def _prepare_chunk(self, job: ActiveJob, job_rows):  # type: ignore[no-untyped-def]
+        self.events.append(("prepare", job.lane))
+        return super()._prepare_chunk(job, job_rows)
+
+
+def test_a_claimed_screen_is_handed_over_before_the_next_bulk_chunk_is_prepared(queue_settings: Settings) -> None:
+    ws = queue_settings.worker.model_copy(update={"max_in_flight": 48, "prepare_chunk": 16})
+    settings = queue_settings.model_copy(update={"worker": ws})
+    q = JobQueue(settings.redis.url, settings.redis)
+    market = q.submit(make_items(400, 1000), lane="bulk", source="market")
+    engine = Answering(q, [])
+    worker = Recording(settings, engine, "fast-first")
+    worker.run()
+    assert q.status(market).state == "done" and q.status(engine.fast_job).state == "done"
+    events = worker.events
+    claimed = events.index(("prepare", "fast"))
+    handed = events.index(("submit", "fast"))
+    between = events[claimed:handed]
+    assert handed > claimed and ("prepare", "bulk") not in between, between
