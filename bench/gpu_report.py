@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import statistics
 from pathlib import Path
 
 from gpu_kernels import kernel_lines
+
+from screening.queue.fast_trace import pct
 
 
 # --------------------------------------------------------------------------------------------
@@ -272,7 +273,7 @@ def decode_per_token(traces: list[dict]) -> str:
     if not ms:
         return ""
     tokens = [t["output_tokens"] for t in traces if t.get("output_tokens")]
-    p95 = ms[min(len(ms) - 1, math.ceil(0.95 * len(ms)) - 1)]
+    p95 = pct(ms, 0.95) or 0.0  # the nearest rank, as the legs' p95
     return (f"median {statistics.median(ms):.0f} ms, p95 {p95:.0f} ms, min {ms[0]:.0f} ms (n={len(ms)}; "
             f"{min(tokens)}-{max(tokens)} output tokens a request)")
 
