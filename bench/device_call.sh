@@ -32,10 +32,17 @@ fi
 
 out=$(mktemp -d /tmp/bench-XXXX)
 cp /tmp/install.log "$out/" 2> /dev/null
-nvidia-smi --query-gpu=name,memory.total --format=csv,noheader > "$out/gpu.txt" 2>&1
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader > "$out/gpu.txt" 2>&1
 PYTHONPATH=/tmp/site:. python bench/gpu_bench.py --model-dir /tmp/models --n "${N:-2400}" --configs "$configs" \
   --phases "$phases" --fast-every 1.0 --fast-jobs 12 --warmup 512 --probe --out "$out" \
   --redis-server /tmp/redis/rs --budget-s $((call_s - SECONDS)) > "$out/stdout.txt" 2>&1
+# every compile-cache directory's key factors (a few kB each), kept with or without --cache: which factor
+# put moe35-fp8 (machine L) and moe35-fp8-h100 (M, N, O) in different directories is still open, and
+# `python bench/cache_keys.py A.json B.json` names it once both files are here
+mkdir -p "$out/cache_keys"
+for f in /root/.cache/vllm/torch_compile_cache/*/rank_*/*/cache_key_factors.json; do
+  [ -f "$f" ] && cp "$f" "$out/cache_keys/$(echo "$f" | cut -d/ -f6).json"
+done
 tar -C "$out" -czf "$OUT/run.tgz" .
 if [ "$cache" = "--cache" ]; then
   (cd / && tar -czf /tmp/c.tgz root/.cache/vllm && split -b 15M -d -a 1 /tmp/c.tgz "$OUT/cache.tgz.")
