@@ -103,11 +103,13 @@ class WorkerSettings(BaseModel):
     # stocks taken from the queue ahead of the engine, and the largest group of crash suspects re-run together
     batch_stocks: int = 512
     max_in_flight: int = 1024  # bulk requests submitted to the engine at once (the fast lane comes on top)
-    # fast-lane hold (queue/worker.py): while a fast request is in flight, bulk is admitted only while fewer
-    # than fast_hold_bulk are in flight (-1: off), for at most fast_hold_max_s, then freely for fast_hold_gap_s
+    # fast-lane hold / cooldown (queue/pace.py FastHold; off: -1 / 0): bulk below fast_hold_bulk in flight while
+    # a /screen is live (<= fast_hold_max_s, then fast_hold_gap_s free), below fast_cool_bulk fast_cool_s after
     fast_hold_bulk: int = -1
     fast_hold_max_s: float = 2.0
     fast_hold_gap_s: float = 1.0
+    fast_cool_bulk: int = Field(default=0, ge=0)  # 0: off (a cap of 0 would stop the bulk job while /screen jobs come)
+    fast_cool_s: float = Field(default=10.0, ge=0)
     bulk_admit_per_s: float = 0.0  # bulk handed to the engine at most this fast (queue/pace.py); 0: unpaced
     bulk_admit_burst: int = 32
     bulk_refill_min: int = 0  # bulk handed to the engine in groups of at least this many (queue/pace.py); 0: any

@@ -72,29 +72,6 @@ def test_report_shows_variants_repeats_and_the_breakdown():
     assert "| decode | 20 | 1.200 | 2.100 | 2.400 |" in text
 
 
-def test_fast_lane_hold_is_bounded_so_the_bulk_job_progresses(queue_settings):
-    """The hold caps bulk admission while a fast request is live, for at most fast_hold_max_s, then
-    gives bulk fast_hold_gap_s of free admission; off (-1) it never caps. Real Redis, rules engine."""
-    import time
-
-    from screening.engines.rules_engine import RulesEngine
-    from screening.queue.worker import Worker
-
-    off = Worker(queue_settings, RulesEngine(), "hold-off")
-    assert off._hold_cap(True) is None
-    ws = queue_settings.worker.model_copy(update={"fast_hold_bulk": 0, "fast_hold_max_s": 0.3,
-                                                  "fast_hold_gap_s": 0.3})
-    w = Worker(queue_settings.model_copy(update={"worker": ws}), RulesEngine(), "hold-on")
-    assert w._hold_cap(False) is None  # no fast request: no hold
-    assert w._hold_cap(True) == 0  # a fast request: bulk held
-    time.sleep(0.35)
-    assert w._hold_cap(True) is None  # the hold ran its length: the bulk job's turn
-    assert w._hold_cap(True) is None  # still inside the gap
-    time.sleep(0.35)
-    assert w._hold_cap(True) == 0  # a new hold
-    assert w._hold_cap(False) is None and w._hold_cap(True) == 0  # the fast request ended: the next one holds at once
-
-
 def test_a_phase_name_carries_its_cadence_size_and_variant():
     _bench()  # puts bench/ on sys.path for the sibling module
     from gpu_phases import phase_base, phase_every, phase_size
@@ -105,3 +82,18 @@ def test_a_phase_name_carries_its_cadence_size_and_variant():
         ("pipeline", None, 5400)
     assert (phase_base("interactive@chunk"), phase_every("interactive@chunk"), phase_size("interactive@chunk")) == \
         ("interactive", None, None)
+
+
+def test_every_worker_variant_names_real_settings_with_valid_values():
+    """A variant is applied with model_copy(update=...), which takes a misspelt key silently: a phase would
+    then measure the default while its name says otherwise. Each variant must validate as WorkerSettings."""
+    import json
+
+    from screening.config import WorkerSettings
+
+    variants = json.loads((SCRIPT.parent / "gpu_models" / "configs.json").read_text(encoding="utf-8"))["_variants"]
+    for name, update in variants.items():
+        if name == "_doc":
+            continue
+        assert set(update) <= set(WorkerSettings.model_fields), (name, set(update) - set(WorkerSettings.model_fields))
+        WorkerSettings(**update)

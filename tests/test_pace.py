@@ -1,5 +1,5 @@
-"""Bulk admission (queue/pace.py): the token bucket on a hand-driven clock and the refill floor as a pure
-function, then both in a real worker on real Redis."""
+"""Bulk admission (queue/pace.py): the token bucket and the fast-lane hold on a hand-driven clock, the refill
+floor as a pure function, then each in a real worker on real Redis."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from concurrent.futures import Future
 
 import pytest
 
-from screening.config import Settings
+from screening.config import Settings, WorkerSettings
 from screening.engines.rules_engine import RulesEngine
 from screening.engines.types import EngineOutput, EngineRequest
 from screening.queue.client import JobQueue
-from screening.queue.pace import AdmissionPace, refill_room
+from screening.queue.pace import AdmissionPace, FastHold, refill_room
 from screening.queue.run import run_worker
 from screening.queue.worker import Worker
 from tests.fixtures_redis import make_items
@@ -137,3 +137,54 @@ def test_a_refill_floor_hands_bulk_over_in_groups_and_finishes_the_job(queue_set
     groups = list(worker.bulk_groups)
     assert sum(groups) == 90 and groups[0] == 20
     assert all(g >= 8 for g in groups[1:-1]), groups
+
+
+def test_the_fast_lane_hold_is_bounded_so_the_bulk_job_progresses() -> None:
+    """While a fast request is live bulk is capped, for at most max_s, then free for gap_s; off never caps."""
+    assert FastHold(-1, 2.0, 1.0).cap(True, 0.0) is None
+    h = FastHold(0, 2.0, 1.0)
+    assert h.cap(False, 0.0) is None and not h.holding  # no fast request: no hold
+    assert h.cap(True, 0.1) == 0 and h.holding  # a fast request: bulk held
+    assert h.cap(True, 2.0) == 0
+    assert h.cap(True, 2.1) is None and not h.holding  # the hold ran its length: the bulk job's turn
+    assert h.cap(True, 3.0) is None  # still inside the gap
+    assert h.cap(True, 3.2) == 0  # a new hold
+    assert h.cap(False, 3.3) is None and h.cap(True, 3.4) == 0  # the fast request ended: the next one holds at once
+
+
+def test_the_cooldown_keeps_bulk_narrow_for_its_seconds_after_the_last_fast_request() -> None:
+    h = FastHold(-1, 2.0, 1.0, cool_bulk=256, cool_s=10.0)
+    assert h.cap(False, 0.0) is None  # no fast request yet: full width
+    assert h.cap(True, 1.0) == 256
+    assert h.cap(False, 10.9) == 256  # 9.9 s after the fast request was last live
+    assert h.cap(False, 11.0) is None  # its seconds are over: full width again
+    assert h.cap(True, 20.0) == 256 and h.cap(False, 29.0) == 256
+    both = FastHold(0, 2.0, 1.0, cool_bulk=256, cool_s=10.0)
+    assert both.cap(True, 0.0) == 0  # the hold is the lower cap while it runs
+    assert both.cap(True, 2.5) == 256  # the hold's gap admits bulk, up to the cooldown's cap only
+    assert FastHold(-1, 2.0, 1.0, cool_bulk=0, cool_s=10.0).cap(True, 0.0) is None  # 0: off, never a cap of 0
+    with pytest.raises(ValueError, match=r"(?s)fast_cool_bulk.*greater than or equal to 0"):
+        WorkerSettings(fast_cool_bulk=-1)
+
+
+def _groups_beside_a_fast_job(settings: Settings, cool_bulk: int, start: int) -> list[int]:
+    """Bulk groups handed over while a /screen job is queued beside a 60-stock bulk job (20 in flight)."""
+    ws = settings.worker.model_copy(update={"max_in_flight": 20, "fast_hold_bulk": -1, "fast_cool_bulk": cool_bulk,
+                                            "fast_cool_s": 60.0})
+    settings = settings.model_copy(update={"worker": ws})
+    q = JobQueue(settings.redis.url, settings.redis)
+    fast = q.submit(make_items(2, start), lane="fast")
+    bulk = q.submit(make_items(60, start + 2), lane="bulk")
+    worker = Worker(settings, SlowRules(seed=5), f"cool-{cool_bulk}", exit_when_idle=True)
+    worker.run()
+    for jid, n in ((fast, 2), (bulk, 60)):
+        assert q.status(jid).state == "done" and sorted(r.index for r in q.results(jid)) == list(range(n))
+    return list(worker.bulk_groups)
+
+
+def test_a_cooldown_keeps_the_bulk_batch_narrow_after_a_fast_job_and_finishes_it(queue_settings: Settings) -> None:
+    """Real Redis and worker: without the cooldown the bulk job's first group fills all 20 slots; with a cap
+    of 4 no group brings more than 4 into flight, and every row of both jobs is written once."""
+    assert _groups_beside_a_fast_job(queue_settings, 0, 500)[0] == 20
+    narrow = _groups_beside_a_fast_job(queue_settings, 4, 600)
+    assert sum(narrow) == 60 and max(narrow) <= 4, narrow

@@ -1,4 +1,4 @@
-"""How the worker hands vLLM new bulk requests: paced (a token bucket) or in refill groups.
+"""How the worker hands vLLM new bulk requests: paced (a token bucket), in refill groups, held for the fast lane.
 
 Why (bench/RESULTS.md, runs 19-21): bulk requests all ask for one short JSON answer, so requests
 handed to vLLM together finish together; the worker then refills hundreds of slots at once and vLLM
@@ -67,3 +67,57 @@ def refill_room(room: int, in_bulk: int, waiting_bulk: int, refill_min: int) -> 
     if refill_min <= 0 or room >= refill_min or in_bulk == 0 or waiting_bulk <= room:
         return room
     return 0
+
+
+@dataclass
+class FastHold:
+    """The cap on bulk requests in flight that the fast lane puts on the worker now (None: no cap).
+
+    The hold (``worker.fast_hold_bulk``, queue/worker.py says why): while a fast request is live, bulk
+    is admitted only below ``bulk`` in flight, for at most ``max_s``, then freely for ``gap_s``, so the
+    bulk job always progresses. The cooldown (``worker.fast_cool_bulk``, 0 = off, the default): for ``cool_s``
+    after a fast request was last live, bulk is capped at ``cool_bulk`` (a cap of at least 1: it progresses).
+    Why: a decode step's cost is mostly the engine core's CPU per running request (bench/RESULTS.md,
+    runs 26-29: 48-87 ms at ~512), and draining a full batch takes a bulk answer's lifetime (~40
+    steps), longer than a /screen; a batch kept narrow while /screen jobs keep coming is already
+    narrow when the next one lands, and the market job runs full width when nobody asks. Unmeasured
+    on a GPU (bench variants narrow256 / narrow384 measure the narrow batch itself first).
+    """
+
+    bulk: int
+    max_s: float
+    gap_s: float
+    cool_bulk: int = 0
+    cool_s: float = 0.0
+    _since: float | None = field(default=None, init=False)  # start of the current hold
+    _free_until: float = field(default=0.0, init=False)  # no new hold before this (the bulk job's turn)
+    _last_fast: float | None = field(default=None, init=False)
+
+    @property
+    def holding(self) -> bool:
+        return self._since is not None
+
+    def cap(self, fast_live: bool, now: float) -> int | None:
+        """The bulk in-flight cap at ``now`` (monotonic seconds), given whether a fast request is live."""
+        if fast_live:
+            self._last_fast = now
+        caps = [c for c in (self._hold(fast_live, now), self._cool(now)) if c is not None]
+        return min(caps) if caps else None
+
+    def _hold(self, fast_live: bool, now: float) -> int | None:
+        if self.bulk < 0 or not fast_live:
+            self._since = None
+            return None
+        if self._since is None:
+            if now < self._free_until:
+                return None
+            self._since = now
+        elif now - self._since >= self.max_s:
+            self._since, self._free_until = None, now + self.gap_s
+            return None
+        return self.bulk
+
+    def _cool(self, now: float) -> int | None:
+        if self.cool_bulk < 1 or self._last_fast is None or now - self._last_fast >= self.cool_s:
+            return None
+        return self.cool_bulk

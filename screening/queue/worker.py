@@ -17,7 +17,8 @@ queue/intake.py; the command line is queue/run.py):
   handing vLLM new bulk requests (until fewer than ``fast_hold_bulk`` are in flight), for at most
   ``fast_hold_max_s``, then admits bulk freely for ``fast_hold_gap_s``, so the bulk job always
   progresses. With ``max_in_flight`` close to vLLM's ``max_num_seqs`` vLLM's own waiting queue stays
-  shallow, so a hold takes effect within a step. vLLM's scheduler is not touched.
+  shallow, so a hold takes effect within a step. vLLM's scheduler is not touched. A cooldown
+  (``worker.fast_cool_bulk``, off by default) keeps bulk narrower for seconds after a fast job (pace.py).
 * Paced bulk admission (``worker.bulk_admit_per_s``, off by default; queue/pace.py): bulk requests
   handed over together finish together, and the refill is prefilled beside every /screen; a token
   bucket hands them over at a steady rate instead (measured on the H200: worse, so off).
@@ -57,7 +58,7 @@ from screening.models import FailCode, PoolItem, ResultRow, failed_row
 from screening.queue.client import GROUP, TRANSIENT_ERRORS
 from screening.queue.fast_trace import JobClock
 from screening.queue.intake import ActiveJob, BatchResult, JobIntake
-from screening.queue.pace import AdmissionPace, refill_room
+from screening.queue.pace import AdmissionPace, FastHold, refill_room
 from screening.screen.pipeline import Prepared
 
 log = logging.getLogger("screening.worker")
@@ -113,8 +114,8 @@ class Worker(JobIntake):
         self.bulk_groups: deque[int] = deque(maxlen=5000)  # how many bulk requests each admission handed over
         self._clocks: dict[str, JobClock] = {}
         self._prepared_at: dict[str, float] = {}
-        self._hold_since: float | None = None  # monotonic start of the current fast-lane hold
-        self._hold_free_until = 0.0  # no new hold before this (the bulk job's turn)
+        self._hold = FastHold(self.ws.fast_hold_bulk, self.ws.fast_hold_max_s, self.ws.fast_hold_gap_s,
+                              self.ws.fast_cool_bulk, self.ws.fast_cool_s)
         self._next_fast_poll = 0.0
         self._pace = AdmissionPace(self.ws.bulk_admit_per_s, self.ws.bulk_admit_burst)
 
@@ -227,7 +228,7 @@ class Worker(JobIntake):
         in_bulk = sum(1 for f in self.flights.values() if f.work.job.lane == "bulk")
         # a batch-shaped engine gets whole calls: the next bulk call is admitted once the last one is back
         room = 0 if in_bulk and not self.engine.continuous else max(0, self.max_in_flight - in_bulk)
-        cap = self._hold_cap(bool(fast) or len(self.flights) > in_bulk)
+        cap = self._hold.cap(bool(fast) or len(self.flights) > in_bulk, time.monotonic())
         if cap is not None:
             room = min(room, max(0, cap - in_bulk))
         room = self._pace.allowed(room, time.monotonic())
@@ -240,21 +241,6 @@ class Worker(JobIntake):
         if work:
             self._submit(work)
         return len(work)
-
-    def _hold_cap(self, fast_live: bool) -> int | None:
-        """The bulk in-flight cap of the fast-lane hold now, or None (no hold: admit as usual)."""
-        if self.ws.fast_hold_bulk < 0 or not fast_live:
-            self._hold_since = None
-            return None
-        now = time.monotonic()
-        if self._hold_since is None:
-            if now < self._hold_free_until:
-                return None  # the bulk job's turn after a hold that ran its full length
-            self._hold_since = now
-        elif now - self._hold_since >= self.ws.fast_hold_max_s:
-            self._hold_since, self._hold_free_until = None, now + self.ws.fast_hold_gap_s
-            return None
-        return self.ws.fast_hold_bulk
 
     def _admit_suspects(self, suspects: list[Work]) -> int:
         if self.flights:
@@ -307,7 +293,7 @@ class Worker(JobIntake):
             for w, clock in zip(work, clocks, strict=True):
                 if clock is not None:
                     clock.stocks[w.index] = {"handed": time.time()}
-                    clock.info[w.index] = {"bulk_in_flight": in_bulk, "hold": self._hold_since is not None}
+                    clock.info[w.index] = {"bulk_in_flight": in_bulk, "hold": self._hold.holding}
         for w in work:
             future = self.engine.submit(w.prep.request, PRIORITY.get(w.job.lane, 1), alone)
             flight = Flight(w, future, final, suspect, alone)
