@@ -140,6 +140,23 @@ def test_update_older_upload_only_fills_gaps(tmp_path: Path) -> None:
     assert u.update([old], as_of="2025-06-30") == 0  # nothing new: nothing counted
 
 
+def test_a_files_no_never_clears_the_stored_st_mark_and_the_row_says_so(tmp_path: Path) -> None:
+    """A file's 否 (or a name without the mark) beside a stored *ST: the row is ST, names both sides, and
+    counts as 数据存疑; the file's figures still win. A file that agrees adds nothing."""
+    u = _small(tmp_path)
+    said_no = u.fill(StockInput(code="600899.SH", name="示例", st=False, pe_ttm=16.6, roe=16.5))
+    assert said_no.st is True and said_no.sources["st"] == "universe:import@2026-01-05"
+    assert said_no.notes == ["ST存疑: 文件标为非ST, universe:import@2026-01-05 为ST (*ST示例)"]
+    assert said_no.roe == 16.5 and assess(said_no).risk == "高"
+    assert any(f.startswith("ST存疑") for f in assess(said_no).flags)
+    unmarked = u.fill(StockInput(code="600899.SH", name="示例", pe_ttm=16.6, roe=16.5))
+    assert unmarked.st is True and unmarked.notes == []  # the stored flag fills the file's gap, as any figure
+    agrees = u.fill(StockInput(code="600899.SH", name="*ST示例", st=True, pe_ttm=16.6, roe=16.5))
+    assert agrees.notes == [] and agrees.sources["st"] == "file"
+    moutai = u.fill(StockInput(code="600519.SH", name="贵州茅台", st=False, pe_ttm=28.0))
+    assert moutai.st is False and moutai.notes == []
+
+
 def test_update_counts_new_and_changed_and_rejects_bad_codes(tmp_path: Path) -> None:
     u = _small(tmp_path)
     n = u.update([StockInput(code="920185.BJ", name="贝特瑞"), StockInput(code="600519.SH", roe=34.2)])

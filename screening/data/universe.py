@@ -27,9 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from screening.data.codes import CodeError, normalise_code
+from screening.data.names import st_mark
 from screening.data.providers.periods import disclosure_deadline, is_period, next_period
 from screening.data.stock_csv import UniverseError
-from screening.models import DATA_FIELDS, StockInput
+from screening.models import DATA_FIELDS, NOTE_ST_CONFLICT, StockInput
 
 SEED_AS_OF = "1970-01-01"  # demo rows: any real data is newer
 _SCHEMA = """
@@ -270,6 +271,22 @@ class Universe:
         if filled:  # every figure from the file: its date is not known (the row contract's null)
             out.data_date = self._data_date(rec)
         out.notes += [f for f in self._row_flags(rec) if f not in out.notes]
+        return self._keep_st_mark(out, rec)
+
+    def _keep_st_mark(self, out: StockInput, rec: Record) -> StockInput:
+        """The stored ST mark (the exchange's risk-warning list, or an ST name) stays on the row, visibly.
+
+        A file's own figures win, but a file's 否 or an unmarked name never clears a risk the market data
+        states: the rules only raise risk. The row says both sides, so a stale store is seen as such.
+        """
+        marked = rec.stock.st or st_mark(rec.stock.name) is not None
+        if not marked or out.st or st_mark(out.name) is not None:
+            return out
+        where = self.provenance(rec, "st" if rec.stock.st else "name")
+        said = "标为非ST" if out.st is False else f"名称 {out.name} 无ST标记"
+        out.st = True
+        out.sources["st"] = where
+        out.notes.append(f"{NOTE_ST_CONFLICT}: 文件{said}, {where} 为ST ({rec.stock.name})")
         return out
 
     def field_dates(self, code: str) -> dict[str, str]:
