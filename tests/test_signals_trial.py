@@ -121,6 +121,43 @@ def test_what_does_not_end_a_risk_leaves_it_high(text: str) -> None:
     assert text_tier(hits) == "高" and hits[0].state == "live", hits
 
 
+@pytest.mark.parametrize("text", [
+    # an end about another party: the chairman's 结案 is not the company's, a director's 解除留置 not the
+    # controller's, the company's 结案 not the controlling shareholder's (a user trial read all three as 低)
+    "2026-11-25 关于公司董事长收到结案通知书的公告\n2026-10-10 关于公司收到立案告知书的公告",
+    "2026-11-25 关于公司董事解除留置的公告\n2026-10-10 关于公司实际控制人被留置的公告",
+    "2026-11-25 关于公司收到结案通知书的公告\n2026-10-10 关于控股股东收到立案告知书的公告",
+    "2026-11-25 关于公司收到结案通知书的公告\n2026-10-01 关于控股股东收到立案告知书的公告\n"
+    "2026-09-01 关于公司收到立案告知书的公告",
+    "2026-11-25 关于公司收到结案通知书的公告\n2026-10-10 关于公司及实际控制人收到立案告知书的公告",
+    # a lift of the other warning; a lift dated in the future (a typo, never a lift)
+    "2026-11-25 关于撤销其他风险警示的公告\n2026-10-10 关于公司股票被实施退市风险警示的公告",
+    "2099-05-10 关于撤销退市风险警示的公告\n2026-11-25 关于公司股票被实施退市风险警示的公告",
+])
+def test_an_end_about_another_party_matter_or_a_future_date_leaves_it_high(text: str) -> None:
+    hits = read_signals(text)
+    assert text_tier(hits) == "高" and hits[0].state == "live", hits
+
+
+def test_the_live_mention_shown_is_the_one_no_end_covers() -> None:
+    text = ("2026-11-25 关于公司收到结案通知书的公告\n2026-10-01 关于公司收到立案告知书的公告\n"
+            "2026-09-01 关于控股股东收到立案告知书的公告")
+    hits = read_signals(text)
+    assert (hits[0].state, hits[0].date) == ("live", "2026-09-01") and "控股股东" in hits[0].text
+
+
+@pytest.mark.parametrize("text", [
+    "2026-11-25 关于公司实际控制人解除留置的公告\n2026-10-10 关于公司实际控制人被留置的公告",
+    "2026-11-25 关于撤销其他风险警示的公告\n2026-10-10 关于公司股票被实施其他风险警示的公告",
+    "2026-11-25 关于撤销退市风险警示及其他风险警示的公告\n"
+    "2026-10-10 关于公司股票被实施退市风险警示及其他风险警示的公告",
+    "2026-11-25 关于公司股票摘帽的公告\n2026-10-10 关于公司股票被实施退市风险警示的公告",
+    "2026-11-25 关于公司及实际控制人收到结案通知书的公告\n2026-10-10 关于公司及实际控制人收到立案告知书的公告",
+])
+def test_an_end_about_the_same_parties_and_matters_lifts_it(text: str) -> None:
+    assert [h.state for h in read_signals(text)] == ["resolved"], read_signals(text)
+
+
 def test_an_end_lifts_only_its_own_subject() -> None:
     """A bank account's 解除冻结 does not lift frozen shares, nor an audit note's 消除 a 资金占用; the board's note
     that an opinion's matters are resolved lifts that opinion."""

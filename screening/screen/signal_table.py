@@ -40,6 +40,9 @@ class SignalRule:
     # bank account's 解除冻结 does not lift frozen shares) and exists only where the later title is surely about
     # the same matter (a 胜诉 may be another case, so 重大诉讼 has none)
     resolves: tuple[str, ...] = ()
+    # which of a signal's matters a mention or an end is about, (label, pattern) over the matched words: a lift
+    # of 其他风险警示 leaves a 退市风险警示 standing. Words naming none are about all of them (摘帽 lifts both)
+    kinds: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,21 @@ RUMOUR = r"传闻|网传|报道|媒体|网络|文章|质疑|市场消息|举报"
 OTHER_PARTY = (r"(?<![方过])(?:客户|供应商)|交易对方|交易对手|被投资(?:企业|单位)|投资标的|参股(?:公司|子公司|企业)|"
                r"行业(?:内)?(?:部分|个别|多家|一些)|同行业|可比公司")  # not 第三方供应商
 
+# Who a dated mention, and the title that ends it, is about (signals.py lifts a risk only by an end about the
+# same parties): a 结案 of the chairman's case does not close the company's, nor a director's 解除留置 the
+# controller's. The roles named before the signal's words in the title (公司董事长 is the chairman, 公司及实际控制人
+# both); none named: the company.
+PARTIES: tuple[tuple[str, str], ...] = (
+    ("控股股东", r"控股股东"), ("实际控制人", r"实际控制人|实控人"), ("副董事长", r"副董事长"),
+    ("董事长", r"(?<!副)董事长"), ("董事会秘书", r"董事会秘书|董秘"), ("独立董事", r"独立董事"),
+    ("董事", r"(?<!独立)(?<!副)董事(?![长会])"), ("监事", r"监事(?!会)"), ("副总经理", r"副总经理|副总裁"),
+    ("总经理", r"(?<!副)(?:总经理|总裁)"), ("财务总监", r"财务总监|财务负责人"), ("高级管理人员", r"高级管理人员|高管"),
+    ("子公司", r"(?:控股|全资|下属)?子公司"),
+)
+COMPANY = "公司"
+# the company named as a party itself, not as the owner of a role (公司董事长) or inside 子公司
+COMPANY_NAMED = r"(?<!子)公司(?!的?(?:" + "|".join(p for _, p in PARTIES) + r"))"
+
 # a percentage of 80 or more / 10 or more, not read from the middle of a longer number
 _PCT80 = r"(?<![\d.])(?:[89]\d|100)(?:\.\d+)?\s*%"
 _PCT10 = r"(?<![\d.])(?:[1-9]\d|100)(?:\.\d+)?\s*%"
@@ -115,7 +133,8 @@ SIGNALS: tuple[SignalRule, ...] = (
         r"退市整理期", r"暂停上市", r"(?:面值|市值)退市", r"(?:收盘价|股价)" + _G + r"低于(?:人民币)?(?:1|一)元",
         r"(?:变更为|冠以)[“\"「『]?\*?ST",  # 简称由“华纺股份”变更为“ST华纺”, 简称前冠以“ST”
     ), (*_WARNING_LIFTED, r"(?:不|未)触及" + _G + r"(?:退市|风险警示)"), (r"摘帽",),
-        resolves=(*_WARNING_LIFTED, r"摘帽")),
+        resolves=(*_WARNING_LIFTED, r"摘帽"),
+        kinds=(("退市风险警示", r"退市|\*ST|终止|暂停上市"), ("其他风险警示", r"其他风险警示|(?<!\*)ST"))),
     SignalRule("审计意见(无法表示/否定)", "高", "审计意见", (
         r"无法表示意见", r"否定意见",
     ), sentence=(r"未能" + _S + r"保持有效的" + _G + r"内部控制",),

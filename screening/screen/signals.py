@@ -14,16 +14,21 @@ Two things are kept but not counted (tier 低, a flag of their own): a risk a la
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import re
 from dataclasses import dataclass, replace
 from functools import cache
+from zoneinfo import ZoneInfo
 
 from screening.screen.signal_table import (
     CLARIFICATION,
+    COMPANY,
+    COMPANY_NAMED,
     NEGATION_SCOPE_END,
     NEGATIONS,
     OTHER_PARTY,
+    PARTIES,
     RUMOUR,
     SIGNALS,
     TIER_RANK,
@@ -39,7 +44,11 @@ _RUMOUR = re.compile(RUMOUR)
 _SHOWN_CHARS = 60  # a sentence quoted in a flag is cut to this
 # what a cached row must have been judged with: a change to the table is a change to the floor
 TABLE_ID = hashlib.sha256(repr((SIGNALS, NEGATIONS, OTHER_PARTY, NEGATION_SCOPE_END, CLARIFICATION, RUMOUR,
-                                "normalized-v1")).encode()).hexdigest()[:12]
+                                PARTIES, COMPANY_NAMED, "scoped-v2")).encode()).hexdigest()[:12]
+_PARTIES = tuple((label, re.compile(p)) for label, p in PARTIES)
+_COMPANY = re.compile(COMPANY_NAMED)
+_MARKET_TZ = ZoneInfo("Asia/Shanghai")
+Scope = tuple[frozenset[str], frozenset[str]]  # (parties, kinds) a mention or an end is about
 LIVE, RESOLVED, CLARIFIED = "live", "resolved", "clarified"
 NOT_COUNTED = "低"  # the tier of a resolved or clarified hit: shown as a flag, raises nothing
 
@@ -87,6 +96,17 @@ class _Compiled:
     counter: re.Pattern[str] | None
     clear: re.Pattern[str] | None
     resolve: re.Pattern[str] | None
+    kinds: tuple[tuple[str, re.Pattern[str]], ...]
+
+    def scope(self, text: str, start: int, end: int) -> Scope:
+        """Whom (the parties named before ``start``) and which of the signal's matters (its ``kinds`` in the
+        words ``start:end``) a mention or an end is about; naming no kind is naming them all."""
+        head = text[:start]
+        parties = {label for label, rx in _PARTIES if rx.search(head)}
+        if _COMPANY.search(head) or not parties:
+            parties.add(COMPANY)
+        kinds = {label for label, rx in self.kinds if rx.search(text, start, end)}
+        return frozenset(parties), frozenset(kinds or (label for label, _ in self.kinds))
 
 
 def _alternation(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
@@ -99,7 +119,8 @@ def _compiled() -> tuple[_Compiled, ...]:
     for rule in SIGNALS:
         assert rule.patterns or rule.sentence, f"signal {rule.name} has no pattern"
         out.append(_Compiled(rule, _alternation(rule.patterns), _alternation(rule.sentence),
-                             _alternation(rule.counters), _alternation(rule.clears), _alternation(rule.resolves)))
+                             _alternation(rule.counters), _alternation(rule.clears), _alternation(rule.resolves),
+                             tuple((label, re.compile(p)) for label, p in rule.kinds)))
     return tuple(out)
 
 
@@ -170,27 +191,31 @@ def read_signals(text: str | None) -> list[SignalHit]:
 
     A title's date is the announcement's; among hits of one tier the newest comes first, so the first
     hit is what a reason should name. A signal whose every mention is dated and older than a dated title that
-    ends it (``resolves``: 结案通知书 after 立案告知书) comes back ``resolved``, naming that title; one stated only as
-    the rumour of a clarification comes back ``clarified``; both at tier 低, after the live ones.
+    ends it (``resolves``: 结案通知书 after 立案告知书), about the same parties and matters (``Scope``) and not
+    dated after today (a future date is a typo, never a lift), comes back ``resolved``, naming that title; one
+    stated only as the rumour of a clarification comes back ``clarified``; both at tier 低, after the live ones.
     """
     if not text:
         return []
-    live: dict[str, list[SignalHit]] = {}
+    live: dict[str, list[tuple[SignalHit, Scope]]] = {}
     rumours: dict[str, SignalHit] = {}
-    ends: dict[str, list[tuple[str, str]]] = {}
+    ends: dict[str, list[tuple[str, str, Scope]]] = {}
     for unit in split_units(text):
         for c in _compiled():
             found = _match_in(unit.text, c)
             if found is None:
-                if unit.is_title and unit.date and c.resolve is not None and c.resolve.search(unit.text):
-                    ends.setdefault(c.rule.name, []).append((unit.date, _shown(unit.quote())))
+                m = c.resolve.search(unit.text) if unit.is_title and unit.date and c.resolve is not None else None
+                if m is not None and unit.date:
+                    ends.setdefault(c.rule.name, []).append(
+                        (unit.date, _shown(unit.quote()), c.scope(unit.text, m.start(), m.end())))
                 continue
             hit = _hit(c.rule, unit, *found)
             if hit.state == CLARIFIED:
                 rumours[hit.name] = _newer(rumours.get(hit.name), hit)
             else:
-                live.setdefault(hit.name, []).append(hit)
-    out = [_resolved(hits, ends.get(name, [])) for name, hits in live.items()]
+                live.setdefault(hit.name, []).append((hit, c.scope(unit.text, found[0], found[1])))
+    today = dt.datetime.now(_MARKET_TZ).date().isoformat()
+    out = [_resolved(hits, ends.get(name, []), today) for name, hits in live.items()]
     out += [hit for name, hit in rumours.items() if name not in live]
     return sorted(out, key=lambda h: (-TIER_RANK.get(h.tier, 0), _neg_date(h.date), h.name))
 
@@ -205,15 +230,23 @@ def _newer(old: SignalHit | None, hit: SignalHit) -> SignalHit:
     return hit if old is None or (hit.date or "") > (old.date or "") else old
 
 
-def _resolved(hits: list[SignalHit], ends: list[tuple[str, str]]) -> SignalHit:
-    """The newest mention, or that mention resolved by the first dated title after every mention."""
-    best = hits[0]
-    for hit in hits[1:]:
+def _resolved(hits: list[tuple[SignalHit, Scope]], ends: list[tuple[str, str, Scope]], today: str) -> SignalHit:
+    """The newest mention no end covers, or, when every mention has one, the newest mention resolved by the
+    first end after it. An end covers a mention when it is dated after it (and not after today) and is
+    about all of the mention's parties and matters."""
+
+    def covering(hit: SignalHit, scope: Scope) -> list[tuple[str, str]]:
+        return [(date, title) for date, title, (parties, kinds) in ends
+                if hit.date and hit.date < date <= today and scope[0] <= parties and scope[1] <= kinds]
+
+    uncovered = [hit for hit, scope in hits if not covering(hit, scope)]
+    best: SignalHit | None = None
+    for hit in uncovered or [hit for hit, _ in hits]:
         best = _newer(best, hit)
-    later = [end for end in ends if all(h.date and end[0] > h.date for h in hits)]
-    if not later:
+    assert best is not None
+    if uncovered:
         return best
-    date, title = min(later)
+    date, title = min(covering(best, next(scope for hit, scope in hits if hit is best)))
     return replace(best, tier=NOT_COUNTED, state=RESOLVED, resolved_by=f"{date} {title}")
 
 
