@@ -139,6 +139,12 @@ def test_an_end_about_another_party_matter_or_a_future_date_leaves_it_high(text:
     assert text_tier(hits) == "高" and hits[0].state == "live", hits
 
 
+def test_a_conclusion_not_yet_received_is_a_live_risk_and_a_guarantee_not_yet_ended_too() -> None:
+    for text in ("截至本报告披露日，公司尚未收到中国证监会就上述立案调查事项的结论性意见或决定。",
+                 "2026-11-20 关于违规担保尚未解除的风险提示公告"):
+        assert text_tier(read_signals(text)) == "高", text
+
+
 def test_the_live_mention_shown_is_the_one_no_end_covers() -> None:
     text = ("2026-11-25 关于公司收到结案通知书的公告\n2026-10-01 关于公司收到立案告知书的公告\n"
             "2026-09-01 关于控股股东收到立案告知书的公告")
@@ -153,6 +159,7 @@ def test_the_live_mention_shown_is_the_one_no_end_covers() -> None:
     "2026-10-10 关于公司股票被实施退市风险警示及其他风险警示的公告",
     "2026-11-25 关于公司股票摘帽的公告\n2026-10-10 关于公司股票被实施退市风险警示的公告",
     "2026-11-25 关于公司及实际控制人收到结案通知书的公告\n2026-10-10 关于公司及实际控制人收到立案告知书的公告",
+    "2026-11-25 关于违规担保已全部解除的公告\n2026-10-10 关于公司存在违规担保的公告",
 ])
 def test_an_end_about_the_same_parties_and_matters_lifts_it(text: str) -> None:
     assert [h.state for h in read_signals(text)] == ["resolved"], read_signals(text)

@@ -70,10 +70,13 @@ GROUPS: tuple[SignalGroup, ...] = (
 # Denials: one of these earlier in a match's clause (or inside the match) says the risk is absent
 # ("不存在违规担保", "未收到立案调查通知", "无重大诉讼"). "无法" is a risk word (无法表示意见, 无法按期披露) and
 # 无锡/无偿 are not denials; "未" alone is too wide (未履行减持预披露义务 is a violation), so only its
-# denial compounds are listed; "尚未收到" (…立案调查的结论性意见) says a live risk is still open. 未发现 (自查未发现…
-# 失信被执行人或失联的情形), 不属于 (担保对象不属于失信被执行人), 未逾期, and 未(对…)出具 an opinion (未对财务报表
-# 出具保留意见、否定意见或无法表示意见: one denial covers the list, which has no clause break) deny as well.
+# denial compounds are listed; "尚未收到" denies (截至目前尚未收到立案告知书) except where what has not come is a
+# conclusion (…立案调查的结论性意见): that says a live risk is still open. 未触及 (平仓线, 强制退市情形).
+# 未发现 (自查未发现…失信被执行人或失联的情形), 不属于 (担保对象不属于失信被执行人), 未逾期, and 未(对…)出具
+# an opinion (未对财务报表出具保留意见、否定意见或无法表示意见: one denial covers the list, which has no clause
+# break) deny as well.
 NEGATIONS = (r"不存在|不涉及|不构成|不属于|不会|没有|并无|并未|未发生|(?<!尚)未收到|未受到|未实施|未涉及|未被|未曾|"
+             r"尚未收到(?![^，,。；;]{0,40}?(?:结论|决定|结案|判决))|未触及|"
              r"未有|未出现|未计提|未发现|未逾期|未(?:对[^，,。；;]{0,20}?)?出具[^，,。；;]{0,4}(?:保留|否定|无法表示|非标)|"
              r"否认|澄清|无(?![法锡偿视力])")
 # A denial's reach ends at a subordinate phrase: in 公司在无董事会审议的情况下违规为控股股东提供担保 the 无 negates
@@ -116,6 +119,7 @@ _WARNING_LIFTED = (
     r"申请撤销" + _L + r"风险警示" + _G + r"(?:同意|批准|核准|获准)",
     r"撤销" + _L + r"风险警示(?:的)?申请" + _G + r"(?:同意|批准|核准|获准)",
 )
+_GUARANTEE_ENDED = (r"违规担保" + _G + r"已[^，,。；;]{0,6}?(?:解除|消除|清理完毕|整改完毕)",)  # not 尚未解除
 _REPAID = (r"已全部(?:归还|偿还|清偿)", r"已(?:归还|偿还|清偿)全部", r"(?<!未)消除", r"已解决")
 _UNFROZEN = (r"解除" + _G + r"(?:冻结|查封)", r"解冻")
 _BACK = (r"解除" + _G + r"(?:留置|强制措施|监视居住|取保候审)", r"恢复履职", r"(?:已|恢复|重新)" + _G + r"取得联系")
@@ -152,7 +156,8 @@ SIGNALS: tuple[SignalRule, ...] = (
         r"违规" + _G + r"担保", r"担保" + _G + r"未履行" + _G + r"(?:审议|决策)程序",
     ), (r"解除" + _G + r"担保",),
         sentence=(r"担保" + _S + r"未(?:经|履行)" + _G + r"(?:审议|决策|董事会|股东大会)",
-                  r"未(?:经|履行)" + _G + r"(?:审议|决策|董事会|股东大会)" + _S + r"担保")),
+                  r"未(?:经|履行)" + _G + r"(?:审议|决策|董事会|股东大会)" + _S + r"担保"),
+        clears=_GUARANTEE_ENDED, resolves=_GUARANTEE_ENDED),
     SignalRule("资金占用", "高", "违规担保、资金占用", (
         r"资金占用", r"占用" + _G + r"资金", r"违规占用", r"资金被" + _G + r"占用",
     ), (r"占用费", r"资金占用及其他关联资金往来",  # the annual report's routine statement, both its names

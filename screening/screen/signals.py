@@ -138,7 +138,9 @@ def _clause_start(text: str, start: int) -> int:
 def _denied(text: str, start: int, end: int) -> bool:
     """A denial earlier in the clause of ``start``, overlapping or inside the match (不存在违规担保, 未计提商誉减值),
     whose reach is not ended before the match by a subordinate phrase (无董事会审议的情况下违规担保 is asserted)."""
-    for m in _NEGATION.finditer(text, _clause_start(text, start), end):
+    for m in _NEGATION.finditer(text, _clause_start(text, start)):  # the whole text: a denial may look ahead
+        if m.start() >= end:
+            break
         if m.end() > start or not _SCOPE_END.search(text, m.end(), start):
             return True
     return False
