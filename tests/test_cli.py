@@ -182,3 +182,19 @@ def test_piped_table_is_ranked_with_pe_and_roe_and_never_cut(env, tmp_path):
     risks = [ln.split("│")[4].strip() for ln in lines if ln.startswith("│")]
     order = {"低": 0, "中": 1, "高": 2, "失败": 3}
     assert [order[r] for r in risks if r] == sorted(order[r] for r in risks if r)
+
+
+def test_a_copy_of_a_shipped_example_is_still_labelled_demo(env, tmp_path):
+    """A renamed copy of examples/risk_pool.csv (or the sample uploaded to the bot) is still invented names on
+    real codes: every row says 演示数据 and its figures' source is demo; an edited copy is the user's file."""
+    copy = tmp_path / "my_pool.csv"
+    copy.write_bytes((ROOT / "examples" / "risk_pool.csv").read_bytes())
+    p = screen(env, str(copy), "--engine", "rules", "--format", "json")
+    assert p.returncode == 0, p.stderr
+    rows = json.loads(p.stdout)
+    assert rows and all("演示数据" in r["flags"] for r in rows)
+    assert all(set(r["sources"].values()) <= {"demo"} for r in rows if r["status"] == "ok")
+    edited = tmp_path / "edited.csv"
+    edited.write_bytes(copy.read_bytes() + b"\n")
+    rows = json.loads(screen(env, str(edited), "--engine", "rules", "--format", "json").stdout)
+    assert rows and not any("演示数据" in r["flags"] for r in rows)

@@ -13,6 +13,8 @@ market, whose every figure is labelled ``demo``. Demo data is never seeded by de
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+from functools import cache
 from pathlib import Path
 
 from screening.config import Settings, cache_dir
@@ -119,8 +121,32 @@ def load_file(path: Path, settings: Settings, universe: Universe, *, source_name
 
 
 def is_example(path: Path) -> bool:
-    """A file shipped in examples/ (illustrative figures, never market data)."""
-    return path.resolve().parent == EXAMPLES.resolve()
+    """A file shipped in examples/ (illustrative figures, never market data), or a byte-for-byte copy of one.
+
+    A copy (``cp examples/risk_pool.csv my.csv``, or the sample uploaded to the bot, which saves it elsewhere)
+    is still invented names on real codes; judged by the folder alone it lost its demo label.
+    """
+    if path.resolve().parent == EXAMPLES.resolve():
+        return True
+    try:
+        size = path.stat().st_size
+        return size in _example_sizes() and hashlib.sha256(path.read_bytes()).hexdigest() in _example_hashes()
+    except OSError:
+        return False
+
+
+@cache
+def _example_hashes() -> frozenset[str]:
+    return frozenset(hashlib.sha256(p.read_bytes()).hexdigest() for p in _example_files())
+
+
+@cache
+def _example_sizes() -> frozenset[int]:
+    return frozenset(p.stat().st_size for p in _example_files())
+
+
+def _example_files() -> list[Path]:
+    return [p for p in EXAMPLES.glob("*") if p.is_file() and p.suffix.lower() != ".md"]
 
 
 def is_demo_pool(pool: Pool) -> bool:
