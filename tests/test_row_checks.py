@@ -92,6 +92,14 @@ def test_a_pool_row_is_never_screened_on_another_stock_under_its_name(tmp_path: 
     rows = Screener(RulesEngine(), EngineSettings(kind="rules"), BatcherSettings()).run(pool.items)
     assert summary(rows)["data_doubt"] == 1  # the wrong name is counted where the user reads the totals
     assert dup.error is not None  # the same code twice is still one row
+    # the index's row does not claim 000001: 平安银行 below it is screened, not failed as its duplicate
+    both = tmp_path / "tdx2.txt"
+    both.write_bytes("代码\t名称\t涨幅%\n000001\t上证指数\t0.3\n000001\t平安银行\t0.3\n000001\t平安银行\t0.3\n"
+                     .encode("gbk"))
+    index_row, bank, again = load_file(both, _settings(u_path), Universe.load(u_path)).items
+    assert index_row.error is not None and "上证指数 是指数" in str(index_row.error)
+    assert bank.error is None and bank.stock is not None and bank.stock.code == "000001.SZ"
+    assert again.error is not None and "与第 3 行重复" in again.error.message
 
 
 def _cli(capsys: pytest.CaptureFixture[str], u_path: Path, *args: str) -> tuple[int, str, str]:

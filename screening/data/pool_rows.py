@@ -85,6 +85,8 @@ def parse_row(index: int, raw: RawRow, used: dict[str, Column], source: str,
         if field != "code":
             _read_field(field, col, raw, values, problems, notes, cleaned)
     named_index = index_named(values.get("name"))
+    if named_index is not None:  # 通达信 lists 000001 上证指数 beside stocks: that row never claims 000001.SZ
+        del first_seen[code]
     if named_index is not None and not problems:
         name_col = used["name"].name
         problems.append((f"{named_index} 是指数, 不是股票 ({code[:6]} 在{EXCHANGES[code[-2:]]}是一只股票的代码, "
