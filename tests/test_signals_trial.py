@@ -145,6 +145,18 @@ def test_a_conclusion_not_yet_received_is_a_live_risk_and_a_guarantee_not_yet_en
         assert text_tier(read_signals(text)) == "高", text
 
 
+@pytest.mark.parametrize("sep", [" ", "", "  "])
+def test_titles_joined_after_bracketed_dates_keep_their_own_dates(sep: str) -> None:
+    """【date】title【date】title in one cell (a space or nothing between): two titles, each with its date (a user
+    trial found them read as one title of the first date, which kept a lifted *ST live and named the lift)."""
+    text = f"【2026年10月10日】关于公司股票被实施退市风险警示的公告{sep}【2026年11月25日】关于撤销退市风险警示的公告"
+    hits = read_signals(text)
+    assert [(h.state, h.date, h.resolved_by) for h in hits] == [
+        ("resolved", "2026-10-10", "2026-11-25 关于撤销退市风险警示的公告")]
+    inside = read_signals("【2026-11-25】关于公司于【2026年1月】签订合同暨股票被实施其他风险警示的公告")
+    assert [(h.date, h.state) for h in inside] == [("2026-11-25", "live")]  # a bracket without a whole date
+
+
 def test_the_live_mention_shown_is_the_one_no_end_covers() -> None:
     text = ("2026-11-25 关于公司收到结案通知书的公告\n2026-10-01 关于公司收到立案告知书的公告\n"
             "2026-09-01 关于控股股东收到立案告知书的公告")

@@ -33,8 +33,9 @@ _DATED = (_LIST_MARK + r"[\[【]?\s*" + DATE
           + r"(?:\s*[\]】:：]\s*|\s+|(?<=日)(?=关于)|(?<!日)(?=[\u3400-\u9fff*“\"《(A-Za-z]))(?=[^,，、;；。:：\s])")
 # the first title of a line: at its start, or after a label ("近30日公告(新→旧):")
 _FIRST_TITLE = re.compile(r"^\s*(?:[^:：,，。]{0,16}[:：]\s*)?" + _DATED)
-# a further title of the same line: after a separator (，、；or a space)
-_NEXT_TITLE = re.compile(r"(?<=" + _SEP + r")\s*" + _DATED)
+# a further title of the same line: after a separator (，、；or a space), or a bracketed date wherever it stands
+# (【2026年11月25日】 right after the last title: the space before 【 is dropped as one between CJK characters)
+_NEXT_TITLE = re.compile(r"(?:(?<=" + _SEP + r")\s*|(?=[\[【]\s*(?:19|20)\d{2}))" + _DATED)
 _NOTICE_DATE = re.compile(DATE + r"\s*(?:公告|披露)")
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])")
 _TITLE_END = re.compile(r"[。！？!?]")
