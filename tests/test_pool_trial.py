@@ -117,7 +117,8 @@ def test_an_unheaded_column_and_trailing_tabs_are_fine(tmp_path: Path) -> None:
     [
         ("证券名称", "name"), ("市盈率TTM(倍)", "pe_ttm"), ("PE(倍)", "pe_ttm"), ("市净率(倍)", "pb"),
         ("净资产收益率(加权)", "roe"), ("市盈率(pe,ttm)[20261204]", "pe_ttm"),
-        ("净资产收益率roe(加权,公布值)[20261204]", "roe"), ("总市值[20261204]", "market_cap"),
+        ("净资产收益率roe(加权,公布值)[20261204]", "roe"), ("净资产收益率roe(加权)[20251231]", "roe"),
+        ("总市值[20261204]", "market_cap"),
         ("最新涨跌幅[20261204]", "change_pct"),
         # ambiguous or not the rules' figure: left unmapped (and warned about, below)
         ("市盈率(倍)", None), ("ROE(TTM)", None), ("ROE(倍)", None), ("市盈率(静)", None), ("PEG", None),

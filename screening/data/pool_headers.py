@@ -21,7 +21,7 @@ HEADER_ALIASES: dict[str, tuple[str, ...]] = {
     # 市盈率-动态 annualises the latest quarter; it is NOT the trailing twelve months the rules use
     "pe_dynamic": ("pe_dynamic", "市盈率-动态", "市盈率(动)", "市盈(动)", "动态市盈率"),
     "roe": ("roe", "ROE(%)", "净资产收益率", "净资产收益率(%)", "ROE加权", "加权净资产收益率", "净资产收益率(加权)",
-            "净资产收益率ROE(加权,公布值)"),  # the last is i问财's
+            "净资产收益率ROE(加权,公布值)", "净资产收益率ROE(加权)"),  # the last two are i问财's
     "eps": ("eps", "每股收益", "基本每股收益"),
     "report_text": ("report_text", "财报摘要", "摘要", "公告摘要"),
     "st": ("st", "是否ST", "ST标记"),
