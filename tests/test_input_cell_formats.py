@@ -109,3 +109,26 @@ def test_cli_screens_the_formatted_workbook_like_the_typed_one(tmp_path: Path) -
     typed = rows(_xlsx(tmp_path / "typed.xlsx", None, percent_as_fraction=False))
     assert rows(_xlsx(tmp_path / "formatted.xlsx", "0.00%", percent_as_fraction=True)) == typed
     assert typed[0] == ("600519.SH", "低", typed[0][2])
+
+
+def test_a_loss_word_or_a_date_cell_in_a_figure_column_says_what_to_do(tmp_path: Path) -> None:
+    """同花顺 writes 亏损 for a loss-maker's PE; a date-formatted cell reads as a date: the row fails (nothing is
+    guessed) with advice for each, in the one line that names the file, row, column and value."""
+    loss = tmp_path / "loss.csv"
+    loss.write_text("代码,名称,市盈率(TTM),净资产收益率\n600519,贵州茅台,亏损,16.5\n", encoding="utf-8")
+    (item,) = read_pool(loss, InputSettings()).items
+    assert item.stock is None and item.error is not None and item.error.value == "亏损"
+    assert "亏损股的市盈率为负" in item.error.message and "不会被猜" in item.error.message
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    assert ws is not None
+    ws.append(["代码", "名称", "市盈率(TTM)", "净资产收益率"])
+    ws.append(["600519", "贵州茅台", 6.8, 16.5])
+    ws["C2"].number_format = "yyyy-mm-dd h:mm:ss"
+    wb.save(tmp_path / "date.xlsx")
+    (item,) = read_pool(tmp_path / "date.xlsx", InputSettings()).items
+    assert item.error is not None and "单元格是日期格式" in item.error.message
+    roe = tmp_path / "roe.csv"
+    roe.write_text("代码,名称,市盈率(TTM),净资产收益率\n600519,贵州茅台,22.5,亏损\n", encoding="utf-8")
+    (item,) = read_pool(roe, InputSettings()).items  # the PE advice is for PE columns only
+    assert item.error is not None and item.error.message == "净资产收益率 列的值不是数字"

@@ -128,12 +128,27 @@ def _read_field(field: str, col: Column, raw: RawRow, values: dict[str, Any], pr
         values[field] = _clean_date(clean) if field in DATE_FIELDS else clean.strip() or None
 
 
+# What a word in a figure column most often means, said in the row's problem: (pattern, fields or () for
+# any, advice). 同花顺 writes 亏损 for a loss-maker's PE; an xlsx cell in a date format reads as a date.
+NOT_A_NUMBER_HINTS: tuple[tuple[re.Pattern[str], tuple[str, ...], str], ...] = (
+    (re.compile(r"亏损|^亏$"), ("pe_ttm", "pe_dynamic"),
+     "亏损股的市盈率为负: 填入实际的负市盈率, 或删去该值; 缺少市盈率的行会失败, 不会被猜"),
+    (re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}"), (),
+     "单元格是日期格式: 把该列格式改为常规或数值后重新导出"),
+)
+
+
+def _not_a_number(field: str, col: Column, text: str) -> str:
+    hints = [h for rx, fields, h in NOT_A_NUMBER_HINTS if (not fields or field in fields) and rx.search(text)]
+    return f"{col.name} 列的值不是数字" + (f" ({hints[0]})" if hints else "")
+
+
 def _read_number(field: str, col: Column, text: str, values: dict[str, Any], problems: list[Problem],
                  cell_format: str | None = None, notes: list[str] | None = None) -> None:
     try:
         number, unit = parse_number_unit(text)
     except ValueError:
-        problems.append((f"{col.name} 列的值不是数字", col.name, text))
+        problems.append((_not_a_number(field, col, text), col.name, text))
         return
     if number is None:
         values[field] = None
