@@ -102,6 +102,20 @@ def test_a_pool_row_is_never_screened_on_another_stock_under_its_name(tmp_path: 
     assert again.error is not None and "与第 3 行重复" in again.error.message
 
 
+def test_a_file_row_under_an_old_bse_code_says_the_data_did_not_fill_it(tmp_path: Path) -> None:
+    """830799 (before 2025-10-09's move to 920xxx) with its own figures is screened on them alone: the row says
+    the local data added no announcements or ST mark; a 920 code or a stored old code gets no such note."""
+    u_path = _universe(tmp_path)
+    pool_file = tmp_path / "bj.csv"
+    pool_file.write_text("代码,名称,市盈率(TTM),净资产收益率\n830799,艾融软件,30,12\n920799,艾融软件,30,12\n",
+                         encoding="utf-8")
+    old, new = load_file(pool_file, _settings(u_path), Universe.load(u_path)).items
+    assert old.stock is not None and new.stock is not None
+    (note,) = [n for n in old.stock.notes if n.startswith("北交所旧代码 830799")]
+    assert note.endswith("本地数据查不到它, 未补入公告与ST标记")
+    assert not any(n.startswith("北交所旧代码") for n in new.stock.notes)
+
+
 def _cli(capsys: pytest.CaptureFixture[str], u_path: Path, *args: str) -> tuple[int, str, str]:
     import os
 

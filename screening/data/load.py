@@ -46,6 +46,14 @@ def unknown_code_message(code: str, universe: Universe) -> str:
             "`python -m screening universe refresh`, 或上传含其数据的文件")
 
 
+def old_bse_code(stock: StockInput, universe: Universe) -> str | None:
+    """A note for a file row under a pre-2025-10-09 BSE code the local data does not know: screened on the
+    file's figures alone, without the announcements and ST mark the data would have added."""
+    if not stock.code.endswith(".BJ") or stock.code.startswith("920") or universe.record(stock.code) is not None:
+        return None
+    return f"北交所旧代码 {stock.code[:6]}: 2025-10-09 起为 920xxx, 本地数据查不到它, 未补入公告与ST标记"
+
+
 def demo_universe_path() -> Path:
     return cache_dir() / "demo-universe.sqlite"
 
@@ -112,7 +120,8 @@ def load_file(path: Path, settings: Settings, universe: Universe, *, source_name
         if item.stock is not None:
             conflict = name_conflict(item.stock, universe)
             item.stock = _annotate(universe.fill(item.stock), universe, settings, today)
-            item.stock.notes += [n for n in (conflict, quarter_roe(item.stock)) if n]
+            notes = (conflict, quarter_roe(item.stock), old_bse_code(item.stock, universe))
+            item.stock.notes += [n for n in notes if n]
             if sample:
                 item.stock.sources = {f: "demo" if s == "file" else s for f, s in item.stock.sources.items()}
                 if DEMO_NOTE not in item.stock.notes:
