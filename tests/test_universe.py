@@ -157,6 +157,22 @@ def test_a_files_no_never_clears_the_stored_st_mark_and_the_row_says_so(tmp_path
     assert moutai.st is False and moutai.notes == []
 
 
+def test_a_files_own_text_is_read_with_the_stored_titles_not_instead(tmp_path: Path) -> None:
+    """A 摘要 column in the file must not hide a stored 立案告知书 from the text floor (it did: 低 on the figures
+    alone). The file's text comes first, the stored text after it, and the source names both."""
+    u = _small(tmp_path)
+    titles = "近30日公告（新→旧）：\n2026-11-20 关于收到中国证监会立案告知书的公告"
+    u.update([StockInput(code="600036.SH", report_text=titles)], as_of="2026-12-04")
+    filled = u.fill(StockInput(code="600036.SH", name="招商银行", pe_ttm=6.4, roe=14.5, report_text="零售银行龙头。"))
+    assert filled.report_text == f"零售银行龙头。\n{titles}"
+    assert filled.sources["report_text"] == "file+universe:import@2026-12-04"
+    assert assess(filled).risk == "高" and any("立案" in f for f in assess(filled).flags)
+    same = u.fill(StockInput(code="600036.SH", pe_ttm=6.4, roe=14.5, report_text=f"摘要\n{titles}"))
+    assert same.report_text == f"摘要\n{titles}" and same.sources["report_text"] == "file"  # already in it
+    none = u.fill(StockInput(code="600036.SH", pe_ttm=6.4, roe=14.5))
+    assert none.report_text == titles and none.sources["report_text"] == "universe:import@2026-12-04"
+
+
 def test_update_counts_new_and_changed_and_rejects_bad_codes(tmp_path: Path) -> None:
     u = _small(tmp_path)
     n = u.update([StockInput(code="920185.BJ", name="贝特瑞"), StockInput(code="600519.SH", roe=34.2)])

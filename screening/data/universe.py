@@ -271,7 +271,21 @@ class Universe:
         if filled:  # every figure from the file: its date is not known (the row contract's null)
             out.data_date = self._data_date(rec)
         out.notes += [f for f in self._row_flags(rec) if f not in out.notes]
+        self._add_stored_text(out, rec)
         return self._keep_st_mark(out, rec)
+
+    def _add_stored_text(self, out: StockInput, rec: Record) -> None:
+        """A file's own text (a 摘要 column) is read with the stored announcement titles after it, not instead.
+
+        The text floor reads the titles (立案告知书, 退市风险警示); a summary in the file must not hide them,
+        or a stock under investigation is rated on its figures alone. The source says both.
+        """
+        stored = (rec.stock.report_text or "").strip()
+        given = (out.report_text or "").strip()
+        if not stored or not given or stored in given or out.sources.get("report_text") != "file":
+            return
+        out.report_text = f"{given}\n{stored}"
+        out.sources["report_text"] = f"file+{self.provenance(rec, 'report_text')}"
 
     def _keep_st_mark(self, out: StockInput, rec: Record) -> StockInput:
         """The stored ST mark (the exchange's risk-warning list, or an ST name) stays on the row, visibly.
