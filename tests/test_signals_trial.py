@@ -141,7 +141,7 @@ def test_an_end_about_another_party_matter_or_a_future_date_leaves_it_high(text:
 
 def test_a_conclusion_not_yet_received_is_a_live_risk_and_a_guarantee_not_yet_ended_too() -> None:
     for text in ("截至本报告披露日，公司尚未收到中国证监会就上述立案调查事项的结论性意见或决定。",
-                 "2026-11-20 关于违规担保尚未解除的风险提示公告"):
+                 "截至目前，公司尚未收到中国证监会立案调查的结果。", "2026-11-20 关于违规担保尚未解除的风险提示公告"):
         assert text_tier(read_signals(text)) == "高", text
 
 

@@ -76,7 +76,7 @@ GROUPS: tuple[SignalGroup, ...] = (
 # an opinion (未对财务报表出具保留意见、否定意见或无法表示意见: one denial covers the list, which has no clause
 # break) deny as well.
 NEGATIONS = (r"不存在|不涉及|不构成|不属于|不会|没有|并无|并未|未发生|(?<!尚)未收到|未受到|未实施|未涉及|未被|未曾|"
-             r"尚未收到(?![^，,。；;]{0,40}?(?:结论|决定|结案|判决))|未触及|"
+             r"尚未收到(?![^，,。；;]{0,40}?(?:结论|结果|意见|决定|结案|判决))|未触及|"
              r"未有|未出现|未计提|未发现|未逾期|未(?:对[^，,。；;]{0,20}?)?出具[^，,。；;]{0,4}(?:保留|否定|无法表示|非标)|"
              r"否认|澄清|无(?![法锡偿视力])")
 # A denial's reach ends at a subordinate phrase: in 公司在无董事会审议的情况下违规为控股股东提供担保 the 无 negates
