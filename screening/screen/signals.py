@@ -4,7 +4,8 @@ This is part of the rules floor on every engine (``rules.assess`` calls it), so 
 say 立案调查 is never rated 低 because a model missed it. It reads what a careful analyst reads and no
 more: each signal of ``signal_table.SIGNALS`` where the text states it, skipping denials (不存在违规担保),
 good news that shares a word (撤销退市风险警示, 一审胜诉) and the like, with the title and its date (or
-the sentence) it came from, so the row can say exactly why it was raised. Pure and deterministic.
+the sentence) it came from, so the row can say exactly why it was raised. Pure and deterministic but for
+today's date (Asia/Shanghai): a title dated after it never lifts a risk.
 
 The text is read through ``signal_text`` (traditional characters, stray spaces and full-width letters
 normalised; joined titles cut at each date; dates written any common way), and a flag quotes it as written.
