@@ -70,13 +70,14 @@ GROUPS: tuple[SignalGroup, ...] = (
 # Denials: one of these earlier in a match's clause (or inside the match) says the risk is absent
 # ("不存在违规担保", "未收到立案调查通知", "无重大诉讼"). "无法" is a risk word (无法表示意见, 无法按期披露) and
 # 无锡/无偿 are not denials; "未" alone is too wide (未履行减持预披露义务 is a violation), so only its
-# denial compounds are listed; "尚未收到" denies (截至目前尚未收到立案告知书) except where what has not come is a
-# conclusion (…立案调查的结论性意见): that says a live risk is still open. 未触及 (平仓线, 强制退市情形).
+# denial compounds are listed; "尚未收到" denies only the notice that opens an investigation (截至目前尚未收到
+# 立案告知书): what else has not come (…的结论性意见, 法院受理重整的裁定, 占用资金的还款, 留置的书面通知, 进一步
+# 通知) leaves a live risk open. 未触及 (平仓线, 强制退市情形).
 # 未发现 (自查未发现…失信被执行人或失联的情形), 不属于 (担保对象不属于失信被执行人), 未逾期, and 未(对…)出具
 # an opinion (未对财务报表出具保留意见、否定意见或无法表示意见: one denial covers the list, which has no clause
 # break) deny as well.
 NEGATIONS = (r"不存在|不涉及|不构成|不属于|不会|没有|并无|并未|未发生|(?<!尚)未收到|未受到|未实施|未涉及|未被|未曾|"
-             r"尚未收到(?![^，,。；;]{0,40}?(?:结论|结果|意见|决定|结案|判决))|未触及|"
+             r"尚未收到(?=[^，,。；;]{0,20}?(?:立案告知书|立案调查(?:的)?(?:任何)?(?:书面)?通知))|未触及|"
              r"未有|未出现|未计提|未发现|未逾期|未(?:对[^，,。；;]{0,20}?)?出具[^，,。；;]{0,4}(?:保留|否定|无法表示|非标)|"
              r"否认|澄清|无(?![法锡偿视力])")
 # A denial's reach ends at a subordinate phrase: in 公司在无董事会审议的情况下违规为控股股东提供担保 the 无 negates
@@ -100,11 +101,15 @@ PARTIES: tuple[tuple[str, str], ...] = (
     ("董事长", r"(?<!副)董事长"), ("董事会秘书", r"董事会秘书|董秘"), ("独立董事", r"独立董事"),
     ("董事", r"(?<!独立)(?<!副)董事(?![长会])"), ("监事", r"监事(?!会)"), ("副总经理", r"副总经理|副总裁"),
     ("总经理", r"(?<!副)(?:总经理|总裁)"), ("财务总监", r"财务总监|财务负责人"), ("高级管理人员", r"高级管理人员|高管"),
-    ("子公司", r"(?:控股|全资|下属)?子公司"),
+    ("子公司", r"(?:控股|全资|下属)?子公司"), ("股东", r"(?<!控股)股东"), ("当事人", r"当事人"),
+    # a former or acting holder of a role is not the company (公司原董事长收到结案通知书 closes his case only)
+    ("原任", r"(?:原|前任|时任)(?=董事|监事|总经理|副总|总裁|财务|实际控制人|实控人|控股股东|高级管理人员|高管|董秘)"),
 )
 COMPANY = "公司"
-# the company named as a party itself, not as the owner of a role (公司董事长) or inside 子公司
+# the company named as a party itself, not as the owner of a role (公司董事长, 公司原董事长) or inside 子公司
 COMPANY_NAMED = r"(?<!子)公司(?!的?(?:" + "|".join(p for _, p in PARTIES) + r"))"
+# a title that ends only part of a risk (部分股份解除冻结, 撤销部分风险警示) lifts nothing: the rest stands
+PARTIAL_END = r"部分"
 
 # a percentage of 80 or more / 10 or more, not read from the middle of a longer number
 _PCT80 = r"(?<![\d.])(?:[89]\d|100)(?:\.\d+)?\s*%"
@@ -114,12 +119,14 @@ _PCT50 = r"(?<![\d.])(?:[5-9]\d|100)(?:\.\d+)?\s*%"
 # what ends a risk, both as good news inside one sentence (clears) and as a later title (resolves)
 _CASE_CLOSED = (r"结案", r"撤销" + _G + r"立案", r"终止" + _G + r"调查")
 _WARNING_LIFTED = (
-    r"(?<!申请)撤销" + _L + r"风险警示(?:(?:及|和|与|、|以及)" + _L + r"风险警示)?(?![^，,。；;]{0,2}申请)",
+    r"(?<!申请)撤销" + _L + r"风险警示(?:(?:及|和|与|、|以及)(?!(?:继续|叠加)?实施)" + _L
+    + r"风险警示)?(?![^，,。；;]{0,2}申请)",
     # an application to lift a warning is not a lift (the stock stays under it); an approved one is
     r"申请撤销" + _L + r"风险警示" + _G + r"(?:同意|批准|核准|获准)",
     r"撤销" + _L + r"风险警示(?:的)?申请" + _G + r"(?:同意|批准|核准|获准)",
 )
-_GUARANTEE_ENDED = (r"违规担保" + _G + r"已[^，,。；;]{0,6}?(?:解除|消除|清理完毕|整改完毕)",)  # not 尚未解除
+# 违规担保已全部解除; not 尚未解除, nor 已部分解除 / 已解除部分 (the rest stands)
+_GUARANTEE_ENDED = (r"违规担保" + _G + r"已(?:全部)?(?:解除|消除|清理完毕|整改完毕)(?!部分)",)
 _REPAID = (r"已全部(?:归还|偿还|清偿)", r"已(?:归还|偿还|清偿)全部", r"(?<!未)消除", r"已解决")
 _UNFROZEN = (r"解除" + _G + r"(?:冻结|查封)", r"解冻")
 _BACK = (r"解除" + _G + r"(?:留置|强制措施|监视居住|取保候审)", r"恢复履职", r"(?:已|恢复|重新)" + _G + r"取得联系")

@@ -29,6 +29,7 @@ from screening.screen.signal_table import (
     NEGATION_SCOPE_END,
     NEGATIONS,
     OTHER_PARTY,
+    PARTIAL_END,
     PARTIES,
     RUMOUR,
     SIGNALS,
@@ -45,9 +46,10 @@ _RUMOUR = re.compile(RUMOUR)
 _SHOWN_CHARS = 60  # a sentence quoted in a flag is cut to this
 # what a cached row must have been judged with: a change to the table is a change to the floor
 TABLE_ID = hashlib.sha256(repr((SIGNALS, NEGATIONS, OTHER_PARTY, NEGATION_SCOPE_END, CLARIFICATION, RUMOUR,
-                                PARTIES, COMPANY_NAMED, "scoped-v2")).encode()).hexdigest()[:12]
+                                PARTIES, COMPANY_NAMED, PARTIAL_END, "scoped-v2")).encode()).hexdigest()[:12]
 _PARTIES = tuple((label, re.compile(p)) for label, p in PARTIES)
 _COMPANY = re.compile(COMPANY_NAMED)
+_PARTIAL = re.compile(PARTIAL_END)
 _MARKET_TZ = ZoneInfo("Asia/Shanghai")
 Scope = tuple[frozenset[str], frozenset[str]]  # (parties, kinds) a mention or an end is about
 LIVE, RESOLVED, CLARIFIED = "live", "resolved", "clarified"
@@ -100,8 +102,8 @@ class _Compiled:
     kinds: tuple[tuple[str, re.Pattern[str]], ...]
 
     def scope(self, text: str, start: int, end: int) -> Scope:
-        """Whom (the parties named before ``start``) and which of the signal's matters (its ``kinds`` in the
-        words ``start:end``) a mention or an end is about; naming no kind is naming them all."""
+        """Whom (the parties named before ``start``) and which of the signal's matters (its ``kinds`` named in
+        ``start:end``) a mention or an end is about; naming no kind is naming them all."""
         head = text[:start]
         parties = {label for label, rx in _PARTIES if rx.search(head)}
         if _COMPANY.search(head) or not parties:
@@ -208,7 +210,7 @@ def read_signals(text: str | None) -> list[SignalHit]:
             found = _match_in(unit.text, c)
             if found is None:
                 m = c.resolve.search(unit.text) if unit.is_title and unit.date and c.resolve is not None else None
-                if m is not None and unit.date:
+                if m is not None and unit.date and not _PARTIAL.search(unit.text):
                     ends.setdefault(c.rule.name, []).append(
                         (unit.date, _shown(unit.quote()), c.scope(unit.text, m.start(), m.end())))
                 continue
@@ -216,7 +218,8 @@ def read_signals(text: str | None) -> list[SignalHit]:
             if hit.state == CLARIFIED:
                 rumours[hit.name] = _newer(rumours.get(hit.name), hit)
             else:
-                live.setdefault(hit.name, []).append((hit, c.scope(unit.text, found[0], found[1])))
+                # a mention is about every warning its title names (退市风险警示及其他风险警示: both)
+                live.setdefault(hit.name, []).append((hit, c.scope(unit.text, found[0], len(unit.text))))
     today = dt.datetime.now(_MARKET_TZ).date().isoformat()
     out = [_resolved(hits, ends.get(name, []), today) for name, hits in live.items()]
     out += [hit for name, hit in rumours.items() if name not in live]
