@@ -194,6 +194,7 @@ def test_the_live_mention_shown_is_the_one_no_end_covers() -> None:
     "2026-11-25 关于违规担保已全部解除的公告\n2026-10-10 关于公司存在违规担保的公告",
     "2026-12-01 关于公司原董事长收到结案通知书的公告\n2026-10-10 关于公司原董事长收到立案告知书的公告",
     "2026-11-25 关于收到中国证监会结案通知书的公告\n2026-10-10 关于公司因涉嫌信息披露违法违规收到立案告知书的公告",
+    "2026-11-25 关于违规担保已全部解除的公告\n2026-10-10 关于公司股东大会未审议的违规担保的公告",  # 股东大会: no party
 ])
 def test_an_end_about_the_same_parties_and_matters_lifts_it(text: str) -> None:
     assert [h.state for h in read_signals(text)] == ["resolved"], read_signals(text)
