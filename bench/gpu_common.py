@@ -7,6 +7,7 @@ report each have a module of their own; this one is what they all share.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import logging
 import os
@@ -71,6 +72,15 @@ def versions() -> dict:
     for pkg in ("vllm", "torch", "transformers", "xgrammar", "redis"):
         out[pkg if pkg != "redis" else "redis-py"] = _version(pkg)
     return out
+
+
+def read_kept(path: Path) -> str:
+    """The text of a run file, or of its ``.gz`` twin when only that is kept: bench/gpu_runs stores the
+    jsonl and vLLM logs of later runs gzipped (the working tree travels with every GPU call, 10 MiB)."""
+    packed = path if path.suffix == ".gz" else path.with_name(path.name + ".gz")
+    if packed.exists() and (packed == path or not path.exists()):
+        return gzip.decompress(packed.read_bytes()).decode("utf-8", errors="replace")
+    return path.read_text(encoding="utf-8", errors="replace")
 
 
 def append_jsonl(path: Path, record: dict) -> None:

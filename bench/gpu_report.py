@@ -7,6 +7,7 @@ import json
 import statistics
 from pathlib import Path
 
+from gpu_common import read_kept
 from gpu_kernels import kernel_lines
 
 from screening.queue.fast_trace import pct
@@ -289,9 +290,9 @@ def append_markdown(path: Path, text: str) -> None:
 
 def read_records(jsonl: Path, run_id: str | None = None) -> dict[tuple[str, str], list[dict]]:
     groups: dict[tuple[str, str], list[dict]] = {}
-    if not jsonl.exists():
+    if not jsonl.exists() and not jsonl.with_name(jsonl.name + ".gz").exists():
         return groups
-    for line in jsonl.read_text(encoding="utf-8").splitlines():
+    for line in read_kept(jsonl).splitlines():
         if not line.strip():
             continue
         rec = json.loads(line)

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import gzip
 import json
 import re
 import statistics
 from pathlib import Path
+
+from gpu_common import read_kept
 
 ROWS_LINE = re.compile(r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+) INFO screening\.worker: rows: (\d+) of \d+ jobs "
                        r"written \((\d+) in flight")
@@ -30,10 +31,7 @@ ROWS_LINE = re.compile(r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+) INFO screening\.wo
 def worker_writes(log: Path) -> list[tuple[float, int, int]]:
     """(wall time, rows written, bulk in flight after) of every ``rows:`` line."""
     out = []
-    packed = log.with_name(log.name + ".gz")
-    text = (gzip.decompress(packed.read_bytes()).decode("utf-8", errors="replace") if not log.exists()
-            else log.read_text(encoding="utf-8", errors="replace"))
-    for line in text.splitlines():
+    for line in read_kept(log).splitlines():
         m = ROWS_LINE.match(line)
         if m:
             at = dt.datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S,%f").replace(tzinfo=dt.UTC).timestamp()
@@ -75,7 +73,7 @@ def main() -> None:
     by_variant: dict[str, list[tuple[float, int]]] = {}
     for run in a.runs:
         writes = worker_writes(Path(run + ".vllm.log"))
-        for line in Path(run + ".jsonl").read_text(encoding="utf-8").splitlines():
+        for line in read_kept(Path(run + ".jsonl")).splitlines():
             rec = json.loads(line)
             if not rec["phase"].startswith("interactive"):
                 continue

@@ -121,3 +121,17 @@ def test_decode_per_token_is_the_step_time_a_fast_job_saw():
     line = report.decode_per_token(traces)
     assert line == "median 55 ms, p95 100 ms, min 10 ms (n=2; 1-40 output tokens a request)"
     assert report.decode_per_token([]) == ""
+
+
+def test_read_records_reads_a_gzipped_run(tmp_path):  # type: ignore[no-untyped-def]
+    """bench/gpu_runs keeps later runs as ``.jsonl.gz``: the report reads one by its plain name."""
+    import gzip
+    import json
+
+    _bench()
+    report = importlib.import_module("gpu_report")
+    rec = {"run_id": "r1", "config": "c", "phase": "pipeline@chunk", "stocks": 2}
+    (tmp_path / "run.jsonl.gz").write_bytes(gzip.compress((json.dumps(rec) + "\n").encode()))
+    assert report.read_records(tmp_path / "run.jsonl") == {("r1", "c"): [rec]}
+    assert report.read_records(tmp_path / "run.jsonl.gz") == {("r1", "c"): [rec]}
+    assert report.read_records(tmp_path / "absent.jsonl") == {}

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 SCRIPT = Path(__file__).resolve().parents[1] / "bench" / "refill_overlap.py"
 
 
 def _mod():  # type: ignore[no-untyped-def]
+    if str(SCRIPT.parent) not in sys.path:  # it imports its sibling gpu_common, as `python bench/...` finds it
+        sys.path.insert(0, str(SCRIPT.parent))
     spec = importlib.util.spec_from_file_location("refill_overlap_under_test", SCRIPT)
     assert spec and spec.loader
     mod = importlib.util.module_from_spec(spec)

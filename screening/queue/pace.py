@@ -80,8 +80,9 @@ class FastHold:
     Why: a decode step's cost is mostly the engine core's CPU per running request (bench/RESULTS.md,
     runs 26-29: 48-87 ms at ~512), and draining a full batch takes a bulk answer's lifetime (~40
     steps), longer than a /screen; a batch kept narrow while /screen jobs keep coming is already
-    narrow when the next one lands, and the market job runs full width when nobody asks. Unmeasured
-    on a GPU (bench variants narrow256 / narrow384 measure the narrow batch itself first).
+    narrow when the next one lands, and the market job runs full width when nobody asks. Measured on an
+    H100 (bench/RESULTS.md, run 43): the first /screen after a quiet spell still decodes beside the full
+    batch already running (p95 5.32 s against 2.61 s with the batch always narrow), so it stays off.
     """
 
     bulk: int
