@@ -160,6 +160,40 @@ def test_what_has_not_come_a_partial_end_or_another_warning_leaves_it_high(text:
     assert text_tier(read_signals(text)) == "高", read_signals(text)
 
 
+@pytest.mark.parametrize(("text", "tier"), [
+    # a release followed by a harder measure is no release: the case moved to the police
+    ("2026-12-01 关于公司实际控制人解除留置并被采取刑事强制措施的公告\n"
+     "2026-10-10 关于公司实际控制人被留置的公告", "高"),
+    ("关于公司实际控制人解除留置并被采取刑事强制措施的公告", "高"),
+    ("2026-12-01 关于公司董事长被解除留置后被逮捕的公告\n2026-10-10 关于公司董事长被留置的公告", "高"),
+    # 未触及 denies the warning it names, not the other one imposed in the same clause
+    ("公司股票未触及强制退市但将被实施其他风险警示", "高"),
+    ("2026-12-01 关于公司股票未触及重大违法强制退市情形但被实施其他风险警示的公告", "高"),
+    ("公司股票不触及《股票上市规则》规定的重大违法强制退市情形但将被实施其他风险警示", "高"),
+    # one freeze ended, another begun
+    ("2026-12-01 关于控股股东所持股份解除司法冻结并被轮候冻结的公告", "中"),
+])
+def test_an_end_or_denial_followed_by_a_new_measure_leaves_it_live(text: str, tier: str) -> None:
+    """The third trial's two misses (a release or denial read over the harder measure after it), and the
+    same shape for frozen shares: each read as 低 before."""
+    assert text_tier(read_signals(text)) == tier, read_signals(text)
+
+
+@pytest.mark.parametrize("text", [
+    "2026-12-01 关于公司实际控制人解除留置的公告\n2026-10-10 关于公司实际控制人被留置的公告",
+    "2026-12-01 关于公司实际控制人解除对其采取的留置措施并恢复履职的公告\n2026-10-10 关于公司实际控制人被留置的公告",
+    "2026-12-01 关于控股股东所持股份解除司法冻结的公告\n2026-10-10 关于控股股东所持股份被司法冻结的公告",
+])
+def test_a_plain_release_still_lifts_the_risk(text: str) -> None:
+    hits = read_signals(text)
+    assert text_tier(hits) is None and hits[0].state == "resolved", hits
+
+
+@pytest.mark.parametrize("text", ["公司股票未触及退市风险警示情形", "公司不触及《股票上市规则》规定的其他风险警示情形"])
+def test_a_plain_denial_of_a_warning_still_denies_it(text: str) -> None:
+    assert text_tier(read_signals(text)) is None, read_signals(text)
+
+
 def test_a_partial_release_of_frozen_shares_leaves_them_frozen() -> None:
     text = "2026-12-01 关于控股股东部分股份解除司法冻结的公告\n2026-04-30 关于控股股东股份被司法冻结的公告"
     assert text_tier(read_signals(text)) == "中"

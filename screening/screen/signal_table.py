@@ -72,17 +72,18 @@ GROUPS: tuple[SignalGroup, ...] = (
 # 无锡/无偿 are not denials; "未" alone is too wide (未履行减持预披露义务 is a violation), so only its
 # denial compounds are listed; "尚未收到" denies only the notice that opens an investigation (截至目前尚未收到
 # 立案告知书): what else has not come (…的结论性意见, 法院受理重整的裁定, 占用资金的还款, 留置的书面通知, 进一步
-# 通知) leaves a live risk open. 未触及 (平仓线, 强制退市情形).
+# 通知) leaves a live risk open. 未触及 / 不触及 (平仓线, 强制退市情形).
 # 未发现 (自查未发现…失信被执行人或失联的情形), 不属于 (担保对象不属于失信被执行人), 未逾期, and 未(对…)出具
 # an opinion (未对财务报表出具保留意见、否定意见或无法表示意见: one denial covers the list, which has no clause
 # break) deny as well.
 NEGATIONS = (r"不存在|不涉及|不构成|不属于|不会|没有|并无|并未|未发生|(?<!尚)未收到|未受到|未实施|未涉及|未被|未曾|"
-             r"尚未收到(?=[^，,。；;]{0,20}?(?:立案告知书|立案调查(?:的)?(?:任何)?(?:书面)?通知))|未触及|"
+             r"尚未收到(?=[^，,。；;]{0,20}?(?:立案告知书|立案调查(?:的)?(?:任何)?(?:书面)?通知))|[未不]触及|"
              r"未有|未出现|未计提|未发现|未逾期|未(?:对[^，,。；;]{0,20}?)?出具[^，,。；;]{0,4}(?:保留|否定|无法表示|非标)|"
              r"否认|澄清|无(?![法锡偿视力])")
 # A denial's reach ends at a subordinate phrase: in 公司在无董事会审议的情况下违规为控股股东提供担保 the 无 negates
 # the board's review, and the 违规担保 after 情况下 is asserted. 无视 (ignored) and 无力 (unable) deny nothing.
-NEGATION_SCOPE_END = r"情况下|前提下|情形下|条件下"
+# A contrast ends it too: 不触及重大违法强制退市情形但将被实施其他风险警示 asserts the second warning.
+NEGATION_SCOPE_END = r"情况下|前提下|情形下|条件下|但(?!书)|却"
 # A clarification: a title or sentence that says it is one (澄清, 不实), whose risk words stand after the rumour
 # it answers (关于网络传闻公司被立案调查的澄清公告). Not a signal of its risk; shown, not counted (signals.py).
 CLARIFICATION = r"澄清|不实|不属实|失实|谣言|辟谣"
@@ -128,8 +129,14 @@ _WARNING_LIFTED = (
 # 违规担保已全部解除; not 尚未解除, nor 已部分解除 / 已解除部分 (the rest stands)
 _GUARANTEE_ENDED = (r"违规担保" + _G + r"已(?:全部)?(?:解除|消除|清理完毕|整改完毕)(?!部分)",)
 _REPAID = (r"已全部(?:归还|偿还|清偿)", r"已(?:归还|偿还|清偿)全部", r"(?<!未)消除", r"已解决")
-_UNFROZEN = (r"解除" + _G + r"(?:冻结|查封)", r"解冻")
-_BACK = (r"解除" + _G + r"(?:留置|强制措施|监视居住|取保候审)", r"恢复履职", r"(?:已|恢复|重新)" + _G + r"取得联系")
+# the shortest span (_L): 解除司法冻结并被轮候冻结 ends one freeze and starts another, which stays a risk
+_UNFROZEN = (r"解除" + _L + r"(?:冻结|查封)", r"解冻")
+# a release that is not followed by a harder measure: 解除留置并被采取刑事强制措施 moves the case to the police
+# (the gap may not run over 并/被/后/及 to a later measure's words, nor may one follow the release)
+_NO_NEXT = r"[^，,。；;：:！!？?\n并被后及]{0,12}"
+_BACK = (r"解除" + _NO_NEXT + r"(?:留置|强制措施|监视居住|取保候审)"
+         r"(?![^。；;]{0,20}?(?:采取|转为|变更为|改为|逮捕|拘留|羁押|指定居所))",
+         r"恢复履职", r"(?:已|恢复|重新)" + _G + r"取得联系")
 
 SIGNALS: tuple[SignalRule, ...] = (
     SignalRule("立案调查", "高", "立案调查", (
@@ -143,7 +150,7 @@ SIGNALS: tuple[SignalRule, ...] = (
         r"退市风险警示", r"其他风险警示", r"终止上市", r"终止" + r"[^，,。；;]{0,6}" + r"股票上市", r"强制退市",
         r"退市整理期", r"暂停上市", r"(?:面值|市值)退市", r"(?:收盘价|股价)" + _G + r"低于(?:人民币)?(?:1|一)元",
         r"(?:变更为|冠以)[“\"「『]?\*?ST",  # 简称由“华纺股份”变更为“ST华纺”, 简称前冠以“ST”
-    ), (*_WARNING_LIFTED, r"(?:不|未)触及" + _G + r"(?:退市|风险警示)"), (r"摘帽",),
+    ), (*_WARNING_LIFTED, r"(?:不|未)触及" + _L + r"(?:退市|风险警示)"), (r"摘帽",),  # _L: see _UNFROZEN
         resolves=(*_WARNING_LIFTED, r"摘帽"),
         kinds=(("退市风险警示", r"退市|\*ST|终止|暂停上市"), ("其他风险警示", r"其他风险警示|(?<!\*)ST"))),
     SignalRule("审计意见(无法表示/否定)", "高", "审计意见", (
@@ -219,7 +226,7 @@ SIGNALS: tuple[SignalRule, ...] = (
     SignalRule("股份冻结", "中", "股权质押与冻结", (
         r"司法冻结", r"轮候冻结", r"(?:股份|股权)" + _G + r"被" + _G + r"冻结", r"司法拍卖", r"司法划转",
         r"被(?:司法|轮候)?冻结(?:的)?(?:股份|股权)",  # 累计被冻结股份数量占其所持…100%
-    ), (r"解除" + _G + r"冻结", r"解冻"), (r"已(?:于[^，,。；;]{0,12})?(?:全部)?解除",),
+    ), (r"解除" + _L + r"冻结", r"解冻"), (r"已(?:于[^，,。；;]{0,12})?(?:全部)?解除",),
         resolves=(r"(?:股份|股权)" + _G + r"(?:解除|解冻)", r"解除" + _G + r"(?:股份|股权)" + _G + r"冻结",
                   r"解除" + _G + r"(?:司法|轮候)冻结")),
     SignalRule("强制平仓", "高", "股权质押与冻结", (
