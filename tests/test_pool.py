@@ -15,7 +15,7 @@ from screening.config import InputSettings
 from screening.data import pool_xlsx
 from screening.data.pool import map_header, read_pool
 from screening.data.xlsx_guard import check_xlsx
-from screening.models import Pool, PoolRejected, StockInput
+from screening.models import Pool, PoolRejected, StockInput, is_doubt
 
 THS_HEADER = "代码,名称,最新价,涨跌幅,市盈率-动态,市净率,总市值"
 THS_ROWS = [
@@ -311,6 +311,22 @@ def test_invalid_and_duplicate_codes(tmp_path: Path, settings: InputSettings) ->
     assert errs[4] and "与第 2 行重复" in errs[4].message and errs[4].value == "sh600519"
     assert errs[5] and "SZ" in errs[5].message  # 000001 is listed on SZ, not SH
     assert errs[7] and "代码为空" in errs[7].message
+
+
+def test_a_duplicate_with_other_figures_flags_both_rows(tmp_path: Path, settings: InputSettings) -> None:
+    """Which row is right cannot be known: the screened row carries a doubt note, the duplicate names the figures."""
+    rows = ["600519,贵州茅台,25.1,30.2,否", "000001,平安银行,5.2,10.1,否", "sh600519,贵州茅台,25.1,3.02,是",
+            "000001,平安银行,5.2,,否"]
+    pool = read_pool(write(tmp_path, "dup.csv", csv_text("代码,名称,市盈率(TTM),ROE(%),ST", rows)), settings)
+    kept = {i.stock.code: i.stock for i in pool.ok_items if i.stock}
+    assert kept["600519.SH"].notes == ["重复行不一致: 第 4 行同一代码数据不同 (本行 / 第 4 行: ROE 30.2 / 3.02; "
+                                       "ST 否 / 是); 按本行筛选, 请核对文件"]
+    assert is_doubt(kept["600519.SH"].notes[0])
+    assert kept["000001.SZ"].notes == []  # a blank cell in the duplicate is no conflict
+    errs = {i.row: i.error for i in pool.failed_items}
+    assert errs[4] is not None
+    assert errs[4].message.endswith("两行数据不同 (第 2 行 / 本行): ROE 30.2 / 3.02; ST 否 / 是")
+    assert errs[5] is not None and errs[5].message == "与第 3 行重复 (同一代码 000001.SZ)"
 
 
 def test_blank_lines_keep_row_numbers(tmp_path: Path, settings: InputSettings) -> None:

@@ -8,6 +8,7 @@ plausible range or in a unit the column cannot take fails its cell with the reas
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from screening.data.pool_headers import NUMERIC_FIELDS
 from screening.data.pool_table import Formula, RawRow
 from screening.data.value_bounds import check_value
 from screening.data.values import parse_bool_flag, parse_number_unit, strip_controls
-from screening.models import InputProblem, PoolItem, StockInput
+from screening.models import FIELD_LABELS, InputProblem, PoolItem, StockInput
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,33 @@ def parse_row(index: int, raw: RawRow, used: dict[str, Column], source: str,
     join_notice(values)
     stock = StockInput(code=code, **values, notes=notes)
     return PoolItem(index=index, raw_code=raw_code, row=raw.row, stock=stock)
+
+
+def differing_figures(kept: StockInput, raw: RawRow, used: dict[str, Column]) -> list[str]:
+    """The figures a duplicate row gives otherwise than the row the job screens (``ROE 15.2 / 12.1``).
+
+    Why: a file that lists one code twice with other figures leaves the verdict resting on whichever row
+    came first; both rows must say so. Cells the duplicate leaves blank or cannot read are no conflict.
+    """
+    values: dict[str, Any] = {}
+    for field, col in used.items():
+        if field in NUMERIC_FIELDS or field == "st":
+            _read_field(field, col, raw, values, [], [], [])
+    out = []
+    for field, value in values.items():
+        first = getattr(kept, field, None)
+        if value is None or first is None or value == first:
+            continue
+        if isinstance(value, float) and isinstance(first, float) and math.isclose(value, first, rel_tol=1e-9):
+            continue
+        out.append(f"{FIELD_LABELS.get(field, field)} {_shown_value(first)} / {_shown_value(value)}")
+    return out
+
+
+def _shown_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "是" if value else "否"
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def _read_field(field: str, col: Column, raw: RawRow, values: dict[str, Any], problems: list[Problem],
