@@ -81,7 +81,8 @@ def test_parse_number_unit_says_which_unit_the_cell_wrote(raw: object, value: fl
     ("raw", "keep_layout", "expected"),
     [
         ("贵州\x07茅台", False, "贵州茅台"),
-        ("\x1b[31m红\x1b[0m", False, "[31m红[0m"),
+        ("\x1b[31m红\x1b[0m", False, "红"),  # a terminal colour code goes whole, not just its ESC
+        ("立案\x1b[1;31m告知书\x1b[m", True, "立案告知书"),
         ("平安\u202e银行", False, "平安银行"),  # a bidi override that reverses what a reader sees
         ("零\u200b宽", False, "零宽"),
         ("\ufeff代码", False, "代码"),

@@ -109,11 +109,13 @@ def strip_controls(text: str, keep_layout: bool = False) -> tuple[str, bool]:
     pattern = _CONTROLS if keep_layout else _CONTROLS_AND_LAYOUT
     if not pattern.search(text):
         return text, False
+    text = _ANSI.sub("", text)  # a terminal colour code pasted with a name: its "[31m" tail is no name either
     if keep_layout:
         return _CONTROLS.sub("", text), True
     return re.sub(r" {2,}", " ", _CONTROLS.sub("", text).translate(_LAYOUT_TO_SPACE)), True
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")  # ECMA-48 CSI: ESC [ parameters intermediates final
 _LAYOUT_TO_SPACE = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
 
 
