@@ -79,6 +79,8 @@ def test_a_missing_file_is_unusable_input(env, tmp_path):
         assert p.returncode == 2 and "文件不存在" in p.stderr and p.stdout == "", (arg, p.stderr)
     p = screen(env, str(tmp_path), "--engine", "rules", "--format", "json")  # a folder is not "missing"
     assert p.returncode == 2 and "是文件夹, 不是文件" in p.stderr and p.stdout == "", p.stderr
+    p = screen(env, "", "--engine", "rules", "--format", "json")  # Path("") would be the working folder
+    assert p.returncode == 2 and "参数为空" in p.stderr and p.stdout == "", p.stderr
 
 
 def test_unusable_input_exits_2_with_message(env, tmp_path):

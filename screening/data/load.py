@@ -175,6 +175,9 @@ def load_pool(inputs: list[str], settings: Settings, *, universe: Universe | Non
     An argument that looks like a file but does not exist is unusable input (PoolRejected), never
     a failed "stock" named after the file.
     """
+    inputs = [a for a in inputs if a.strip()]  # an empty argument (an unset shell variable) holds nothing
+    if not inputs:  # and Path("") is the working folder: say what is wrong instead
+        raise PoolRejected("参数为空: 请给出股票代码 (如 600519) 或表格文件的路径")
     universe = universe if universe is not None else open_universe(settings)
     if len(inputs) == 1 and Path(inputs[0]).is_file():
         return load_file(Path(inputs[0]), settings, universe, today=today)
