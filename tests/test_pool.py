@@ -442,6 +442,33 @@ def test_xlsx_pool(tmp_path: Path, settings: InputSettings) -> None:
     assert err is not None and (err.row, err.column, err.value) == (4, "ROE(%)", "abc")
 
 
+def test_xlsx_table_after_a_cover_sheet_is_read_and_said(tmp_path: Path, settings: InputSettings) -> None:
+    """A workbook whose first sheet is a note (导出说明) was refused as having no code column."""
+    wb = openpyxl.Workbook()
+    assert wb.active is not None
+    wb.active.title = "说明"
+    wb.active.append(["本表由同花顺导出, 数据见下一页"])
+    wb.create_sheet("图表")
+    table = wb.create_sheet("自选股")
+    table.append(["代码", "名称", "市盈率(TTM)", "ROE(%)"])
+    table.append(["600519", "贵州茅台", 25.1, 30.2])
+    wb.save(tmp_path / "cover.xlsx")
+    pool = read_pool(tmp_path / "cover.xlsx", settings)
+    assert [i.stock.code for i in pool.ok_items if i.stock] == ["600519.SH"]
+    assert pool.warnings[0].message == "工作表 '说明', '图表' 没有股票代码列; 读取的是工作表 '自选股'"
+
+
+def test_xlsx_without_a_table_on_any_sheet_names_them(tmp_path: Path, settings: InputSettings) -> None:
+    wb = openpyxl.Workbook()
+    assert wb.active is not None
+    wb.active.title = "说明"
+    wb.active.append(["本表由同花顺导出"])
+    wb.create_sheet("备注").append(["名称", "价格"])
+    wb.save(tmp_path / "none.xlsx")
+    with pytest.raises(PoolRejected, match="读取的是第一个工作表 '说明'; 工作表 '说明', '备注' 都没有代码列"):
+        read_pool(tmp_path / "none.xlsx", settings)
+
+
 def test_xlsx_formulas_are_not_evaluated(tmp_path: Path, settings: InputSettings) -> None:
     path = _workbook(
         tmp_path / "formula.xlsx",

@@ -33,7 +33,7 @@ from screening.data.pool_headers import (
 from screening.data.pool_rows import Column, differing_figures, parse_row, unwrap_code
 from screening.data.pool_table import RawRow
 from screening.data.pool_text import HEADER_SCAN_ROWS, read_text_rows
-from screening.data.pool_xlsx import read_xlsx_rows
+from screening.data.pool_xlsx import Sheet, read_xlsx_rows
 from screening.data.values import parse_number_unit, strip_controls
 from screening.models import (
     FIELD_LABELS,
@@ -91,10 +91,24 @@ def read_pool(path: str | Path, settings: InputSettings, source_name: str | None
             "请在 Excel/WPS 中打开并另存为 .xlsx 或 CSV (UTF-8 或 GBK)"
         )
     if head.startswith(ZIP_MAGIC) or p.suffix.lower() in XLSX_EXTENSIONS:
-        rows = read_xlsx_rows(p, source, settings)
-    else:
-        rows = read_text_rows(p.read_bytes(), source)
-    return build_pool(rows, source, settings)
+        return _xlsx_pool(read_xlsx_rows(p, source, settings, lambda rows: _header_index(rows) is not None),
+                          source, settings)
+    return build_pool(read_text_rows(p.read_bytes(), source), source, settings)
+
+
+def _xlsx_pool(sheet: Sheet, source: str, settings: InputSettings) -> Pool:
+    """The pool of the sheet that holds the table, saying so when it is not the first."""
+    try:
+        pool = build_pool(sheet.rows, source, settings)
+    except PoolRejected as exc:
+        if len(sheet.titles) < 2:
+            raise
+        shown = ", ".join(map(repr, sheet.titles))
+        raise PoolRejected(f"{exc} (读取的是第一个工作表 {sheet.titles[0]!r}; 工作表 {shown} 都没有代码列)") from exc
+    if sheet.passed:
+        pool.warnings.insert(0, InputProblem(
+            source, f"工作表 {', '.join(map(repr, sheet.passed))} 没有股票代码列; 读取的是工作表 {sheet.title!r}"))
+    return pool
 
 
 def _looks_like_html(p: Path) -> bool:
@@ -109,11 +123,17 @@ def _looks_like_html(p: Path) -> bool:
 
 def _find_header(rows: list[RawRow], source: str) -> int:
     """Index of the header row: the first of the top rows naming a code column."""
+    found = _header_index(rows)
+    if found is None:
+        looked = [r for r in rows if not r.blank][:HEADER_SCAN_ROWS]
+        raise PoolRejected(_no_code_column(source, looked))
+    return found
+
+
+def _header_index(rows: list[RawRow]) -> int | None:
     looked = [i for i, r in enumerate(rows) if not r.blank][:HEADER_SCAN_ROWS]
-    for i in looked:
-        if rows[i].broken is None and any(map_header(c)[0] == "code" for c in rows[i].cells):
-            return i
-    raise PoolRejected(_no_code_column(source, [rows[i] for i in looked]))
+    return next((i for i in looked
+                 if rows[i].broken is None and any(map_header(c)[0] == "code" for c in rows[i].cells)), None)
 
 
 def _shown(cells: list[str]) -> str:

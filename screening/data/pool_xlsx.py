@@ -1,4 +1,7 @@
-"""Read the first sheet of an .xlsx into rows, numbered as the sheet numbers them.
+"""Read the sheet of an .xlsx that holds the table into rows, numbered as the sheet numbers them.
+
+The first sheet, unless it has no code header and a later one does (a cover sheet of notes before the
+export): then that one, and the caller says which sheet was read.
 
 The workbook is opened twice by openpyxl in read-only mode, once for the formulas and once for the
 values Excel cached when it last saved, so a formula cell is known as a formula: its cached result
@@ -11,6 +14,8 @@ from __future__ import annotations
 
 import datetime as dt
 import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from itertools import zip_longest
 from pathlib import Path
 from typing import Any
@@ -24,8 +29,20 @@ from screening.data.xlsx_guard import check_xlsx
 from screening.models import PoolRejected
 
 
-def read_xlsx_rows(p: Path, source: str, settings: InputSettings) -> list[RawRow]:
-    """Rows of the first sheet; PoolRejected when the workbook is hostile or unreadable."""
+@dataclass
+class Sheet:
+    """The rows read, the sheet they came from, and the sheets before it that held no table."""
+
+    rows: list[RawRow]
+    title: str = ""
+    passed: list[str] = field(default_factory=list)  # sheets skipped for having no code header
+    titles: list[str] = field(default_factory=list)  # every sheet of the workbook, in order
+
+
+def read_xlsx_rows(p: Path, source: str, settings: InputSettings,
+                   has_table: Callable[[list[RawRow]], bool] = lambda rows: True) -> Sheet:
+    """The first sheet whose rows ``has_table`` accepts (else the first sheet); PoolRejected when the
+    workbook is hostile or unreadable."""
     try:
         check_xlsx(p, settings)
     except PoolRejected as exc:  # name the file as the user knows it
@@ -38,7 +55,7 @@ def read_xlsx_rows(p: Path, source: str, settings: InputSettings) -> list[RawRow
     except Exception as exc:  # openpyxl raises many types for malformed workbooks
         raise PoolRejected(f"{source}: 无法读取 .xlsx 工作簿 ({type(exc).__name__}: {exc})") from exc
     try:
-        return _rows(formulas, values)
+        return _pick(formulas, values, has_table)
     except PoolRejected:
         raise
     except Exception as exc:
@@ -48,10 +65,18 @@ def read_xlsx_rows(p: Path, source: str, settings: InputSettings) -> list[RawRow
         values.close()
 
 
-def _rows(formulas: Any, values: Any) -> list[RawRow]:
-    if not formulas.worksheets:
-        return []
-    ws_f, ws_v = formulas.worksheets[0], values.worksheets[0]
+def _pick(formulas: Any, values: Any, has_table: Callable[[list[RawRow]], bool]) -> Sheet:
+    titles = [ws.title for ws in formulas.worksheets]
+    first: list[RawRow] | None = None
+    for i, (ws_f, ws_v) in enumerate(zip(formulas.worksheets, values.worksheets, strict=True)):
+        rows = _rows(ws_f, ws_v)
+        if has_table(rows):
+            return Sheet(rows, titles[i], titles[:i], titles)
+        first = rows if first is None else first
+    return Sheet(first or [], titles[0] if titles else "", [], titles)
+
+
+def _rows(ws_f: Any, ws_v: Any) -> list[RawRow]:
     # a writer may store wrong dimensions; read-only mode would trust them and cut the sheet short
     ws_f.reset_dimensions()
     ws_v.reset_dimensions()
