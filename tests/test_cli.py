@@ -188,7 +188,8 @@ def test_piped_table_is_ranked_with_pe_and_roe_and_never_cut(env, tmp_path):
 
 def test_a_copy_of_a_shipped_example_is_still_labelled_demo(env, tmp_path):
     """A renamed copy of examples/risk_pool.csv (or the sample uploaded to the bot) is still invented names on
-    real codes: every row says 演示数据 and its figures' source is demo; an edited copy is the user's file."""
+    real codes: every row says 演示数据 and its figures' source is demo. So is a row left as it was in a copy
+    re-saved or edited (its bytes differ); a row the user changed is the user's."""
     copy = tmp_path / "my_pool.csv"
     copy.write_bytes((ROOT / "examples" / "risk_pool.csv").read_bytes())
     p = screen(env, str(copy), "--engine", "rules", "--format", "json")
@@ -197,6 +198,8 @@ def test_a_copy_of_a_shipped_example_is_still_labelled_demo(env, tmp_path):
     assert rows and all("演示数据" in r["flags"] for r in rows)
     assert all(set(r["sources"].values()) <= {"demo"} for r in rows if r["status"] == "ok")
     edited = tmp_path / "edited.csv"
-    edited.write_bytes(copy.read_bytes() + b"\n")
+    text = copy.read_text(encoding="utf-8").replace("688001.SH,演示立案,电子,20.3", "688001.SH,演示立案,电子,21.7")
+    edited.write_bytes(text.encode("gbk") + b"\r\n")  # re-saved by Excel: GBK, CRLF; one figure changed
     rows = json.loads(screen(env, str(edited), "--engine", "rules", "--format", "json").stdout)
-    assert rows and not any("演示数据" in r["flags"] for r in rows)
+    demo = {r["code"]: "演示数据" in r["flags"] for r in rows}
+    assert demo.pop("688001.SH") is False and demo and all(demo.values()), demo

@@ -17,7 +17,7 @@ import hashlib
 from functools import cache
 from pathlib import Path
 
-from screening.config import Settings, cache_dir
+from screening.config import InputSettings, Settings, cache_dir
 from screening.data.codes import CodeError, index_name, normalise_code
 from screening.data.freshness import stale_notes
 from screening.data.pool import read_pool
@@ -119,10 +119,11 @@ def load_file(path: Path, settings: Settings, universe: Universe, *, source_name
     for item in pool.items:
         if item.stock is not None:
             conflict = name_conflict(item.stock, universe)
+            copied = sample or _example_key(item.stock) in _example_rows()
             item.stock = _annotate(universe.fill(item.stock), universe, settings, today)
             notes = (conflict, quarter_roe(item.stock), old_bse_code(item.stock, universe))
             item.stock.notes += [n for n in notes if n]
-            if sample:
+            if copied:
                 item.stock.sources = {f: "demo" if s == "file" else s for f, s in item.stock.sources.items()}
                 if DEMO_NOTE not in item.stock.notes:
                     item.stock.notes.insert(0, DEMO_NOTE)
@@ -142,6 +143,24 @@ def is_example(path: Path) -> bool:
         return size in _example_sizes() and hashlib.sha256(path.read_bytes()).hexdigest() in _example_hashes()
     except OSError:
         return False
+
+
+def _example_key(stock: StockInput) -> tuple[object, ...]:
+    return (stock.code, stock.name, stock.pe_ttm, stock.roe, stock.eps, stock.report_text)
+
+
+@cache
+def _example_rows() -> frozenset[tuple[object, ...]]:
+    """Every shipped example row as read, so a row copied from one into another file (or an example re-saved
+    by Excel, which changes its bytes) keeps its demo label: its name, figures and text are all invented."""
+    keys = set()
+    for p in _example_files():
+        try:
+            pool = read_pool(p, InputSettings())
+        except PoolRejected:
+            continue
+        keys |= {_example_key(i.stock) for i in pool.items if i.stock is not None}
+    return frozenset(keys)
 
 
 @cache
