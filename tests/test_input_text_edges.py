@@ -71,7 +71,7 @@ def test_control_characters_are_stripped_and_said(tmp_path: Path, settings: Inpu
     pool = read_bytes(tmp_path, settings, text.encode())
     a, b, c = (i.stock for i in pool.items)
     assert a is not None and b is not None and c is not None
-    assert (a.name, a.industry, a.report_text) == ("贵州茅台", "白酒", "第一段\n\t第二段")  # layout kept, colour code gone
+    assert (a.name, a.industry, a.report_text) == ("贵州茅台", "白酒", "第一段\n\t第二段")  # layout kept
     assert a.notes == ["已移除控制字符: 名称, 行业, 财报摘要"]
     assert b.name == "平安银行" and b.notes == ["已移除控制字符: 名称"]  # a bidi override hides text
     assert c.notes == []

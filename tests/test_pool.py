@@ -313,6 +313,16 @@ def test_invalid_and_duplicate_codes(tmp_path: Path, settings: InputSettings) ->
     assert errs[7] and "代码为空" in errs[7].message
 
 
+def test_a_dash_for_pe_is_read_as_missing_and_said(tmp_path: Path, settings: InputSettings) -> None:
+    """Quote boards show a loss-maker's PE as '-': read as missing (never guessed), and the row says so."""
+    text = "代码,名称,市盈率(TTM),ROE(%)\n600519,A,-,30\n000001,B,--,10\n"
+    pool = read_pool(write(tmp_path, "pe.csv", text), settings)
+    a, b = (i.stock for i in pool.items)
+    assert a is not None and a.pe_ttm is None
+    assert a.notes == ["市盈率为横线: 市盈率(TTM) 为 '-' (行情软件常以此表示亏损, 按缺失读)"]
+    assert b is not None and b.pe_ttm is None and b.notes == []  # "--" is how exports write "no data"
+
+
 def test_a_duplicate_with_other_figures_flags_both_rows(tmp_path: Path, settings: InputSettings) -> None:
     """Which row is right cannot be known: the screened row carries a doubt note, the duplicate names the figures."""
     rows = ["600519,贵州茅台,25.1,30.2,否", "000001,平安银行,5.2,10.1,否", "sh600519,贵州茅台,25.1,3.02,是",

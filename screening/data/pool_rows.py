@@ -21,7 +21,7 @@ from screening.data.pool_headers import NUMERIC_FIELDS
 from screening.data.pool_table import Formula, RawRow
 from screening.data.value_bounds import check_value
 from screening.data.values import parse_bool_flag, parse_number_unit, strip_controls
-from screening.models import FIELD_LABELS, InputProblem, PoolItem, StockInput
+from screening.models import FIELD_LABELS, NOTE_PE_DASH, InputProblem, PoolItem, StockInput
 
 
 @dataclass(frozen=True)
@@ -166,6 +166,9 @@ NOT_A_NUMBER_HINTS: tuple[tuple[re.Pattern[str], tuple[str, ...], str], ...] = (
 )
 
 
+_DASHES = frozenset({"-", "－", "—"})  # not "--": exports write it for "no data"
+
+
 def _not_a_number(field: str, col: Column, text: str) -> str:
     hints = [h for rx, fields, h in NOT_A_NUMBER_HINTS if (not fields or field in fields) and rx.search(text)]
     return f"{col.name} 列的值不是数字" + (f" ({hints[0]})" if hints else "")
@@ -180,6 +183,8 @@ def _read_number(field: str, col: Column, text: str, values: dict[str, Any], pro
         return
     if number is None:
         values[field] = None
+        if field == "pe_ttm" and text.strip() in _DASHES and notes is not None:
+            notes.append(f"{NOTE_PE_DASH}: {col.name} 为 {text.strip()!r} (行情软件常以此表示亏损, 按缺失读)")
         return
     if cell_format is not None and unit is None:  # the xlsx cell's format is its unit: 0.3419 under 0.00%
         number, unit = apply_format(number, cell_format), cell_format

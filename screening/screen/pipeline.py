@@ -19,7 +19,7 @@ from screening.config import BatcherSettings, EngineSettings
 from screening.engines.answer import parse_answer
 from screening.engines.base import Engine, EngineOutput, EngineRequest
 from screening.engines.types import FloorAnswer
-from screening.models import FailCode, PoolItem, ResultRow, StockInput, failed_row
+from screening.models import NOTE_PE_DASH, FailCode, PoolItem, ResultRow, StockInput, failed_row
 from screening.screen.batcher import BatchPlan, plan_batches
 from screening.screen.merge import merge
 from screening.screen.prefix import engine_fit
@@ -57,6 +57,8 @@ def missing_message(stock: StockInput, missing: MissingData) -> str:
     hint = ""
     if missing.what == "PE-TTM" and stock.pe_dynamic is not None:
         hint = f"; 文件只有市盈率-动态 {stock.pe_dynamic:g}, 它不是PE-TTM"
+    elif missing.what == "PE-TTM" and any(n.startswith(NOTE_PE_DASH) for n in stock.notes):
+        hint = "; 文件的市盈率是横线, 行情软件常以此表示亏损: 若是亏损请填入负的市盈率, 这里不猜"
     known = f"; {missing.known_text}" if missing.known else ""
     return (f"缺少数据: {missing.what}{known} (文件和本地基本面库中均没有{hint}; 运行 "
             "`python -m screening universe refresh` 或在文件中提供该列)")
