@@ -200,13 +200,13 @@ def test_signals_eval_meets_the_goal_on_the_repository_sets(name: str) -> None:
 def test_signals_eval_on_the_fourth_set_blind2() -> None:
     """signals_blind2.tsv was written blind; first measured at recall 0.887 (高 53/61, 中 49/54), false escalations
     0.088 (10/113). After the general rules it prompted (bench/RESULTS.md), these are its figures; no longer blind.
-    The two misses left are debatable rows the table's tiers do not name (强调事项段 without 持续经营; a liquidity
-    squeeze in figures)."""
+    The miss left is a debatable row the table's tiers do not name (a liquidity squeeze in figures); 强调事项段
+    without 持续经营 is read since a third user trial (a non-standard opinion, 中)."""
     scores = evaluate(load_set(DEFAULT_SET.parent / "signals_blind2.tsv"))
     assert scores.n == 228
-    assert scores.per_tier["高"] == (61, 61) and scores.per_tier["中"] == (52, 54)
+    assert scores.per_tier["高"] == (61, 61) and scores.per_tier["中"] == (53, 54)
     assert (scores.false_escalations, scores.negatives) == (0, 113)
-    assert sorted(item.category for item, _ in scores.misses) == ["审计意见", "持续经营不确定"]
+    assert sorted(item.category for item, _ in scores.misses) == ["持续经营不确定"]
 
 
 # the kinds of wording blind2 found the reader missing or over-reading, each in words of its own (not the set's)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import replace
 from pathlib import Path
 
 from screening.config import InputSettings
@@ -30,14 +29,13 @@ from screening.data.pool_headers import (
     lookalike,
     map_header,
 )
-from screening.data.pool_rows import Column, differing_figures, parse_row, unwrap_code
+from screening.data.pool_rows import Column, flag_conflict, parse_row, unwrap_code
 from screening.data.pool_table import RawRow
 from screening.data.pool_text import HEADER_SCAN_ROWS, read_text_rows
 from screening.data.pool_xlsx import Sheet, read_xlsx_rows
 from screening.data.values import parse_number_unit, strip_controls
 from screening.models import (
     FIELD_LABELS,
-    NOTE_DUPLICATE_CONFLICT,
     NOTE_PERCENT_DOUBT,
     NOTE_QUARTER_ROE,
     InputProblem,
@@ -251,7 +249,7 @@ def build_pool(rows: list[RawRow], source: str, settings: InputSettings) -> Pool
         if item.stock is not None:
             screened.setdefault(item.stock.code, item)
         elif item.code in screened:
-            _flag_conflict(screened[item.code], item, raw, used)
+            flag_conflict(screened[item.code], item, raw, used)
         extra = _extra_cells(raw, width)
         if extra and (unheaded or raw.line is None):  # xlsx cells sit in their own columns: nothing shifts
             pool.warnings.append(
@@ -264,18 +262,6 @@ def build_pool(rows: list[RawRow], source: str, settings: InputSettings) -> Pool
     _flag_fractions(pool, data, used, source)
     _flag_stamped_quarter(pool, used)
     return pool
-
-
-def _flag_conflict(kept: PoolItem, dup: PoolItem, raw: RawRow, used: dict[str, Column]) -> None:
-    """A duplicate row with other figures: its failure names them, and the screened row carries a doubt note."""
-    assert kept.stock is not None and dup.error is not None
-    differ = differing_figures(kept.stock, raw, used)
-    if not differ:
-        return
-    shown = "; ".join(differ)
-    dup.error = replace(dup.error, message=f"{dup.error.message}; 两行数据不同 (第 {kept.row} 行 / 本行): {shown}")
-    kept.stock.notes.append(f"{NOTE_DUPLICATE_CONFLICT}: 第 {raw.row} 行同一代码数据不同 (本行 / 第 {raw.row} 行: "
-                            f"{shown}); 按本行筛选, 请核对文件")
 
 
 def _flag_stamped_quarter(pool: Pool, used: dict[str, Column]) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from screening.data.codes import EXCHANGES, CodeError, normalise_code
@@ -21,7 +21,7 @@ from screening.data.pool_headers import NUMERIC_FIELDS
 from screening.data.pool_table import Formula, RawRow
 from screening.data.value_bounds import check_value
 from screening.data.values import parse_bool_flag, parse_number_unit, strip_controls
-from screening.models import FIELD_LABELS, NOTE_PE_DASH, InputProblem, PoolItem, StockInput
+from screening.models import FIELD_LABELS, NOTE_DUPLICATE_CONFLICT, NOTE_PE_DASH, InputProblem, PoolItem, StockInput
 
 
 @dataclass(frozen=True)
@@ -125,6 +125,18 @@ def differing_figures(kept: StockInput, raw: RawRow, used: dict[str, Column]) ->
             continue
         out.append(f"{FIELD_LABELS.get(field, field)} {_shown_value(first)} / {_shown_value(value)}")
     return out
+
+
+def flag_conflict(kept: PoolItem, dup: PoolItem, raw: RawRow, used: dict[str, Column]) -> None:
+    """A duplicate row with other figures: its failure names them, and the screened row carries a doubt note."""
+    assert kept.stock is not None and dup.error is not None
+    differ = differing_figures(kept.stock, raw, used)
+    if not differ:
+        return
+    shown = "; ".join(differ)
+    dup.error = replace(dup.error, message=f"{dup.error.message}; 两行数据不同 (第 {kept.row} 行 / 本行): {shown}")
+    kept.stock.notes.append(f"{NOTE_DUPLICATE_CONFLICT}: 第 {raw.row} 行同一代码数据不同 (本行 / 第 {raw.row} 行: "
+                            f"{shown}); 按本行筛选, 请核对文件")
 
 
 def _shown_value(value: Any) -> str:

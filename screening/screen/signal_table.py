@@ -76,21 +76,26 @@ GROUPS: tuple[SignalGroup, ...] = (
 # 未发现 (自查未发现…失信被执行人或失联的情形), 不属于 (担保对象不属于失信被执行人), 未逾期, and 未(对…)出具
 # an opinion (未对财务报表出具保留意见、否定意见或无法表示意见: one denial covers the list, which has no clause
 # break) deny as well.
-NEGATIONS = (r"不存在|不涉及|不构成|不属于|不会|没有|并无|并未|未发生|(?<!尚)未收到|未受到|未实施|未涉及|未被|未曾|"
+NEGATIONS = (r"不存在|不涉及|不构成|不属于|不会|没有(?!按期|按时|如期|及时|足额|兑付|偿还|偿付|清偿)|并无|"
+             r"并未(?!按期|按时|如期|及时|足额|兑付|偿还|偿付|清偿)|未发生|(?<!尚)未收到|未受到|未实施|未涉及|未被|未曾|"
              r"尚未收到(?=[^，,。；;]{0,20}?(?:立案告知书|立案调查(?:的)?(?:任何)?(?:书面)?通知))|[未不]触及|"
              r"未有|未出现|未计提|未发现|未逾期|未(?:对[^，,。；;]{0,20}?)?出具[^，,。；;]{0,4}(?:保留|否定|无法表示|非标)|"
              r"否认|澄清|无(?![法锡偿视力])")
 # A denial's reach ends at a subordinate phrase: in 公司在无董事会审议的情况下违规为控股股东提供担保 the 无 negates
 # the board's review, and the 违规担保 after 情况下 is asserted. 无视 (ignored) and 无力 (unable) deny nothing.
-# A contrast ends it too: 不触及重大违法强制退市情形但将被实施其他风险警示 asserts the second warning.
-NEGATION_SCOPE_END = r"情况下|前提下|情形下|条件下|但(?!书)|却"
+# A contrast ends it too: 不触及重大违法强制退市情形但将被实施其他风险警示 asserts the second warning; so does 暨,
+# which joins a second matter to a title (关于媒体报道的澄清暨收到立案告知书的公告).
+NEGATION_SCOPE_END = r"情况下|前提下|情形下|条件下|授权下|审议下|审批下|同意下|批准下|决策下|但(?!书)|却|暨"
 # A clarification: a title or sentence that says it is one (澄清, 不实), whose risk words stand after the rumour
 # it answers (关于网络传闻公司被立案调查的澄清公告). Not a signal of its risk; shown, not counted (signals.py).
 CLARIFICATION = r"澄清|不实|不属实|失实|谣言|辟谣"
 RUMOUR = r"传闻|网传|报道|媒体|网络|文章|质疑|市场消息|举报"
 # another party's trouble, named before the match in its clause (公司客户…破产清算, 原供应商…被立案调查, 参股公司…
 # 破产清算, 房地产行业部分企业出现债务违约, 同行业可比公司…): not the company's own risk. Read like a denial.
-OTHER_PARTY = (r"(?<![方过])(?:客户|供应商)|交易对方|交易对手|被投资(?:企业|单位)|投资标的|参股(?:公司|子公司|企业)|"
+# Not when the other party acts against the company (被供应商起诉, 客户申请对公司重整) or is its counterparty in a
+# dispute (因客户合同纠纷公司账户被冻结): the trouble is then the company's.
+OTHER_PARTY = (r"(?<![方过被])(?:客户|供应商)(?!申请对|对公司|对本公司|起诉|提起|[^，,。；;]{0,4}(?:纠纷|争议))|"
+               r"交易对方|交易对手|被投资(?:企业|单位)|投资标的|参股(?:公司|子公司|企业)|"
                r"行业(?:内)?(?:部分|个别|多家|一些)|同行业|可比公司")  # not 第三方供应商
 
 # Who a dated mention, and the title that ends it, is about (signals.py lifts a risk only by an end about the
@@ -109,8 +114,12 @@ PARTIES: tuple[tuple[str, str], ...] = (
 COMPANY = "公司"
 # the company named as a party itself, not as the owner of a role (公司董事长, 公司原董事长) or inside 子公司
 COMPANY_NAMED = r"(?<!子)公司(?!的?(?:" + "|".join(p for _, p in PARTIES) + r"))"
-# a title that ends only part of a risk (部分股份解除冻结, 撤销部分风险警示) lifts nothing: the rest stands
-PARTIAL_END = r"部分"
+# a title or sentence that ends only part of a risk (部分股份解除冻结, 撤销部分风险警示, 其中已偿还1.2亿元, 剩余…尚未
+#解除, 前次冻结已解除), or whose end was refused (申请…未获同意), lifts nothing and clears nothing: the rest stands
+PARTIAL_END = r"部分|其中|剩余|尚余|仍有|未获|不予|被驳回|前次"
+# good news said not to have come (影响尚未消除, 无法消除, 尚未恢复履职, 未能…重新取得联系): a clear word after one of
+# these in its clause clears nothing
+NOT_DONE = r"尚未|未能|无法(?!表示)|不能|仍未|没有|并未"  # 无法表示意见 is the opinion, not a negation
 
 # a percentage of 80 or more / 10 or more, not read from the middle of a longer number
 _PCT80 = r"(?<![\d.])(?:[89]\d|100)(?:\.\d+)?\s*%"
@@ -118,17 +127,20 @@ _PCT10 = r"(?<![\d.])(?:[1-9]\d|100)(?:\.\d+)?\s*%"
 _PCT50 = r"(?<![\d.])(?:[5-9]\d|100)(?:\.\d+)?\s*%"
 
 # what ends a risk, both as good news inside one sentence (clears) and as a later title (resolves)
-_CASE_CLOSED = (r"结案", r"撤销" + _G + r"立案", r"终止" + _G + r"调查")
+# 结案 of a lawsuit (子公司诉讼结案) is not the investigation's; 终止重大资产重组暨收到立案调查 is no 终止…调查
+_NJ = r"[^，,。；;：:！!？?\n暨及并和与]{0,12}"
+_CASE_CLOSED = (r"(?<!诉讼)(?<!仲裁)(?<!案件)结案", r"撤销" + _NJ + r"立案", r"终止" + _NJ + r"调查")
+_APPROVED = r"(?<!未获)(?<!未予)(?<!不予)(?<![未不])(?:同意|批准|核准|获准)"  # not 未获同意
 _WARNING_LIFTED = (
-    r"(?<!申请)撤销" + _L + r"风险警示(?:(?:及|和|与|、|以及)(?!(?:继续|叠加)?实施)" + _L
+    r"(?<!申请)撤销" + _L + r"风险警示(?:(?:及|和|与|、|以及)(?![^，,。；;]{0,4}?(?:实施|叠加))" + _L
     + r"风险警示)?(?![^，,。；;]{0,2}申请)",
     # an application to lift a warning is not a lift (the stock stays under it); an approved one is
-    r"申请撤销" + _L + r"风险警示" + _G + r"(?:同意|批准|核准|获准)",
-    r"撤销" + _L + r"风险警示(?:的)?申请" + _G + r"(?:同意|批准|核准|获准)",
+    r"申请撤销" + _L + r"风险警示" + _G + _APPROVED,
+    r"撤销" + _L + r"风险警示(?:的)?申请" + _G + _APPROVED,
 )
 # 违规担保已全部解除; not 尚未解除, nor 已部分解除 / 已解除部分 (the rest stands)
 _GUARANTEE_ENDED = (r"违规担保" + _G + r"已(?:全部)?(?:解除|消除|清理完毕|整改完毕)(?!部分)",)
-_REPAID = (r"已全部(?:归还|偿还|清偿)", r"已(?:归还|偿还|清偿)全部", r"(?<!未)消除", r"已解决")
+_REPAID = (r"已全部(?:归还|偿还|清偿)", r"已(?:归还|偿还|清偿)全部", r"(?<!未)消除", r"已解决")  # NOT_DONE: 仍未能消除
 # the shortest span (_L): 解除司法冻结并被轮候冻结 ends one freeze and starts another, which stays a risk
 _UNFROZEN = (r"解除" + _L + r"(?:冻结|查封)", r"解冻")
 # a release that is not followed by a harder measure: 解除留置并被采取刑事强制措施 moves the case to the police
@@ -161,6 +173,7 @@ SIGNALS: tuple[SignalRule, ...] = (
     SignalRule("审计意见(保留)", "中", "审计意见", (
         # the board's 专项说明 filed with every non-standard opinion names it only as 非标准审计意见
         r"保留意见", r"非标准?(?:审计)?意见", r"非标准?审计报告",
+        r"强调事项段",  # 带强调事项段的无保留意见 is a non-standard opinion too
     ), (r"(?:标准)?无保留意见",), (r"(?:保留意见|非标)" + _S + r"消除",),
         resolves=(r"(?<!无)(?:保留意见|非标)" + _S + r"(?<!未)消除",)),
     SignalRule("持续经营不确定", "中", "审计意见", (
@@ -173,7 +186,7 @@ SIGNALS: tuple[SignalRule, ...] = (
                   r"未(?:经|履行)" + _G + r"(?:审议|决策|董事会|股东大会)" + _S + r"担保"),
         clears=_GUARANTEE_ENDED, resolves=_GUARANTEE_ENDED),
     SignalRule("资金占用", "高", "违规担保、资金占用", (
-        r"资金占用", r"占用" + _G + r"资金", r"违规占用", r"资金被" + _G + r"占用",
+        r"资金占用", r"占用" + _G + r"资金", r"违规占用", r"资金被" + _G + r"占用", r"未披露的?关联(?:方)?资金往来",
     ), (r"占用费", r"资金占用及其他关联资金往来",  # the annual report's routine statement, both its names
         r"占用资金情况(?:的)?专项(?:说明|审核报告|报告)"),
         _REPAID, resolves=(r"占用" + _S + r"(?:已全部|全部)?(?:归还|偿还|清偿|收回|消除|解决)",
@@ -200,6 +213,7 @@ SIGNALS: tuple[SignalRule, ...] = (
         + r"(?:冻结|查封)",
         r"查封冻结", r"被" + _G + r"查封", r"资产" + _G + r"司法拍卖",
         r"(?:重要|核心|主要)(?:全资|控股)?子公司[^，,。；;]{0,20}冻结",
+        r"(?:查封|冻结)了?(?:本)?公司(?:名下)?的?" + _G + r"(?:银行|账户|存款|资产|土地|厂房|房产)",
     ), _UNFROZEN, resolves=(r"(?:账户|银行存款|资产|厂房|土地)" + _G + r"(?:解除|解冻|解封)",
                             r"解除" + _G + r"(?:账户|银行存款|资产|厂房|土地)" + _G + r"(?:冻结|查封)")),
     SignalRule("商誉减值", "中", "商誉减值", (
@@ -226,9 +240,12 @@ SIGNALS: tuple[SignalRule, ...] = (
     SignalRule("股份冻结", "中", "股权质押与冻结", (
         r"司法冻结", r"轮候冻结", r"(?:股份|股权)" + _G + r"被" + _G + r"冻结", r"司法拍卖", r"司法划转",
         r"被(?:司法|轮候)?冻结(?:的)?(?:股份|股权)",  # 累计被冻结股份数量占其所持…100%
+        r"司法处置", r"强制过户",
     ), (r"解除" + _L + r"冻结", r"解冻"), (r"已(?:于[^，,。；;]{0,12})?(?:全部)?解除",),
         resolves=(r"(?:股份|股权)" + _G + r"(?:解除|解冻)", r"解除" + _G + r"(?:股份|股权)" + _G + r"冻结",
-                  r"解除" + _G + r"(?:司法|轮候)冻结")),
+                  r"解除" + _G + r"(?:司法|轮候)冻结"),
+        # a 司法冻结 lifted lets the 轮候冻结 behind it take effect: a lift of one leaves the other
+        kinds=(("司法冻结", r"司法冻结|(?<!轮候)(?<!司法)冻结"), ("轮候冻结", r"轮候冻结"))),
     SignalRule("强制平仓", "高", "股权质押与冻结", (
         r"强制平仓", r"被动减持", r"违约处置",
     )),
@@ -240,16 +257,21 @@ SIGNALS: tuple[SignalRule, ...] = (
     SignalRule("业绩续亏", "高", "业绩预告", (
         r"续亏", r"增亏", r"(?:期末)?净资产" + _G + r"(?:为负|负值)", r"净资产(?:为|约为|将为)?\s*-\s*\d",
         r"资不抵债", r"连续" + _G + r"亏损", r"减亏", r"亏损收窄",  # still a loss, after a loss: 续亏
-    ), (r"扭亏",), sentence=(r"(?:亏损|-\s*\d)" + _S + r"上年同期(?:亏损|为\s*-|-\s*\d)",)),
+    ), (r"扭亏",), sentence=(r"(?:亏损|-\s*\d)" + _S + r"上年同期(?:亏损|为\s*-|-\s*\d)",
+                             # 最近两个会计年度经审计的净利润均为负值; 2025年度为-3.2亿元，2024年度为-1.5亿元
+                             r"(?:最近|连续)(?:两|三|2|3)个?(?:会计)?年度?" + _S + r"(?:均为负|为负值|均亏损|均为亏损)",
+                             r"净利润(?:为|约为)?\s*-\s*\d" + _S + r"(?:20\d\d|上)年度?(?:同期)?(?:为|约为)\s*-\s*\d")),
     SignalRule("债务违约", "高", "债务违约", (
         r"(?:债券|本息|票据|借款|贷款|债务|利息)" + _G + r"(?:违约|逾期)",
         r"未能" + _G + r"(?:兑付|偿还|偿付|支付|清偿)",
         r"(?:无法|不能)" + _G + r"(?:兑付|偿还|偿付|清偿)", r"(?:债券|票据)" + _G + r"展期", r"实质性违约",
         r"逾期" + _G + r"(?:借款|贷款|债务|本金|利息|本息|票据)", r"逾期未(?:偿还|兑付|偿付|支付|清偿)", r"逾期金额",
         r"到期未(?:兑付|偿还|偿付|支付|清偿)", r"失信被执行人",
+        r"(?:没有|并未|未能|未)(?:按期|按时|如期|及时)(?:足额)?(?:兑付|偿还|偿付|清偿)",
+        r"(?:没有|并未)(?:兑付|偿还|偿付|清偿)",
         r"担保" + _G + r"逾期", r"逾期担保",  # a guarantee called: the company owes the debt it guaranteed
         r"(?:申请|被申请|受理|裁定)" + _G + r"(?:破产|重整|清算)", r"预重整", r"破产重整", r"交叉违约",
-    ), (r"(?<![未能法])(?:按期|按时|如期)(?:足额)?(?:兑付|偿还|偿付)", r"(?<![未能法时期])足额(?:兑付|偿付)",
+    ), (r"(?<![未能法有])(?:按期|按时|如期)(?:足额)?(?:兑付|偿还|偿付)", r"(?<![未能法时期有])足额(?:兑付|偿付)",
         r"逾期付款(?:利息|违约金|损失)",  # what a judgment makes a debtor pay, whoever it is
         r"逾期担保" + _G + r"(?:为\s*(?:0|零)|0元)",
         r"(?:兑付|偿还)(?:完毕|完成)", r"已兑付", r"(?:预)?重整投资人", r"参与" + _G + r"(?:预)?重整"),
@@ -260,13 +282,14 @@ SIGNALS: tuple[SignalRule, ...] = (
         r"(?:无法|不能|未能)" + _G + r"(?:法定期限|按期|按时|如期)" + _G + r"披露",
         r"(?:无法|不能|未能)" + _G + r"披露" + _G + r"(?:年度报告|年报|半年度报告|半年报|季度报告|定期报告)",
         r"延期披露" + _G + r"(?:年度|定期)报告",
+        r"未(?:在|于|能在|能于)?(?:法定|规定)期限(?:内)?披露",
     )),
     SignalRule("财务造假", "高", "其他", (
         r"财务造假", r"虚增" + _G + r"(?:收入|利润|资产)", r"虚假记载", r"欺诈发行",
     )),
     SignalRule("实控人失联", "高", "其他", (
-        r"留置", r"失联", r"(?:刑事)?强制措施", r"被" + _G + r"(?:逮捕|拘留)", r"无法" + _G + r"(?:取得)?联系",
-        r"监视居住", r"取保候审", r"羁押",
+        r"留置", r"失联", r"(?:刑事)?强制措施", r"被" + _G + r"(?:逮捕|拘留)",
+        r"(?:无法|未能|不能)" + _G + r"(?:取得)?联系", r"监视居住", r"取保候审", r"羁押", r"无法(?:正常)?履(?:行)?职",
     ), clears=_BACK, resolves=_BACK),
     SignalRule("监管问询", "中", "其他", (
         r"问询函", r"关注函", r"警示函", r"监管函", r"监管工作函", r"通报批评", r"公开谴责", r"责令改正",

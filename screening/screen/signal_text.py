@@ -25,7 +25,7 @@ _SPACES = re.compile(r"[ \t]+")
 DATE = (r"(?<!\d)(?P<y>(?:19|20)\d{2})(?:(?P<s>[-/.])(?P<m>\d{1,2})(?P=s)(?P<d>\d{1,2})"
         r"|年(?P<m2>\d{1,2})月(?P<d2>\d{1,2})日|(?P<m3>[01]\d)(?P<d3>[0-3]\d))(?!\d)")
 _DATE = re.compile(DATE)
-_SEP = r"[,，、;；。:：\s]"
+_SEP = r"[,，、;；。:：|/\s]"  # after NFKC ｜ is |; a date's own slashes never precede a 4-digit year
 _LIST_MARK = r"(?:(?:\d{1,3}|[一二三四五六七八九十]{1,3})[.、)]\s*|\(\d{1,3}\)\s*)?"
 # a date that starts a title: a list mark or a bracket may stand before it; the title begins right after
 _DATED = (_LIST_MARK + r"[\[【]?\s*" + DATE
@@ -38,8 +38,11 @@ _FIRST_TITLE = re.compile(r"^\s*(?:[^:：,，。]{0,16}[:：]\s*)?" + _DATED)
 _NEXT_TITLE = re.compile(r"(?:(?<=" + _SEP + r")\s*|(?=[\[【]\s*(?:19|20)\d{2}))" + _DATED)
 _NOTICE_DATE = re.compile(DATE + r"\s*(?:公告|披露)")
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])")
+# undated titles joined in one cell (关于…的公告 关于…的公告): each is read alone, or the good news of one (子公司
+# 诉讼结案) would clear the risk of the other (立案告知书)
+_UNDATED_TITLE_BREAK = re.compile(r"(?:(?<=公告|通知|说明|提示|报告)|(?<=函))[\s,，、|/]*(?=关于)")
 _TITLE_END = re.compile(r"[。！？!?]")
-_TRAILING = ",，、;；。:： \t\r"
+_TRAILING = ",，、;；。:：|/ \t\r"
 
 
 def canonical_date(m: re.Match[str]) -> str | None:
@@ -141,10 +144,8 @@ def _line_units(norm: Normalized, line: str, offset: int) -> list[Unit]:
     if _FIRST_TITLE.match(line):
         return _titles(norm, line, offset)
     units = []
-    pos = 0
-    for piece in _SENTENCE_END.split(line):
-        a, b = _trimmed(line, pos, pos + len(piece), " \t\r")  # a sentence is quoted with its full stop
-        pos += len(piece)
+    for a, b in _pieces(line):
+        a, b = _trimmed(line, a, b, " \t\r")  # a sentence is quoted with its full stop
         if b <= a:
             continue
         if _FIRST_TITLE.match(line[a:b]):  # "…。近30日公告：2026-11-20 关于…；"
@@ -153,6 +154,21 @@ def _line_units(norm: Normalized, line: str, offset: int) -> list[Unit]:
         date = _NOTICE_DATE.search(line, a, b)
         units.append(Unit(norm, offset + a, line[a:b], canonical_date(date) if date else None, False))
     return units
+
+
+def _pieces(line: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of a line, undated titles joined in it cut apart (their separator dropped)."""
+    spans, pos = [], 0
+    for sentence in _SENTENCE_END.split(line):
+        start, end = pos, pos + len(sentence)
+        for m in _UNDATED_TITLE_BREAK.finditer(line, start, end):
+            # with nothing between (a space between CJK is dropped), only a title before: 年度报告关于… is one
+            if m.end() > m.start() or "关于" in line[start:m.start()]:
+                spans.append((start, m.start()))
+                start = m.end()
+        spans.append((start, end))
+        pos = end
+    return spans
 
 
 def _titles(norm: Normalized, line: str, offset: int) -> list[Unit]:

@@ -28,6 +28,7 @@ from screening.screen.signal_table import (
     COMPANY_NAMED,
     NEGATION_SCOPE_END,
     NEGATIONS,
+    NOT_DONE,
     OTHER_PARTY,
     PARTIAL_END,
     PARTIES,
@@ -43,10 +44,15 @@ _NEGATION = re.compile(f"{NEGATIONS}|{OTHER_PARTY}")
 _SCOPE_END = re.compile(NEGATION_SCOPE_END)
 _CLARIFICATION = re.compile(CLARIFICATION)
 _RUMOUR = re.compile(RUMOUR)
+_NOT_DONE = re.compile(NOT_DONE)
+# a rumour word that is the cause of an action (因投资者举报…被立案调查), or one before a document received (媒体报道
+# 的澄清暨收到立案告知书): the risk after it is no rumour
+_CAUSE = re.compile(r"因[^，,。；;]{0,6}$")
+_OFFICIAL = re.compile(r"收到|暨")
 _SHOWN_CHARS = 60  # a sentence quoted in a flag is cut to this
 # what a cached row must have been judged with: a change to the table is a change to the floor
 TABLE_ID = hashlib.sha256(repr((SIGNALS, NEGATIONS, OTHER_PARTY, NEGATION_SCOPE_END, CLARIFICATION, RUMOUR,
-                                PARTIES, COMPANY_NAMED, PARTIAL_END, "scoped-v2")).encode()).hexdigest()[:12]
+                                PARTIES, COMPANY_NAMED, PARTIAL_END, NOT_DONE, "scoped-v3")).encode()).hexdigest()[:12]
 _PARTIES = tuple((label, re.compile(p)) for label, p in PARTIES)
 _COMPANY = re.compile(COMPANY_NAMED)
 _PARTIAL = re.compile(PARTIAL_END)
@@ -155,7 +161,7 @@ def _match_in(unit: str, c: _Compiled) -> tuple[int, int, bool] | None:
 
     Clause patterns must match inside one clause; sentence patterns may cross the clauses of the unit.
     """
-    if c.clear is not None and c.clear.search(unit):
+    if c.clear is not None and _done(unit, c.clear) is not None:
         return None
     blanked = _blank(unit, c.counter)
     found = []
@@ -169,11 +175,31 @@ def _match_in(unit: str, c: _Compiled) -> tuple[int, int, bool] | None:
     for start, end in sorted(found):
         if _denied(blanked, start, end):
             continue
-        if clarifies and _RUMOUR.search(unit, _clause_start(blanked, start), start):
+        if clarifies and _rumoured(unit, _clause_start(blanked, start), start):
             rumoured = rumoured or (start, end, True)
             continue
         return start, end, False
     return rumoured
+
+
+def _done(unit: str, rx: re.Pattern[str]) -> re.Match[str] | None:
+    """The first match of a good-news pattern (a clear or an end) that says the good news came: none in a text
+    that says part of it did (其中已偿还, 剩余…尚未解除, 前次冻结已解除, 申请…未获同意), nor one whose clause says
+    before it, or inside it, that it has not (影响尚未消除, 无法消除, 未能…重新取得联系)."""
+    if _PARTIAL.search(unit):
+        return None
+    for m in rx.finditer(unit):
+        if not _NOT_DONE.search(unit, _clause_start(unit, m.start()), m.end()):
+            return m
+    return None
+
+
+def _rumoured(unit: str, start: int, end: int) -> bool:
+    """Whether a rumour word stands in ``unit[start:end]`` (before a risk in its clause) as the rumour itself."""
+    for m in _RUMOUR.finditer(unit, start, end):
+        if not _CAUSE.search(unit, max(0, m.start() - 8), m.start()) and not _OFFICIAL.search(unit, m.end(), end):
+            return True
+    return False
 
 
 def _clauses(text: str) -> list[tuple[int, str]]:
@@ -209,10 +235,11 @@ def read_signals(text: str | None) -> list[SignalHit]:
         for c in _compiled():
             found = _match_in(unit.text, c)
             if found is None:
-                m = c.resolve.search(unit.text) if unit.is_title and unit.date and c.resolve is not None else None
-                if m is not None and unit.date and not _PARTIAL.search(unit.text):
+                m = _done(unit.text, c.resolve) if unit.is_title and unit.date and c.resolve is not None else None
+                if m is not None and unit.date:
+                    # an end is about every matter its title names from its words on, as a mention is
                     ends.setdefault(c.rule.name, []).append(
-                        (unit.date, _shown(unit.quote()), c.scope(unit.text, m.start(), m.end())))
+                        (unit.date, _shown(unit.quote()), c.scope(unit.text, m.start(), len(unit.text))))
                 continue
             hit = _hit(c.rule, unit, *found)
             if hit.state == CLARIFIED:
