@@ -313,6 +313,12 @@ def test_invalid_and_duplicate_codes(tmp_path: Path, settings: InputSettings) ->
     assert errs[7] and "代码为空" in errs[7].message
 
 
+def test_excel_text_wrappers_are_taken_off_names(tmp_path: Path, settings: InputSettings) -> None:
+    """="*ST康美" kept its wrapper, so the ST mark at the name's start went unread (低, no ST flag)."""
+    pool = read_pool(write(tmp_path, "n.csv", '代码,名称\n="600518","=""*ST康美"""\n000001,\'平安银行\n'), settings)
+    assert [i.stock.name for i in pool.items if i.stock] == ["*ST康美", "平安银行"]
+
+
 def test_a_dash_for_pe_is_read_as_missing_and_said(tmp_path: Path, settings: InputSettings) -> None:
     """Quote boards show a loss-maker's PE as '-': read as missing (never guessed), and the row says so."""
     text = "代码,名称,市盈率(TTM),ROE(%)\n600519,A,-,30\n000001,B,--,10\n"

@@ -83,6 +83,11 @@ def test_split_codes():
         ("康得退", None, True),
         ("贵州茅台", False, False),
         ("*ST测试", False, True),  # a file's 否 never clears the name's mark
+        # what a third user trial found read as no mark: Excel's wrappers, a bracket, an ex-rights mark before
+        # the ST, an asterisk NFKC leaves alone (U+2217)
+        ("'*ST康美", None, True), ('="*ST康美"', None, True), ("【*ST】康美", None, True),
+        ("XD*ST某某", None, True), ("XRST某某", None, True), ("\u2217ST康美", None, True),
+        ("XD工商银行", None, False), ("DR康美", None, False),
     ],
 )
 def test_is_st(name, flag, st):

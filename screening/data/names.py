@@ -19,7 +19,12 @@ import unicodedata
 
 from screening.data.codes import BJ_INDICES, SH_INDICES, SZ_INDICES
 
-_ST_PREFIX = re.compile(r"^(?:S\*ST|SST|\*ST|ST)")
+# an ex-dividend/-rights mark may stand before the ST mark (XD*ST某某, XRST某某)
+_ST_PREFIX = re.compile(r"^(?:XD|XR|DR)?(?:S\*ST|SST|\*ST|ST)")
+# what an export or a user puts before a name: Excel's text apostrophe, quotes, brackets (【*ST】康美)
+_LEADING = "'\"“”‘’【】[](（)）<>《》="
+# asterisks NFKC leaves alone (∗ U+2217 and its kin), read as the * of *ST
+_ASTERISKS = str.maketrans({"∗": "*", "⁎": "*", "✱": "*", "٭": "*", "✲": "*", "﹡": "*"})
 DELISTING_MARK = "退"
 # what boards put around a name: XD/XR/DR (ex-dividend/-rights), N (first day), C (first five days), and the
 # suffixes -U (unprofitable), -W (weighted voting), -UW, -WD; 退市 before / 退 after a delisting name
@@ -37,7 +42,7 @@ def st_mark(name: str | None) -> str | None:
     """Why the name marks a risk-warning stock ("ST" for the prefixes, "退" for delisting), or None."""
     if not name:
         return None
-    folded = fold_name(name)
+    folded = "".join(c for c in fold_name(name).translate(_ASTERISKS).lstrip(_LEADING) if c not in _LEADING)
     if _ST_PREFIX.match(folded):
         return "ST"
     return "退" if DELISTING_MARK in folded else None

@@ -165,6 +165,8 @@ def _read_field(field: str, col: Column, raw: RawRow, values: dict[str, Any], pr
         clean, changed = strip_controls(text, keep_layout=field == "report_text")
         if changed:
             cleaned.append(col.name)
+        if field in ("name", "industry"):  # ="*ST康美" / '*ST康美: Excel's text wrappers, as on codes
+            clean = unwrap_code(clean.strip())
         values[field] = _clean_date(clean) if field in DATE_FIELDS else clean.strip() or None
 
 
