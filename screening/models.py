@@ -35,8 +35,9 @@ NOTE_QUARTER_ROE = "ROE非年报"
 NOTE_ST_CONFLICT = "ST存疑"  # the file says not ST, the market data says ST: the row is ST, and says so
 NOTE_PE_DASH = "市盈率为横线"  # the file's PE cell is '-': quote boards write a loss-maker's PE so; read as missing
 NOTE_DUPLICATE_CONFLICT = "重复行不一致"  # the file lists the code again with other figures: which is right?
+NOTE_SIGN_CONFLICT = "盈亏与ROE矛盾"  # a loss beside a positive ROE (or the reverse), both from one source
 DOUBT_NOTES: tuple[str, ...] = (FLAG_DATA_DOUBT, NOTE_PERCENT_DOUBT, NOTE_NAME_CONFLICT, NOTE_QUARTER_ROE,
-                                NOTE_ST_CONFLICT, NOTE_DUPLICATE_CONFLICT)
+                                NOTE_ST_CONFLICT, NOTE_DUPLICATE_CONFLICT, NOTE_SIGN_CONFLICT)
 
 
 def is_doubt(flag: str) -> bool:

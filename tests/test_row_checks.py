@@ -11,7 +11,7 @@ from screening.cli import main
 from screening.config import BatcherSettings, EngineSettings, Settings, UniverseSettings
 from screening.data.load import load_file
 from screening.data.names import index_named, names_agree
-from screening.data.row_checks import period_kind, quarter_roe
+from screening.data.row_checks import period_kind, quarter_roe, sign_conflict
 from screening.data.universe import Universe, UniverseInfo
 from screening.engines.rules_engine import RulesEngine
 from screening.models import NOTE_NAME_CONFLICT, NOTE_QUARTER_ROE, StockInput, is_doubt
@@ -61,6 +61,20 @@ def test_a_file_quarter_roe_is_flagged_but_not_one_the_universe_filled() -> None
     filled = StockInput(code="600036.SH", roe=13.6, report_date="2026-03-31",
                         sources={"roe": "universe:akshare", "report_date": "file"})
     assert quarter_roe(filled) is None
+
+
+def test_a_loss_beside_a_positive_roe_from_one_source_is_flagged() -> None:
+    """A third user trial: 净利润 -3.2亿 with ROE 20 came out 低/100 unsaid (ROE is profit over equity)."""
+    loss = StockInput(code="600519.SH", roe=20.0, net_profit_y1=-3.2e8,
+                      sources={"roe": "file", "net_profit_y1": "file"})
+    note = sign_conflict(loss)
+    assert note is not None and is_doubt(note) and "净利润 -3.2亿 与 ROE 20%" in note
+    assert sign_conflict(StockInput(code="600519.SH", roe=-5.0, net_profit_y1=3e8)) is not None
+    assert sign_conflict(StockInput(code="600519.SH", roe=20.0, net_profit_y1=3e8)) is None
+    assert sign_conflict(StockInput(code="600519.SH", roe=0.0, net_profit_y1=-1e6)) is None
+    mixed = StockInput(code="600519.SH", roe=20.0, net_profit_y1=-3.2e8,  # another source, maybe another period
+                       sources={"roe": "universe:akshare@2026-12-04", "net_profit_y1": "file"})
+    assert sign_conflict(mixed) is None
 
 
 def _universe(tmp_path: Path) -> Path:

@@ -21,7 +21,7 @@ from screening.config import InputSettings, Settings, cache_dir
 from screening.data.codes import CodeError, index_name, normalise_code
 from screening.data.freshness import stale_notes
 from screening.data.pool import read_pool
-from screening.data.row_checks import name_conflict, quarter_roe
+from screening.data.row_checks import name_conflict, quarter_roe, sign_conflict
 from screening.data.stock_csv import read_stock_csv
 from screening.data.synthetic import generate_market
 from screening.data.universe import SEED_AS_OF, Record, Universe, UniverseInfo, norm_name
@@ -121,7 +121,7 @@ def load_file(path: Path, settings: Settings, universe: Universe, *, source_name
             conflict = name_conflict(item.stock, universe)
             copied = sample or _example_key(item.stock) in _example_rows()
             item.stock = _annotate(universe.fill(item.stock), universe, settings, today)
-            notes = (conflict, quarter_roe(item.stock), old_bse_code(item.stock, universe))
+            notes = (conflict, quarter_roe(item.stock), old_bse_code(item.stock, universe), sign_conflict(item.stock))
             item.stock.notes += [n for n in notes if n]
             if copied:
                 item.stock.sources = {f: "demo" if s == "file" else s for f, s in item.stock.sources.items()}

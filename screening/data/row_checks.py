@@ -3,7 +3,8 @@
 A pool row can be read cleanly and still be doubtful: its name is another company's than the one its code
 holds (the universe fills that company's figures), or its ROE is a quarter's cumulative figure while the
 rules' thresholds (5 %, 15 %) are annual. Neither is repaired by a guess; each becomes a note on the row
-that every summary counts as 数据存疑, and ``universe import`` refuses such a row.
+that every summary counts as 数据存疑, and ``universe import`` refuses such a row. A loss beside a positive
+ROE from the same columns is flagged the same way.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import unicodedata
 
 from screening.data.names import names_agree
 from screening.data.universe import Universe
-from screening.models import NOTE_NAME_CONFLICT, NOTE_QUARTER_ROE, StockInput
+from screening.models import NOTE_NAME_CONFLICT, NOTE_QUARTER_ROE, NOTE_SIGN_CONFLICT, StockInput
 
 # How exports write a report period, and which period each spelling is. 12-31 / 年报 is the annual one.
 _PERIOD_DATE = re.compile(r"(\d{4})\s*[-/.年]?\s*(\d{1,2})\s*[-/.月]?\s*(\d{1,2})")
@@ -47,6 +48,20 @@ def quarter_roe(stock: StockInput) -> str | None:
         return None
     return (f"{NOTE_QUARTER_ROE}: 文件的 ROE {stock.roe:g}% 是 {stock.report_date} ({kind}) 的累计值, "
             "规则阈值 5%/15% 按全年; 请用年报 ROE")
+
+
+def sign_conflict(stock: StockInput) -> str | None:
+    """The note for a net profit and an ROE of opposite signs from one source (a file's columns of one report
+    period), else None. ROE is profit over equity: a loss beside a positive ROE means a misread column, or
+    negative equity, which is itself a risk; the verdict (低 on a 20% ROE) must not rest on it unsaid."""
+    profit, roe = stock.net_profit_y1, stock.roe
+    if profit is None or roe is None or profit * roe >= 0:
+        return None
+    if stock.sources.get("net_profit_y1", "file") != stock.sources.get("roe", "file"):
+        return None  # another period can differ in sign (a provider's TTM ROE beside last year's profit)
+    shown = f"{profit / 1e8:.4g}亿" if abs(profit) >= 1e6 else f"{profit:g}"
+    return (f"{NOTE_SIGN_CONFLICT}: 净利润 {shown} 与 ROE {roe:g}% 一正一负 (ROE=净利润/净资产, 应同号, "
+            "除非净资产为负); 请核对两列是否同一报告期、是否错列")
 
 
 def name_conflict(stock: StockInput, universe: Universe) -> str | None:
