@@ -56,6 +56,7 @@ TABLE_ID = hashlib.sha256(repr((SIGNALS, NEGATIONS, OTHER_PARTY, NEGATION_SCOPE_
 _PARTIES = tuple((label, re.compile(p)) for label, p in PARTIES)
 _COMPANY = re.compile(COMPANY_NAMED)
 _PARTIAL = re.compile(PARTIAL_END)
+_BRACKETED = re.compile(r"[（(][^（()）]{1,16}[)）]")
 _MARKET_TZ = ZoneInfo("Asia/Shanghai")
 Scope = tuple[frozenset[str], frozenset[str]]  # (parties, kinds) a mention or an end is about
 LIVE, RESOLVED, CLARIFIED = "live", "resolved", "clarified"
@@ -111,7 +112,9 @@ class _Compiled:
         """Whom (the parties named before ``start``) and which of the signal's matters (its ``kinds`` named in
         ``start:end``) a mention or an end is about; naming no kind is naming them all."""
         head = text[:start]
-        parties = {label for label, rx in _PARTIES if rx.search(head)}
+        # the roles named before the words, or in brackets after them (《结案通知书》（子公司）)
+        named = head + "".join(m.group(0) for m in _BRACKETED.finditer(text, start, end))
+        parties = {label for label, rx in _PARTIES if rx.search(named)}
         if _COMPANY.search(head) or not parties:
             parties.add(COMPANY)
         kinds = {label for label, rx in self.kinds if rx.search(text, start, end)}
