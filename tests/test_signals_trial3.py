@@ -83,3 +83,14 @@ def test_a_risk_that_did_not_end_stays_live(text: str, tier: str) -> None:
 @pytest.mark.parametrize(("text", "tier"), CALM)
 def test_good_news_that_came_still_counts(text: str, tier: None) -> None:
     assert text_tier(read_signals(text)) is tier, read_signals(text)
+
+
+def test_a_date_a_title_states_does_not_cut_it() -> None:
+    """股份于 2026年10月8日 被冻结: the date inside the title started a new title dated 10-08, which an earlier
+    dated 解除留置 then lifted."""
+    from screening.screen.signal_text import split_units
+
+    text = ("2026-11-20 关于控股股东所持股份于 2026年10月8日 被司法冻结及实际控制人被留置的公告\n"
+            "2026-11-01 关于实际控制人解除留置的公告")
+    assert [(u.date, u.is_title) for u in split_units(text)] == [("2026-11-20", True), ("2026-11-01", True)]
+    assert text_tier(read_signals(text)) == "高"

@@ -35,7 +35,8 @@ _DATED = (_LIST_MARK + r"[\[【]?\s*" + DATE
 _FIRST_TITLE = re.compile(r"^\s*(?:[^:：,，。]{0,16}[:：]\s*)?" + _DATED)
 # a further title of the same line: after a separator (，、；or a space), or a bracketed date wherever it stands
 # (【2026年11月25日】 right after the last title: the space before 【 is dropped as one between CJK characters)
-_NEXT_TITLE = re.compile(r"(?:(?<=" + _SEP + r")\s*|(?=[\[【]\s*(?:19|20)\d{2}))" + _DATED)
+# (a date the title itself states, 股份于 2026年10月8日 被冻结, starts nothing: 于/在/自/至/截至 stands before it)
+_NEXT_TITLE = re.compile(r"(?:(?<=" + _SEP + r")(?<![于在自至止]\s)\s*|(?=[\[【]\s*(?:19|20)\d{2}))" + _DATED)
 _NOTICE_DATE = re.compile(DATE + r"\s*(?:公告|披露)")
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])")
 # undated titles joined in one cell (关于…的公告 关于…的公告): each is read alone, or the good news of one (子公司
