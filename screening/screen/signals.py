@@ -56,6 +56,9 @@ TABLE_ID = hashlib.sha256(repr((SIGNALS, NEGATIONS, OTHER_PARTY, NEGATION_SCOPE_
 _PARTIES = tuple((label, re.compile(p)) for label, p in PARTIES)
 _COMPANY = re.compile(COMPANY_NAMED)
 _PARTIAL = re.compile(PARTIAL_END)
+# a mention that names a further case of the same risk, and an end that names them all
+_AGAIN = re.compile(r"再次|又一次|又收到|第二次|另案|新的")
+_BOTH = re.compile(r"全部|均|两起|两项|两次|各项|上述")
 _BRACKETED = re.compile(r"[（(][^（()）]{1,16}[)）]")
 _MARKET_TZ = ZoneInfo("Asia/Shanghai")
 Scope = tuple[frozenset[str], frozenset[str]]  # (parties, kinds) a mention or an end is about
@@ -269,13 +272,19 @@ def _newer(old: SignalHit | None, hit: SignalHit) -> SignalHit:
 def _resolved(hits: list[tuple[SignalHit, Scope]], ends: list[tuple[str, str, Scope]], today: str) -> SignalHit:
     """The newest mention no end covers, or, when every mention has one, the newest mention resolved by the
     first end after it. An end covers a mention when it is dated after it (and not after today) and is
-    about all of the mention's parties and matters."""
+    about all of the mention's parties and matters. A mention of a further case (再次收到立案告知书) needs an end
+    of its own, or one that names them all (上述两起)."""
 
     def covering(hit: SignalHit, scope: Scope) -> list[tuple[str, str]]:
         return [(date, title) for date, title, (parties, kinds) in ends
                 if hit.date and hit.date < date <= today and scope[0] <= parties and scope[1] <= kinds]
 
     uncovered = [hit for hit, scope in hits if not covering(hit, scope)]
+    cases = 1 + sum(1 for hit, _ in hits if _AGAIN.search(hit.text))
+    if cases > 1 and not uncovered:  # 再次收到立案告知书: a second case; one 结案 does not close both
+        ends_seen = {end for hit, scope in hits for end in covering(hit, scope)}  # (date, title)
+        if len(ends_seen) < cases and not any(_BOTH.search(title) for _, title in ends_seen):
+            uncovered = [hit for hit, _ in hits]
     best: SignalHit | None = None
     for hit in uncovered or [hit for hit, _ in hits]:
         best = _newer(best, hit)
