@@ -43,6 +43,7 @@ _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])")
 # 诉讼结案) would clear the risk of the other (立案告知书)
 _UNDATED_TITLE_BREAK = re.compile(r"(?:(?<=公告|通知|说明|提示|报告)|(?<=函))[\s,，、|/]*(?=关于)")
 _TITLE_END = re.compile(r"[。！？!?]")
+_MINUS = str.maketrans({"−": "-"})  # U+2212, which NFKC leaves alone: 净利润为−8,000万元 is a loss
 _TRAILING = ",，、;；。:：|/ \t\r"
 
 
@@ -80,7 +81,7 @@ def normalize(source: str) -> Normalized:
     chars: list[str] = []
     origin: list[int] = []
     for i, ch in enumerate(source):
-        for c in ch if ch.isascii() else unicodedata.normalize("NFKC", ch):
+        for c in ch if ch.isascii() else unicodedata.normalize("NFKC", ch).translate(_MINUS):
             chars.append(c)
             origin.append(i)
     text = "".join(chars)

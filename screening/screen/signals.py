@@ -20,6 +20,7 @@ import hashlib
 import re
 from dataclasses import dataclass, replace
 from functools import cache
+from itertools import pairwise
 from zoneinfo import ZoneInfo
 
 from screening.screen.signal_table import (
@@ -59,6 +60,9 @@ _PARTIAL = re.compile(PARTIAL_END)
 # a mention that names a further case of the same risk, and an end that names them all
 _AGAIN = re.compile(r"再次|又一次|又收到|第二次|另案|新的")
 _BOTH = re.compile(r"全部|均|两起|两项|两次|各项|上述")
+_CONTRAST = re.compile(r"但是?|然而|不过")
+# an annual report's checkbox answered no, after the heading it answers (违规对外担保情况：□适用 √不适用)
+_CHECKBOX_NO = re.compile(r"[^。；;]*?[□☐]\s*(?:适用|是)\s*[√☑✓✔]\s*(?:不适用|否)")
 _BRACKETED = re.compile(r"[（(][^（()）]{1,16}[)）]")
 _MARKET_TZ = ZoneInfo("Asia/Shanghai")
 Scope = tuple[frozenset[str], frozenset[str]]  # (parties, kinds) a mention or an end is about
@@ -167,7 +171,11 @@ def _match_in(unit: str, c: _Compiled) -> tuple[int, int, bool] | None:
 
     Clause patterns must match inside one clause; sentence patterns may cross the clauses of the unit.
     """
-    if c.clear is not None and _done(unit, c.clear) is not None:
+    # good news clears only its own side of a contrast (已恢复履职，但董事长仍处于留置状态)
+    cuts = [0, *(m.start() for m in _CONTRAST.finditer(unit)), len(unit)]
+    sides = list(pairwise(cuts))
+    cleared = [c.clear is not None and _done(unit[a:b], c.clear) is not None for a, b in sides]
+    if all(cleared):
         return None
     blanked = _blank(unit, c.counter)
     found = []
@@ -179,7 +187,9 @@ def _match_in(unit: str, c: _Compiled) -> tuple[int, int, bool] | None:
     clarifies = _CLARIFICATION.search(unit) is not None
     rumoured = None
     for start, end in sorted(found):
-        if _denied(blanked, start, end):
+        if any(done and a <= start < b for done, (a, b) in zip(cleared, sides, strict=True)):
+            continue
+        if _denied(blanked, start, end) or _CHECKBOX_NO.match(unit, end):
             continue
         if clarifies and _rumoured(unit, _clause_start(blanked, start), start):
             rumoured = rumoured or (start, end, True)
@@ -190,12 +200,13 @@ def _match_in(unit: str, c: _Compiled) -> tuple[int, int, bool] | None:
 
 def _done(unit: str, rx: re.Pattern[str]) -> re.Match[str] | None:
     """The first match of a good-news pattern (a clear or an end) that says the good news came: none in a text
-    that says part of it did (其中已偿还, 剩余…尚未解除, 前次冻结已解除, 申请…未获同意), nor one whose clause says
-    before it, or inside it, that it has not (影响尚未消除, 无法消除, 未能…重新取得联系)."""
+    that says part of it did (其中已偿还, 剩余…尚未解除, 前次冻结已解除, 申请…未获同意), nor one whose sentence says
+    before it, or inside it, that it has not come or is only planned (影响尚未消除, 无法消除, 未能…重新取得联系,
+    将督促…归还，消除…影响)."""
     if _PARTIAL.search(unit):
         return None
     for m in rx.finditer(unit):
-        if not _NOT_DONE.search(unit, _clause_start(unit, m.start()), m.end()):
+        if not _NOT_DONE.search(unit, 0, m.end()):  # the whole sentence: 将督促…尽快归还，消除对公司的影响
             return m
     return None
 
