@@ -42,6 +42,7 @@ from screening.screen.signal_text import Unit, split_units
 
 _CLAUSE_BREAK = re.compile(r"[，：:]|,(?!\d{3})")  # "1,200万元" is a number, not two clauses
 _NEGATION = re.compile(f"{NEGATIONS}|{OTHER_PARTY}")
+_OTHER = re.compile(OTHER_PARTY)
 _SCOPE_END = re.compile(NEGATION_SCOPE_END)
 _CLARIFICATION = re.compile(CLARIFICATION)
 _RUMOUR = re.compile(RUMOUR)
@@ -160,6 +161,8 @@ def _denied(text: str, start: int, end: int) -> bool:
     for m in _NEGATION.finditer(text, _clause_start(text, start)):  # the whole text: a denial may look ahead
         if m.start() >= end:
             break
+        if m.end() > start and _OTHER.fullmatch(m.group(0)):
+            continue  # another party inside the match is its object (拖欠供应商货款及银行借款), not its subject
         if m.end() > start or not _SCOPE_END.search(text, m.end(), start):
             return True
     return False
