@@ -52,9 +52,6 @@ _NOT_DONE = re.compile(NOT_DONE)
 _CAUSE = re.compile(r"因[^，,。；;]{0,6}$")
 _OFFICIAL = re.compile(r"收到|暨")
 _SHOWN_CHARS = 60  # a sentence quoted in a flag is cut to this
-# what a cached row must have been judged with: a change to the table is a change to the floor
-TABLE_ID = hashlib.sha256(repr((SIGNALS, NEGATIONS, OTHER_PARTY, NEGATION_SCOPE_END, CLARIFICATION, RUMOUR,
-                                PARTIES, COMPANY_NAMED, PARTIAL_END, NOT_DONE, "scoped-v3")).encode()).hexdigest()[:12]
 _PARTIES = tuple((label, re.compile(p)) for label, p in PARTIES)
 _COMPANY = re.compile(COMPANY_NAMED)
 _PARTIAL = re.compile(PARTIAL_END)
@@ -65,6 +62,12 @@ _CONTRAST = re.compile(r"但是?|然而|不过")
 # an annual report's checkbox answered no, after the heading it answers (违规对外担保情况：□适用 √不适用)
 _CHECKBOX_NO = re.compile(r"[^。；;]*?[□☐]\s*(?:适用|是)\s*[√☑✓✔]\s*(?:不适用|否)")
 _BRACKETED = re.compile(r"[（(][^（()）]{1,16}[)）]")
+# what a cached row must have been judged with: a change to the table, or to a reading rule here, is a change to
+# the floor
+TABLE_ID = hashlib.sha256(repr((SIGNALS, NEGATIONS, OTHER_PARTY, NEGATION_SCOPE_END, CLARIFICATION, RUMOUR,
+                                PARTIES, COMPANY_NAMED, PARTIAL_END, NOT_DONE, "scoped-v3",
+                                *(rx.pattern for rx in (_CAUSE, _OFFICIAL, _AGAIN, _BOTH, _CONTRAST, _CHECKBOX_NO,
+                                                        _BRACKETED, _CLAUSE_BREAK)))).encode()).hexdigest()[:12]
 _MARKET_TZ = ZoneInfo("Asia/Shanghai")
 Scope = tuple[frozenset[str], frozenset[str]]  # (parties, kinds) a mention or an end is about
 LIVE, RESOLVED, CLARIFIED = "live", "resolved", "clarified"
