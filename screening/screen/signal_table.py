@@ -80,12 +80,14 @@ NEGATIONS = (r"不存在|不涉及|不构成|不属于|不会|没有(?!按期|�
              r"并未(?!按期|按时|如期|及时|足额|兑付|偿还|偿付|清偿)|未发生|(?<!尚)未收到|未受到|未实施|未涉及|未被|未曾|"
              r"尚未收到(?=[^，,。；;]{0,20}?(?:立案告知书|立案调查(?:的)?(?:任何)?(?:书面)?通知))|[未不]触及|"
              r"未有|未出现|未计提|未发现|未逾期|未(?:对[^，,。；;]{0,20}?)?出具[^，,。；;]{0,4}(?:保留|否定|无法表示|非标)|"
-             r"不是|非(?=失信)|否认|澄清|无(?![法锡偿视力]|保留)")
+             r"不是|非(?=失信)|否认|澄清|无(?![法锡偿视力形为]|保留)")
 # A denial's reach ends at a subordinate phrase: in 公司在无董事会审议的情况下违规为控股股东提供担保 the 无 negates
 # the board's review, and the 违规担保 after 情况下 is asserted. 无视 (ignored) and 无力 (unable) deny nothing.
 # A contrast ends it too: 不触及重大违法强制退市情形但将被实施其他风险警示 asserts the second warning; so does 暨,
 # which joins a second matter to a title (关于媒体报道的澄清暨收到立案告知书的公告).
-NEGATION_SCOPE_END = r"情况下|前提下|情形下|条件下|授权下|审议下|审批下|同意下|批准下|决策下|但(?!书)|却|暨"
+# (a sentence-wide denial, 不存在…的情况下违规担保的情形, is ended only by the contrast words: signals._denied)
+NEGATION_SCOPE_END = r"情况下|前提下|情形下|条件下|授权下|审议下|审批下|同意下|批准下|决策下"
+NEGATION_CONTRAST_END = r"(?<!披露)但(?!书|不限于)|却|暨(?=收到)"  # not 应披露但未披露, 包括但不限于
 # A clarification: a title or sentence that says it is one (澄清, 不实), whose risk words stand after the rumour
 # it answers (关于网络传闻公司被立案调查的澄清公告). Not a signal of its risk; shown, not counted (signals.py).
 CLARIFICATION = r"澄清|不实|不属实|失实|谣言|辟谣"
@@ -116,13 +118,11 @@ COMPANY = "公司"
 COMPANY_NAMED = r"(?<!子)公司(?!的?(?:" + "|".join(p for _, p in PARTIES) + r"))"
 # a title or sentence that ends only part of a risk (部分股份解除冻结, 撤销部分风险警示, 其中已偿还1.2亿元, 剩余…尚未
 #解除, 前次冻结已解除), or whose end was refused (申请…未获同意), lifts nothing and clears nothing: the rest stands
-PARTIAL_END = r"部分|其中|剩余|尚余|仍有|未获|不予|被驳回|前次"
+PARTIAL_END = r"部分|其中(?=[^，,。；;]{0,6}(?:已|尚未|未))|剩余|尚余|仍有|未获|不予|被驳回"  # not 其中本金2.1亿元
 # good news said not to have come (影响尚未消除, 无法消除, 尚未恢复履职, 未能…重新取得联系) or only planned
 # (将督促…归还, 承诺…归还, 以消除): a clear or an end after one of these in its sentence clears nothing
 # (无法表示意见 is an opinion, not a negation)
-NOT_DONE = (r"尚未|未能|无法(?!表示)|不能|仍未|没有|并未|未(?=偿还|兑付|偿付|清偿|归还|收回|解除|消除|恢复|取得)|"
-            # said as a plan or a promise, not done: 将督促…归还, 承诺于…前归还, 以消除, 努力消除
-            r"将(?:努力|积极|尽快|督促|采取|通过|争取|力争|消除|归还|偿还|解决)|承诺|努力|力争|争取|督促|以消除|拟")
+NOT_DONE = r"尚未|未能|无法(?!表示)|不能|仍未|没有|并未|未(?=偿还|兑付|偿付|清偿|归还|收回|解除|消除|恢复|取得)"
 
 # a percentage of 80 or more / 10 or more, not read from the middle of a longer number
 _PCT80 = r"(?<![\d.])(?:[89]\d|100)(?:\.\d+)?\s*%"
@@ -143,7 +143,9 @@ _WARNING_LIFTED = (
 )
 # 违规担保已全部解除; not 尚未解除, nor 已部分解除 / 已解除部分 (the rest stands)
 _GUARANTEE_ENDED = (r"违规担保" + _G + r"(?:已)?(?:全部)?(?:解除|消除|清理完毕|整改完毕)(?!部分)",)
-_REPAID = (r"已全部(?:归还|偿还|清偿|收回)", r"已[^，,。；;]{0,16}(?:归还|偿还|清偿|收回)全部", r"(?<!未)消除",
+_REPAID = (r"已全部(?:归还|偿还|清偿|收回)", r"已将" + _G + r"全部(?:归还|偿还|清偿|收回)",
+           r"已[^，,。；;]{0,16}(?:归还|偿还|清偿|收回)全部", r"已[^，,。；;]{0,20}全部(?:归还|偿还|清偿|收回)",
+           r"(?<!未)消除",
            r"已解决",
            r"整改(?:完成|完毕)", r"(?:归还|收回)" + _G + r"占用(?:的)?资金")  # NOT_DONE: 仍未能消除
 # the shortest span (_L): 解除司法冻结并被轮候冻结 ends one freeze and starts another, which stays a risk

@@ -20,13 +20,13 @@ import hashlib
 import re
 from dataclasses import dataclass, replace
 from functools import cache
-from itertools import pairwise
 from zoneinfo import ZoneInfo
 
 from screening.screen.signal_table import (
     CLARIFICATION,
     COMPANY,
     COMPANY_NAMED,
+    NEGATION_CONTRAST_END,
     NEGATION_SCOPE_END,
     NEGATIONS,
     NOT_DONE,
@@ -44,6 +44,8 @@ _CLAUSE_BREAK = re.compile(r"[，：:]|,(?!\d{3})")  # "1,200万元" is a number
 _NEGATION = re.compile(f"{NEGATIONS}|{OTHER_PARTY}")
 _OTHER = re.compile(OTHER_PARTY)
 _SCOPE_END = re.compile(NEGATION_SCOPE_END)
+_CONTRAST_END = re.compile(NEGATION_CONTRAST_END)
+_WHOLE_DENIAL = re.compile(r"不存在|不涉及|未发现|未发生")  # denies a situation, subordinate phrases and all
 _CLARIFICATION = re.compile(CLARIFICATION)
 _RUMOUR = re.compile(RUMOUR)
 _NOT_DONE = re.compile(NOT_DONE)
@@ -58,16 +60,27 @@ _PARTIAL = re.compile(PARTIAL_END)
 # a mention that names a further case of the same risk, and an end that names them all
 _AGAIN = re.compile(r"再次|又一次|又收到|第二次|另案|新的")
 _BOTH = re.compile(r"全部|均|两起|两项|两次|各项|上述")
-_CONTRAST = re.compile(r"但是?|然而|不过")
+_CONTRAST = re.compile(r"(?<!披露)但(?!不限于)是?|然而|不过")  # not 应披露但未披露, 包括但不限于
+_GOOD_BREAK = re.compile(r"[，,：:；;暨]|" + _CONTRAST.pattern)
+# a plan or a promise before good news in its sentence (将督促…归还，消除…影响; 承诺…前归还), not one kept (履行承诺)
+_PLANNED = re.compile(r"将(?:努力|积极|尽快|督促|采取|通过|争取|力争|消除|归还|偿还|解决)|(?<!履行)(?<!兑现)承诺|"
+                      r"督促(?!下)|以消除|拟|力争|争取")
+# a remainder still open after good news (剩余3.5亿元尚未解除, 仍有4.5亿元逾期)
+_REMAINDER = re.compile(r"(?:剩余|尚余|仍有|其余)[^。；;]{0,12}?(?:尚未|未|仍|逾期)")
+_EARLIER = re.compile(r"前次|此前|原")
+_NEW_MATTER = re.compile(r"暨")  # a plan before 但 still rules what follows (承诺…前，但最迟…归还)
 # an annual report's checkbox answered no, after the heading it answers (违规对外担保情况：□适用 √不适用)
-_CHECKBOX_NO = re.compile(r"[^。；;]*?[□☐]\s*(?:适用|是)\s*[√☑✓✔]\s*(?:不适用|否)")
+_CHECKBOX_NO = re.compile(r"[^，,。；;：:□☐√☑✓✔]{0,12}[：:]?\s*[□☐]\s*(?:适用|是)\s*[√☑✓✔]\s*(?:不适用|否)")
 _BRACKETED = re.compile(r"[（(][^（()）]{1,16}[)）]")
 # what a cached row must have been judged with: a change to the table, or to a reading rule here, is a change to
 # the floor
-TABLE_ID = hashlib.sha256(repr((SIGNALS, NEGATIONS, OTHER_PARTY, NEGATION_SCOPE_END, CLARIFICATION, RUMOUR,
+TABLE_ID = hashlib.sha256(repr((SIGNALS, NEGATIONS, OTHER_PARTY, NEGATION_SCOPE_END, NEGATION_CONTRAST_END,
+                                CLARIFICATION, RUMOUR,
                                 PARTIES, COMPANY_NAMED, PARTIAL_END, NOT_DONE, "scoped-v3",
                                 *(rx.pattern for rx in (_CAUSE, _OFFICIAL, _AGAIN, _BOTH, _CONTRAST, _CHECKBOX_NO,
-                                                        _BRACKETED, _CLAUSE_BREAK)))).encode()).hexdigest()[:12]
+                                                        _BRACKETED, _CLAUSE_BREAK, _PLANNED, _REMAINDER,
+                                                        _EARLIER, _WHOLE_DENIAL, _NEW_MATTER)))
+                          ).encode()).hexdigest()[:12]
 _MARKET_TZ = ZoneInfo("Asia/Shanghai")
 Scope = tuple[frozenset[str], frozenset[str]]  # (parties, kinds) a mention or an end is about
 LIVE, RESOLVED, CLARIFIED = "live", "resolved", "clarified"
@@ -166,7 +179,11 @@ def _denied(text: str, start: int, end: int) -> bool:
             break
         if m.end() > start and _OTHER.fullmatch(m.group(0)):
             continue  # another party inside the match is its object (拖欠供应商货款及银行借款), not its subject
-        if m.end() > start or not _SCOPE_END.search(text, m.end(), start):
+        if m.end() > start:
+            return True
+        if _CONTRAST_END.search(text, m.end(), start):
+            continue
+        if _WHOLE_DENIAL.fullmatch(m.group(0)) or not _SCOPE_END.search(text, m.end(), start):
             return True
     return False
 
@@ -177,12 +194,7 @@ def _match_in(unit: str, c: _Compiled) -> tuple[int, int, bool] | None:
 
     Clause patterns must match inside one clause; sentence patterns may cross the clauses of the unit.
     """
-    # good news clears only its own side of a contrast (已恢复履职，但董事长仍处于留置状态)
-    cuts = [0, *(m.start() for m in _CONTRAST.finditer(unit)), len(unit)]
-    sides = list(pairwise(cuts))
-    cleared = [c.clear is not None and _done(unit[a:b], c.clear) is not None for a, b in sides]
-    if all(cleared):
-        return None
+    clears = [m for m in c.clear.finditer(unit) if _came(unit, m)] if c.clear is not None else []
     blanked = _blank(unit, c.counter)
     found = []
     if c.pattern is not None:
@@ -193,7 +205,7 @@ def _match_in(unit: str, c: _Compiled) -> tuple[int, int, bool] | None:
     clarifies = _CLARIFICATION.search(unit) is not None
     rumoured = None
     for start, end in sorted(found):
-        if any(done and a <= start < b for done, (a, b) in zip(cleared, sides, strict=True)):
+        if any(_clears(unit, m, start) for m in clears):
             continue
         if _denied(blanked, start, end) or _CHECKBOX_NO.match(unit, end):
             continue
@@ -205,16 +217,52 @@ def _match_in(unit: str, c: _Compiled) -> tuple[int, int, bool] | None:
 
 
 def _done(unit: str, rx: re.Pattern[str]) -> re.Match[str] | None:
-    """The first match of a good-news pattern (a clear or an end) that says the good news came: none in a text
-    that says part of it did (其中已偿还, 剩余…尚未解除, 前次冻结已解除, 申请…未获同意), nor one whose sentence says
-    before it, or inside it, that it has not come or is only planned (影响尚未消除, 无法消除, 未能…重新取得联系,
-    将督促…归还，消除…影响)."""
-    if _PARTIAL.search(unit):
-        return None
-    for m in rx.finditer(unit):
-        if not _NOT_DONE.search(unit, 0, m.end()):  # the whole sentence: 将督促…尽快归还，消除对公司的影响
-            return m
-    return None
+    """The first match of a good-news pattern in ``unit`` that says the good news came (``_came``), or None."""
+    return next((m for m in rx.finditer(unit) if _came(unit, m)), None)
+
+
+def _came(unit: str, m: re.Match[str]) -> bool:
+    """Whether good news (a clear or an end) says it came: not in a clause that says only part of it did
+    (其中已偿还, 申请…未获同意), nor after a clause's 尚未/未能/无法 (影响尚未消除, 未能…取得联系), nor as a plan or a
+    promise (将督促…归还，消除…影响; 承诺…前归还: before it in its sentence unless its own clause says 已), nor with
+    a remainder left after it (已解除1.2亿元，剩余3.5亿元尚未解除)."""
+    a, b = _part(unit, m.start())
+    if _PARTIAL.search(unit, a, b) or _NOT_DONE.search(unit, a, m.end()):
+        return False
+    matter = max((x.end() for x in _NEW_MATTER.finditer(unit, 0, a)), default=0)  # 拟…暨…: another matter
+    if _PLANNED.search(unit, a, m.end()) or (
+            _PLANNED.search(unit, matter, a) and "已" not in unit[a:m.end()]):
+        return False
+    return not _REMAINDER.search(unit, m.end())
+
+
+def _part(unit: str, at: int) -> tuple[int, int]:
+    """The clause around ``at`` for good news: cut at clause breaks, 暨 and a contrast."""
+    a = max((x.end() for x in _GOOD_BREAK.finditer(unit, 0, at)), default=0)
+    nxt = _GOOD_BREAK.search(unit, at)
+    return a, nxt.start() if nxt else len(unit)
+
+
+def _clears(unit: str, m: re.Match[str], start: int) -> bool:
+    """Whether good news ``m`` clears the risk found at ``start``: on the same side of a contrast (已恢复履职，但
+    董事长仍处于留置状态), about the same parties (公司董事已恢复履职 is not the controller's), and, when it names an
+    earlier matter (前次冻结已解除), only in its own clause."""
+    lo, hi = sorted((m.start(), start))
+    if _CONTRAST.search(unit, lo, hi):
+        return False
+    a, b = _part(unit, m.start())
+    if _EARLIER.search(unit, a, m.start()) and not a <= start < b:
+        return False
+    ra, _ = _part(unit, start)
+    # none named on either side: the sentence's subject goes on (…占用资金2亿元，已全部归还; 减持期间届满，股东…未减持)
+    named, risk = _named(unit[a:m.start()]), _named(unit[ra:start])
+    return not named or not risk or risk <= named
+
+
+def _named(head: str) -> frozenset[str]:
+    """The parties a clause names before a word; the company only where it is named as itself."""
+    named = {label for label, rx in _PARTIES if rx.search(head)}
+    return frozenset(named | ({COMPANY} if _COMPANY.search(head) else set()))
 
 
 def _rumoured(unit: str, start: int, end: int) -> bool:
