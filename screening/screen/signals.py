@@ -67,7 +67,8 @@ _PLANNED = re.compile(r"将(?:努力|积极|尽快|督促|采取|通过|争取|�
                       r"督促(?!下)|以消除|拟|力争|争取")
 # a remainder still open after good news (剩余3.5亿元尚未解除, 仍有4.5亿元逾期)
 _REMAINDER = re.compile(r"(?:剩余|尚余|仍有|其余)[^。；;]{0,12}?(?:尚未|未|仍|逾期)")
-_EARLIER = re.compile(r"前次|此前|原")
+# good news of an earlier or another matter (前次冻结已解除, 其他案件均已和解) clears its own clause only
+_EARLIER = re.compile(r"前次|此前|原|其他|其余|另一")
 _NEW_MATTER = re.compile(r"暨")  # a plan before 但 still rules what follows (承诺…前，但最迟…归还)
 # an annual report's checkbox answered no, after the heading it answers (违规对外担保情况：□适用 √不适用)
 _CHECKBOX_NO = re.compile(r"[^，,。；;：:□☐√☑✓✔]{0,12}[：:]?\s*[□☐]\s*(?:适用|是)\s*[√☑✓✔]\s*(?:不适用|否)")
