@@ -119,9 +119,9 @@ COMPANY_NAMED = r"(?<!子)公司(?!的?(?:" + "|".join(p for _, p in PARTIES) + 
 # a title or sentence that ends only part of a risk (部分股份解除冻结, 撤销部分风险警示, 其中已偿还1.2亿元, 剩余…尚未
 #解除, 前次冻结已解除), or whose end was refused (申请…未获同意), lifts nothing and clears nothing: the rest stands
 PARTIAL_END = r"部分|其中(?=[^，,。；;]{0,6}(?:已|尚未|未))|剩余|尚余|仍有|未获|不予|被驳回"  # not 其中本金2.1亿元
-# good news said not to have come (影响尚未消除, 无法消除, 尚未恢复履职, 未能…重新取得联系) or only planned
-# (将督促…归还, 承诺…归还, 以消除): a clear or an end after one of these in its sentence clears nothing
-# (无法表示意见 is an opinion, not a negation)
+# good news said not to have come (影响尚未消除, 无法消除, 尚未恢复履职, 未能…重新取得联系): a clear or an end after
+# one of these in its clause clears nothing (无法表示意见 is an opinion, not a negation). Plans and promises
+# (将督促…归还, 承诺…归还) are signals._PLANNED.
 NOT_DONE = r"尚未|未能|无法(?!表示)|不能|仍未|没有|并未|未(?=偿还|兑付|偿付|清偿|归还|收回|解除|消除|恢复|取得)"
 
 # a percentage of 80 or more / 10 or more, not read from the middle of a longer number
