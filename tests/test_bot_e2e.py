@@ -398,7 +398,7 @@ async def test_subscribe_watch_digest_unsubscribe(harness: Harness) -> None:
 
     fake.push_text(chat, "/watch 600519 300750.SZ abc")
     await fake.wait_for(lambda: any("自选股票池已设为" in t for t in fake.texts(chat)), 10, "watch reply")
-    assert "无法识别" in fake.texts(chat)[-1] and "abc" in fake.texts(chat)[-1]
+    assert "未加入" in fake.texts(chat)[-1] and "abc" in fake.texts(chat)[-1]
     assert service.subs.get(chat).pool == ["600519.SH", "300750.SZ"]
 
     before = len(fake.ok_calls("sendDocument", chat))

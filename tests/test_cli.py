@@ -203,3 +203,15 @@ def test_a_copy_of_a_shipped_example_is_still_labelled_demo(env, tmp_path):
     rows = json.loads(screen(env, str(edited), "--engine", "rules", "--format", "json").stdout)
     demo = {r["code"]: "演示数据" in r["flags"] for r in rows}
     assert demo.pop("688001.SH") is False and demo and all(demo.values()), demo
+
+
+def test_a_list_pasted_as_one_argument_is_split_as_chat_splits_it(env, tmp_path):
+    """`screen "600519,000858,..."`: a long paste crashed on the file-name check (OSError, exit 1), a short one
+    became one failed "stock" named after the whole list."""
+    env = {**env, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    codes = ",".join(["600519", "000858", "300750", "002594"] * 12)  # longer than a file name may be
+    p = screen(env, codes, "--engine", "rules", "--format", "json", "--demo")
+    assert p.returncode == 0, p.stderr
+    rows = json.loads(p.stdout)
+    assert len(rows) == 48 and [r["code"] for r in rows if r["status"] == "ok"] == [
+        "600519.SH", "000858.SZ", "300750.SZ", "002594.SZ"], [r["code"] for r in rows]

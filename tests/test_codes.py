@@ -14,7 +14,7 @@ from screening.data.codes import BOARD_PREFIXES, CodeError, exchange_of, normali
         ("688981", "688981.SH"), ("689009", "689009.SH"),  # STAR Market and its CDRs
         ("000001", "000001.SZ"), ("001979", "001979.SZ"), ("002594", "002594.SZ"), ("003816", "003816.SZ"),
         ("300750", "300750.SZ"), ("301269", "301269.SZ"), ("302132", "302132.SZ"),
-        ("430047", "430047.BJ"), ("830799", "830799.BJ"), ("871981", "871981.BJ"), ("889001", "889001.BJ"),
+        ("430047", "430047.BJ"), ("830799", "830799.BJ"), ("871981", "871981.BJ"),
         ("920001", "920001.BJ"),
         ("1", "000001.SZ"), ("2", "000002.SZ"),  # Excel dropped the zeros of a real code
         ("600519.XSHG", "600519.SH"), ("000001.XSHE", "000001.SZ"), ("920001.BSE", "920001.BJ"),
@@ -38,6 +38,10 @@ def test_every_board_prefix_is_accepted(raw: str, code: str) -> None:
         ("510300", "上海基金/ETF"),
         ("399001", "深证成指(指数), 不是股票"),
         ("113050", "可转债"),
+        # 通达信 880xxx / 同花顺 881xxx-886xxx are sector indices in the exports users screen (880301 煤炭 was
+        # screened 低/100 as a BSE stock); a BSE stock that once had an 88 code has had a 920 code since 2025-10-09
+        ("880301", "板块指数, 不是股票"), ("881121", "板块指数"), ("885800", "板块指数"),
+        ("932000", "中证指数公司的指数"),  # 中证2000
     ],
 )
 def test_codes_on_no_a_share_board_are_refused_by_name(raw: str, says: str) -> None:
@@ -66,8 +70,10 @@ def test_full_width_codes_are_folded(raw: str, code: str) -> None:
 
 
 def test_a_claimed_exchange_must_match_the_board() -> None:
-    with pytest.raises(CodeError, match="标为上交所\\(SH\\), 但 000333 在深交所\\(SZ\\)上市"):
-        normalise_code("000333.SH")
+    with pytest.raises(CodeError, match="标为上交所\\(SH\\), 但 300750 在深交所\\(SZ\\)上市"):
+        normalise_code("300750.SH")
+    with pytest.raises(CodeError, match=r"沪市没有以 000 开头的股票.*若要的是深市同号的股票, 写作 000333\.SZ"):
+        normalise_code("000333.SH")  # 美的 under the wrong suffix: still told how to write it
     with pytest.raises(CodeError, match="标为深交所\\(SZ\\), 但 920001 在北交所\\(BJ\\)上市"):
         normalise_code("sz920001")
 
@@ -141,3 +147,18 @@ def test_vendor_spellings_that_contradict_the_number_say_why(raw: str, says: str
     with pytest.raises(CodeError) as exc:
         normalise_code(raw)
     assert says in str(exc.value)
+
+
+@pytest.mark.parametrize("raw", ["00750", "00519", "1", "688"])
+def test_a_typed_code_short_of_six_digits_is_refused_not_padded_to_another_company(raw: str) -> None:
+    """00750 (300750 with its first digit lost) pads to 000750 国海证券: only a spreadsheet cell is padded."""
+    with pytest.raises(CodeError, match=rf"'{raw}' 只有 {len(raw)} 位数字: A股代码是 6 位, 请写全"):
+        normalise_code(raw, typed=True)
+    assert normalise_code(raw).endswith(".SZ")  # a file's cell: Excel dropped the zeros
+
+
+@pytest.mark.parametrize("raw", ["sh000922", "000922.SH", "000510.XSHG", "1.000922", "SH000932"])
+def test_a_shanghai_claim_on_any_000_number_is_an_index_not_advice_to_write_sz(raw: str) -> None:
+    with pytest.raises(CodeError, match="不是股票: 沪市没有以 000 开头的股票") as exc:
+        normalise_code(raw)
+    assert "应写作" not in str(exc.value)

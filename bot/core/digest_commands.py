@@ -103,12 +103,16 @@ async def watch(core: ChatCore, front: Front, msg: Inbound, args: list[str]) -> 
         return
     universe = await asyncio.to_thread(core.current_universe)
     pool = await asyncio.to_thread(pool_from_codes, tokens, universe, "watch")
-    good = [i.stock.code for i in pool.items if i.stock is not None]
+    stocks = [i.stock for i in pool.items if i.stock is not None]
+    good = [s.code for s in stocks]
     bad = [f"{i.raw_code}: {i.error.message}" for i in pool.items if i.error is not None]
     if good:
         await asyncio.to_thread(service.subs.set_pool, key, good)
-    lines = [line(f"自选股票池已设为 {len(good)} 只: ", t(", ".join(good)))] if good else []
-    lines += [line("无法识别: ", t(b)) for b in bad]
+    # each code with its name (a name typed in part, 京东, must show which stock it was read as), and why a
+    # token was left out (a repeat is understood, not unrecognised)
+    shown = ", ".join(f"{s.code} {s.name}" if s.name else s.code for s in stocks)
+    lines = [line(f"自选股票池已设为 {len(good)} 只: ", t(shown))] if good else []
+    lines += [line("未加入: ", t(b)) for b in bad]
     await reply(front, msg, lines or [line("没有可用的代码。")])
 
 

@@ -36,12 +36,15 @@ _EXCEL_FLOAT = re.compile(r"^\s*(?P<num>\d{1,6})\.0+\s*$", re.ASCII)
 # - BSE 《北京证券交易所 全国中小企业股份转让系统证券代码、证券简称编制指引》 (2021-11-15): ordinary
 #   shares 83/87/88 (889 is the subscription code of an offering), 43 kept by companies listed on the
 #   NEEQ before 2014-05-19; 82 is preferred shares (not an A share). Since 2024-04-22 new listings take
-#   920, and on 2025-10-09 every BSE stock moved to 920 (the last three digits kept): 43/83/87/88 are
-#   accepted because exports and histories from before the switch still carry them.
+#   920, and on 2025-10-09 every BSE stock moved to 920 (the last three digits kept): 43/83/87 are
+#   accepted because exports and histories from before the switch still carry them. 88 is not: in the
+#   exports users screen, 880xxx are 通达信's sector indices and 881xxx-886xxx 同花顺's industry and concept
+#   indices (a trial on 2026-12-06 had 880301 煤炭 screened 低/100 as a BSE stock), and any BSE stock
+#   that once had an 88 code has had its 920 code since 2025-10-09 (the message says so).
 BOARD_PREFIXES: dict[str, str] = {
     "600": "SH", "601": "SH", "603": "SH", "605": "SH", "688": "SH", "689": "SH",
     "000": "SZ", "001": "SZ", "002": "SZ", "003": "SZ", "300": "SZ", "301": "SZ", "302": "SZ",
-    "43": "BJ", "83": "BJ", "87": "BJ", "88": "BJ", "920": "BJ",
+    "43": "BJ", "83": "BJ", "87": "BJ", "920": "BJ",
 }
 # what a rejected prefix is, when it is a well-known non-A-share security (said in the message). Longest prefix
 # first where they overlap.
@@ -56,6 +59,8 @@ _NOT_A_SHARES: dict[str, str] = {
     "10": "债券, 不是股票", "11": "债券或可转债, 不是股票",
     "12": "债券或可转债, 不是股票", "13": "债券, 不是股票",
     "40": "老三板股份, 不是A股",
+    "88": "通达信/同花顺的板块指数, 不是股票 (北交所旧代码若以 88 开头, 2025-10-09 起请用它的 920 代码)",
+    "93": "中证指数公司的指数, 不是股票",
 }
 # Index codes users type first. Shanghai's indices share their numbers with Shenzhen main-board stocks
 # (000001 is both 上证指数 and 平安银行): a code that claims SH with one of these numbers is the index.
@@ -72,6 +77,10 @@ BJ_INDICES: dict[str, str] = {"899050": "北证50"}
 
 
 EXCHANGES = {"SH": "上交所(SH)", "SZ": "深交所(SZ)", "BJ": "北交所(BJ)"}
+# a Shanghai claim on a 000 number outside SH_INDICES: every such number is an SSE / CSI index (000922 中证红利,
+# 000510 中证A500); telling the user to write .SZ would screen the Shenzhen company that shares the digits
+_SH_INDEX_RANGE = ("{given} 不是股票: 沪市没有以 000 开头的股票, 这样的沪市代码是指数 (如 000922 中证红利), "
+                   "指数不能筛选; 若要的是深市同号的股票, 写作 {sz}")
 
 
 class CodeError(ValueError):
@@ -100,16 +109,18 @@ def _board_error(num: str, given: str) -> CodeError:
         return CodeError(f"{shown} 是{what} (没有以 {num[:3]} 开头的A股板块)")
     return CodeError(
         f"没有以 {num[:3]} 开头的A股板块: {shown} "
-        "(沪市 600/601/603/605/688/689, 深市 000/001/002/003/300/301/302, 北交所 920 及旧代码 43/83/87/88)"
+        "(沪市 600/601/603/605/688/689, 深市 000/001/002/003/300/301/302, 北交所 920 及旧代码 43/83/87)"
     )
 
 
-def normalise_code(raw: object) -> str:
+def normalise_code(raw: object, *, typed: bool = False) -> str:
     """Return ``NNNNNN.EX`` or raise CodeError naming what is wrong with ``raw``.
 
     Full-width digits and letters (``６００５１９``, ``６００５１９．ＳＨ``) are folded by NFKC first:
     they are the same code typed with a Chinese input method, and must meet the duplicate check
-    under the same spelling as their half-width twin.
+    under the same spelling as their half-width twin. A spreadsheet cell of fewer than six digits
+    is padded (Excel drops leading zeros); a ``typed`` one is refused, since a dropped first digit
+    (00750 for 300750) pads to another real company (000750 国海证券).
     """
     if raw is None:
         raise CodeError("代码为空")
@@ -128,6 +139,9 @@ def normalise_code(raw: object) -> str:
         text = as_float.group("num")
     # spreadsheets drop leading zeros: 1 -> 000001 (only for pure digits up to 6 long)
     if text.isascii() and text.isdigit() and len(text) < 6:
+        if typed:
+            raise CodeError(f"{given!r} 只有 {len(text)} 位数字: A股代码是 6 位, 请写全 "
+                            f"(补足前导零是 {text.zfill(6)}, 若要的是它请写 {text.zfill(6)})")
         text = text.zfill(6)
     m = _PATTERN.match(text)
     if not m:
@@ -142,6 +156,8 @@ def normalise_code(raw: object) -> str:
         index = SH_INDICES.get(num) if claimed == "SH" else None
         if index:  # sh000001 / 000300.SH: the index, not the SZ stock sharing its number
             raise CodeError(f"{given} 是{index}, 不是股票 (指数; 深市个股 {num} 写作 {num}.SZ)")
+        if claimed == "SH" and num.startswith("000"):  # no SH stock starts 000: sh000922 is 中证红利, an index
+            raise CodeError(_SH_INDEX_RANGE.format(given=given, num=num, sz=f"{num}.SZ"))
         if claimed != market:
             raise CodeError(f"{text!r} 标为{EXCHANGES[claimed]}, 但 {num} 在{EXCHANGES[market]}上市 "
                             f"(应写作 {num}.{market})")
@@ -158,6 +174,8 @@ def _from_secid(mkt: str, num: str, given: str) -> str:
         raise _board_error(num, given)
     if mkt == "1" and num in SH_INDICES:  # 1.000001 is 上证指数, not 平安银行
         raise CodeError(f"{given} 是{SH_INDICES[num]}, 不是股票 (东方财富 secid 1 = 沪市; 深市个股 {num} 写作 0.{num})")
+    if mkt == "1" and num.startswith("000"):
+        raise CodeError(_SH_INDEX_RANGE.format(given=given, num=num, sz=f"0.{num}"))
     if market not in markets:
         right = next(d for d, ms in SECID_MARKETS.items() if market in ms)
         raise CodeError(f"{given!r} 的市场位 {mkt} 表示{'/'.join(EXCHANGES[x] for x in markets)}, "
@@ -165,6 +183,49 @@ def _from_secid(mkt: str, num: str, given: str) -> str:
     return f"{num}.{market}"
 
 
+# what separates typed codes: whitespace, commas, semicolons, 、, bars, and the invisible characters a paste from
+# WeChat, a web page or Excel carries (zero-width spaces and joiners, BOM, bidi marks): 600519\u200b000858 is two
+_SEPARATORS = re.compile(r"[\s,;，；、|｜\u200b-\u200f\u2060\ufeff\u202a-\u202e\u2066-\u2069]+")
+_ANSI_CSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[\x00-\x1f\x7f]")
+# wrappers around one token ("600519", 【600519】, (600519)) and the full stop a sentence leaves on it
+_WRAP = {"\"": "\"", "'": "'", "“": "”", "‘": "’", "「": "」", "『": "』", "【": "】", "[": "]", "(": ")",
+         "（": "）", "《": "》", "<": ">"}
+_CODE = r"(?:(?:SH|SZ|BJ)\.?)?\d{6}(?:\.(?:SH|SZ|BJ|SS|XSHG|XSHE|BSE))?"
+# a code and a name in one token: 600519贵州茅台, 贵州茅台(600519), 贵州茅台（600519.SH）
+_CODE_THEN_NAME = re.compile(rf"^(?P<code>{_CODE})(?P<name>[^\x00-\x7f][^\d]*)$", re.IGNORECASE | re.ASCII)
+_NAME_PART = r"[^\d(（\[【]*[^\x00-\x7f][^\d(（\[【]*?"  # some non-ASCII text, no digit, no bracket
+_NAME_THEN_CODE = re.compile(rf"^(?P<name>{_NAME_PART})[(（\[【]?(?P<code>{_CODE})[)）\]】]?$", re.IGNORECASE)
+_MARKET = re.compile(r"^(?:SH|SZ|BJ)$", re.IGNORECASE)
+
+
 def split_codes(text: str) -> list[str]:
-    """Split a typed list of codes on whitespace, commas (also full-width) and semicolons."""
-    return [t for t in re.split(r"[\s,;，；、]+", text) if t]
+    """Split a typed list of codes into one token per stock, the way a user pastes them.
+
+    Separators: whitespace, commas (also full-width), semicolons, 、, bars and invisible characters. A token
+    loses quotes or brackets around it and a trailing full stop; a code glued to a name (600519贵州茅台,
+    贵州茅台(600519)) becomes the code and the name, which the pool merges into one row with a note; a lone
+    market (``SH 600519``) joins the code after it. Anything else is left for the resolver to name.
+    """
+    text = _ANSI_CSI.sub(" ", text)
+    out: list[str] = []
+    for raw in _SEPARATORS.split(text):
+        token = _unwrap(raw)
+        if not token:
+            continue
+        folded = unicodedata.normalize("NFKC", token)
+        glued = _CODE_THEN_NAME.match(folded) or _NAME_THEN_CODE.match(folded)
+        if glued and glued.group("name").strip():
+            out += [glued.group("code"), glued.group("name").strip()]
+        elif out and _MARKET.match(out[-1]) and re.fullmatch(r"\d{6}", folded):
+            out[-1] += folded
+        else:
+            out.append(token)
+    return out
+
+
+def _unwrap(token: str) -> str:
+    """``"600519"`` / 【600519】 / 600519。 -> 600519 (only a matching pair, or a stray trailing full stop)."""
+    token = token.strip()
+    while len(token) >= 2 and _WRAP.get(token[0]) == token[-1]:
+        token = token[1:-1].strip()
+    return token.rstrip("。.")

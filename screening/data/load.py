@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
 from screening.config import InputSettings, Settings, cache_dir
-from screening.data.codes import CodeError, index_name, normalise_code
+from screening.data.codes import EXCHANGES, CodeError, index_name, normalise_code, split_codes
 from screening.data.freshness import stale_notes
+from screening.data.names import fold_name, index_named
 from screening.data.pool import read_pool
 from screening.data.row_checks import name_conflict, quarter_roe, sign_conflict
 from screening.data.stock_csv import read_stock_csv
@@ -40,7 +42,7 @@ def unknown_code_message(code: str, universe: Universe) -> str:
     if index:  # 000300 typed bare: no stock has it, the index does
         moved = f"; {code[:6]} 也是{index}的指数代码, 指数不能筛选"
     if code.endswith(".BJ") and not code.startswith("920"):
-        # the BSE gave every listed stock a 920 code on 2025-10-09; old exports still carry 43/83/87/88
+        # the BSE gave every listed stock a 920 code on 2025-10-09; old exports still carry 43/83/87
         moved = "; 北交所已于 2025-10-09 把全部股票改为 920xxx 代码: 请查到它的新代码"
     return (f"{code}: 本地数据中没有这只股票 ({where}){moved}: 运行 "
             "`python -m screening universe refresh`, 或上传含其数据的文件")
@@ -198,13 +200,23 @@ def load_pool(inputs: list[str], settings: Settings, *, universe: Universe | Non
     if not inputs:  # and Path("") is the working folder: say what is wrong instead
         raise PoolRejected("参数为空: 请给出股票代码 (如 600519) 或表格文件的路径")
     universe = universe if universe is not None else open_universe(settings)
-    if len(inputs) == 1 and Path(inputs[0]).is_file():
+    if len(inputs) == 1 and _is(Path.is_file, inputs[0]):
         return load_file(Path(inputs[0]), settings, universe, today=today)
-    missing = [a for a in inputs if (looks_like_file(a) or Path(a).is_dir()) and not Path(a).is_file()]
+    missing = [a for a in inputs if (looks_like_file(a) or _is(Path.is_dir, a)) and not _is(Path.is_file, a)]
     if missing:
-        what = "是文件夹, 不是文件: 请给出其中的表格文件" if Path(missing[0]).is_dir() else "文件不存在"
+        what = "是文件夹, 不是文件: 请给出其中的表格文件" if _is(Path.is_dir, missing[0]) else "文件不存在"
         raise PoolRejected(f"{missing[0]}: {what}")
-    return codes_pool(inputs, settings, universe, today=today)
+    # a list pasted as one argument ("600519,000858") is split as chat splits it: the same text, the same rows
+    return codes_pool([t for a in inputs for t in split_codes(a)], settings, universe, today=today)
+
+
+def _is(test: Callable[[Path], bool], arg: str) -> bool:
+    """``Path.is_file`` / ``is_dir`` on a typed argument; text no file system accepts as a name (a pasted list
+    longer than a file name may be) is no file."""
+    try:
+        return test(Path(arg))
+    except (OSError, ValueError):
+        return False
 
 
 def codes_pool(tokens: list[str], settings: Settings, universe: Universe, source: str = "输入的代码", *,
@@ -221,13 +233,31 @@ def codes_pool(tokens: list[str], settings: Settings, universe: Universe, source
     return pool
 
 
+# a name shorter than this resolves only when it is a stock's whole name: 茅 or A must not pick a company
+SHORTEST_PART_NAME = 2
+
+
 def _resolve(token: str, universe: Universe) -> tuple[str | None, StockInput | None, str | None]:
-    """(code, stock, error) for one typed token: a code in any accepted form, or a stock name."""
+    """(code, stock, error) for one typed token: a code in any accepted form, or a stock name.
+
+    A name that is part of one stock's name (茅台 -> 贵州茅台) resolves with a note on the row saying which
+    stock it was read as, since 京东 -> 京东方A is a different company than the user may mean; an index's
+    name is refused as an index, never looked up among the stocks."""
     try:
-        code = normalise_code(token)
+        code = normalise_code(token, typed=True)
     except CodeError as exc:
+        index = index_named(token)
+        if index is not None:
+            return None, None, f"{index} 是指数, 不是股票: 指数不能筛选, 请给出个股代码"
         matches = universe.find_by_name(token)
+        exact = [m for m in matches if norm_name(m.name or "") == norm_name(token)]
+        if len(matches) == 1 and not exact and len(norm_name(token)) < SHORTEST_PART_NAME:
+            return None, None, (f"名称 {token!r} 太短: 本地数据中只有 {matches[0].name}({matches[0].code}) 含它, "
+                                "若要的是它请写代码或全名")
         if len(matches) == 1:
+            if not exact:
+                matches[0].notes.append(f"按名称 {token!r} 读作 {matches[0].name}({matches[0].code}): "
+                                        "不是它请写代码")
             return matches[0].code, matches[0], None
         if len(matches) > 1:
             shown = "、".join(f"{m.name}({m.code})" for m in matches[:5])
@@ -240,6 +270,27 @@ def _resolve(token: str, universe: Universe) -> tuple[str | None, StockInput | N
     if stock is None:  # a valid code no data covers: a failed row that says what to do, never a guess
         return code, None, unknown_code_message(code, universe)
     return code, stock, None
+
+
+def _index_after_its_code(pool: Pool, token: str) -> bool:
+    """``000001 上证指数``: the name says the bare code before it meant the index, not the Shenzhen stock
+    sharing its digits. That code's row becomes one failed row saying so (as a file's row does), and the
+    name is part of it. True when ``token`` was taken that way."""
+    named = index_named(token)
+    if named is None or not pool.items:
+        return False
+    last = pool.items[-1]
+    number = last.raw_code.strip()
+    if not (number.isascii() and number.isdigit() and len(number) == 6):
+        return False
+    index = index_name(number, "SH") or index_name(number)
+    if index is None or fold_name(index) != fold_name(named):
+        return False
+    where = f"{number} 在{EXCHANGES[last.code[-2:]]}是一只股票的代码, " if last.code else ""
+    last.stock = None
+    last.error = InputProblem(source=pool.source, message=f"{number} {named} 是指数, 不是股票 ({where}"
+                              "不按那只股票的数据筛选; 指数不能筛选)", value=f"{number} {token}")
+    return True
 
 
 def _is_name(token: str) -> bool:
@@ -261,6 +312,9 @@ def pool_from_codes(tokens: list[str], universe: Universe, source: str = "输入
     first_seen: dict[str, tuple[int, str]] = {}
     for token in tokens:
         index = len(pool.items)
+        if _index_after_its_code(pool, token):
+            first_seen.pop(pool.items[-1].code or "", None)
+            continue
         code, stock, error = _resolve(token, universe)
         if code is not None and code in first_seen:
             first_index, first_token = first_seen[code]

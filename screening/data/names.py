@@ -78,9 +78,14 @@ def index_named(name: str | None) -> str | None:
     if not name:
         return None
     folded = fold_name(name)
-    if folded in _INDEX_NAMES or "指数" in folded:
+    if folded in _INDEX_NAMES or "指数" in folded or folded.startswith(_INDEX_FAMILIES):
         return name.strip()
     return None
 
 
-_INDEX_NAMES = frozenset(fold_name(n) for table in (SH_INDICES, SZ_INDICES, BJ_INDICES) for n in table.values())
+_INDEX_NAMES = frozenset(fold_name(n) for table in (SH_INDICES, SZ_INDICES, BJ_INDICES) for n in table.values()) | {
+    "科创100", "科创200", "科创综指", "创业板综", "创业板200", "双创50", "深证100", "红利指数", "北证专精特新"}
+# the index families' own prefixes: no listed company's short name starts with them (中证A500, 中证红利, 上证红利,
+# 深证红利, 国证2000, 沪深300ETF), while 科创/创业/北证 may start companies' names (科创新源, 创业环保; the demo
+# market's 北证券), so those indices are listed by name above
+_INDEX_FAMILIES = ("中证", "上证", "深证", "国证", "沪深")

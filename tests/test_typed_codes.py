@@ -1,0 +1,87 @@
+"""Codes as users type and paste them (a trial on 2026-12-06): each token reads as what the user meant, or
+fails saying what is wrong; never another company quietly.
+
+Pure functions (split_codes) and the typed path (pool_from_codes) against a small real Universe on disk.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from screening.data.codes import split_codes
+from screening.data.load import pool_from_codes
+from screening.data.universe import Universe
+from screening.models import StockInput
+
+
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        ("600519\u200b000858", ["600519", "000858"]),  # a zero-width space from a WeChat paste
+        ("\ufeff600519", ["600519"]),
+        ("\u202d600519\u202c 000858", ["600519", "000858"]),  # bidi marks
+        ('"600519" “000858” 【300750】 (002594)', ["600519", "000858", "300750", "002594"]),
+        ("600519。", ["600519"]),
+        ("600519|000858｜300750", ["600519", "000858", "300750"]),
+        ("SH 600519", ["SH600519"]),
+        ("600519贵州茅台", ["600519", "贵州茅台"]),
+        ("贵州茅台(600519) 贵州茅台（600519.SH）", ["600519", "贵州茅台", "600519.SH", "贵州茅台"]),
+        ("\x1b[31m600519\x1b[0m", ["600519"]),
+        ("上证50 沪深300ETF 万科A", ["上证50", "沪深300ETF", "万科A"]),  # a name with digits stays whole
+    ],
+)
+def test_a_paste_splits_into_the_tokens_the_user_meant(text: str, tokens: list[str]) -> None:
+    assert split_codes(text) == tokens
+
+
+def _universe(tmp_path: Path) -> Universe:
+    u = Universe(tmp_path / "u.sqlite")
+    u.update([
+        StockInput(code="600519.SH", name="贵州茅台", roe=34.2, pe_ttm=28.1),
+        StockInput(code="000725.SZ", name="京东方A", roe=3.1, pe_ttm=40.2),
+        StockInput(code="000750.SZ", name="国海证券", roe=3.5, pe_ttm=30.0),
+        StockInput(code="000001.SZ", name="平安银行", roe=10.2, pe_ttm=5.1),
+        StockInput(code="000922.SZ", name="佳电股份", roe=8.0, pe_ttm=20.0),
+    ], as_of="2026-12-04")
+    return u
+
+
+def _by_token(tmp_path: Path, text: str) -> dict[str, object]:
+    pool = pool_from_codes(split_codes(text), _universe(tmp_path), "/screen")
+    return {i.raw_code: i for i in pool.items}
+
+
+def test_a_dropped_first_digit_fails_instead_of_screening_another_company(tmp_path: Path) -> None:
+    item = _by_token(tmp_path, "00750")["00750"]
+    assert item.stock is None and "只有 5 位数字" in item.error.message  # not 000750 国海证券
+
+
+def test_part_of_a_name_resolves_with_a_note_and_one_character_does_not(tmp_path: Path) -> None:
+    by = _by_token(tmp_path, "京东 茅")
+    assert by["京东"].stock.code == "000725.SZ"
+    assert "按名称 '京东' 读作 京东方A(000725.SZ): 不是它请写代码" in by["京东"].stock.notes
+    assert by["茅"].stock is None and "太短" in by["茅"].error.message and "贵州茅台" in by["茅"].error.message
+    assert _by_token(tmp_path, "贵州茅台")["贵州茅台"].stock.notes == []  # a whole name needs no note
+
+
+def test_a_code_followed_by_its_index_name_is_the_index_one_failed_row(tmp_path: Path) -> None:
+    pool = pool_from_codes(split_codes("000001 上证指数 600519"), _universe(tmp_path), "/screen")
+    assert [i.raw_code for i in pool.items] == ["000001", "600519"]
+    first = pool.items[0]
+    assert first.stock is None and "000001 上证指数 是指数, 不是股票" in first.error.message
+    assert "平安银行" not in first.error.message and pool.items[1].stock.code == "600519.SH"
+    # the same pair pasted as 上证指数(000001)
+    assert pool_from_codes(split_codes("上证指数(000001)"), _universe(tmp_path)).items[0].stock is None
+
+
+def test_an_index_name_alone_fails_as_an_index(tmp_path: Path) -> None:
+    by = _by_token(tmp_path, "中证红利 上证50")
+    for token in ("中证红利", "上证50"):
+        assert by[token].stock is None and f"{token} 是指数, 不是股票" in by[token].error.message
+
+
+def test_a_shanghai_index_code_is_never_advised_onto_the_shenzhen_stock(tmp_path: Path) -> None:
+    item = _by_token(tmp_path, "sh000922")["sh000922"]
+    assert item.stock is None and "沪市没有以 000 开头的股票" in item.error.message
