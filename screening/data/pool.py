@@ -30,12 +30,21 @@ from screening.data.pool_headers import (
     map_header,
 )
 from screening.data.pool_rows import Column, flag_conflict, parse_row, unwrap_code
+from screening.data.pool_shift import (
+    extra_cells,
+    ignored_cells,
+    shifted_row,
+    split_cause,
+    split_number,
+    unheaded_column,
+)
 from screening.data.pool_table import RawRow
 from screening.data.pool_text import HEADER_SCAN_ROWS, read_text_rows
 from screening.data.pool_xlsx import Sheet, read_xlsx_rows
 from screening.data.values import parse_number_unit, strip_controls
 from screening.models import (
     FIELD_LABELS,
+    FLAG_DATA_DOUBT,
     NOTE_PERCENT_DOUBT,
     NOTE_QUARTER_ROE,
     InputProblem,
@@ -106,6 +115,12 @@ def _xlsx_pool(sheet: Sheet, source: str, settings: InputSettings) -> Pool:
     if sheet.passed:
         pool.warnings.insert(0, InputProblem(
             source, f"工作表 {', '.join(map(repr, sheet.passed))} 没有股票代码列; 读取的是工作表 {sheet.title!r}"))
+    if sheet.unread or sheet.hidden:
+        others = ", ".join(map(repr, sheet.unread + sheet.hidden))
+        hidden = f" (其中隐藏的: {', '.join(map(repr, sheet.hidden))})" if sheet.hidden else ""
+        pool.warnings.insert(0, InputProblem(
+            source, f"只读取了工作表 {sheet.title!r}; 工作表 {others}{hidden} 也有股票代码列, 其中的股票没有筛选: "
+                    "请把它们合并到一张表, 或分别上传"))
     return pool
 
 
@@ -243,21 +258,25 @@ def build_pool(rows: list[RawRow], source: str, settings: InputSettings) -> Pool
     first_seen: dict[str, int] = {}
     screened: dict[str, PoolItem] = {}
     width = len(header)
-    unheaded = _unheaded_column(data, width, used)
+    unheaded = unheaded_column(data, width, used)
     for index, raw in enumerate(data):
         item = parse_row(index, raw, used, source, first_seen)
         if item.stock is not None:
             screened.setdefault(item.stock.code, item)
         elif item.code in screened:
             flag_conflict(screened[item.code], item, raw, used)
-        extra = _extra_cells(raw, width)
-        if extra and (unheaded or raw.line is None):  # xlsx cells sit in their own columns: nothing shifts
-            pool.warnings.append(
-                InputProblem(source, f"忽略了最后一个表头列之后的 {len(extra)} 个单元格",
-                             row=raw.row, value=extra[0])
-            )
-        elif extra:
-            item = _shifted(item, raw, extra, header, used, source)
+        extra = extra_cells(raw, width)
+        split = split_number(raw, width, used) if raw.line is not None and len(raw.cells) > width else None
+        if extra and raw.line is None:  # xlsx cells sit in their own columns: nothing shifts
+            ignored_cells(pool, raw, extra, source)
+        elif extra and unheaded:
+            ignored_cells(pool, raw, extra, source)
+            if split is not None and item.stock is not None:  # the same width as its neighbours, split all the same?
+                item.stock.notes.append(f"{FLAG_DATA_DOUBT}: {split_cause(header, raw, split)}")
+        elif extra or split is not None:
+            # a split number whose row ends in an empty cell (1,234.5,3.2, then the empty last column) has no
+            # non-empty cell past the header, yet every cell after the split sits one column left
+            item = shifted_row(item, raw, extra or raw.cells[width:], header, used, source)
         pool.items.append(item)
     _flag_fractions(pool, data, used, source)
     _flag_stamped_quarter(pool, used)
@@ -309,63 +328,6 @@ def _fits(header: list[str], data: list[RawRow]) -> bool:
 
 # the month-day of a report period that is not the annual one, as i问财 stamps a column with it
 QUARTER_STAMPS = {"0331": "一季报", "0630": "半年报", "0930": "三季报"}
-
-
-# ---------------------------------------------------------------- rows wider than the header
-
-
-# How a number split by an unquoted thousands separator looks: "1,466.50" -> "1" | "466.50" (then more groups)
-_SPLIT_HEAD = re.compile(r"^[+-]?\d{1,3}$")
-_SPLIT_TAIL = re.compile(r"^\d{3}(?:\.\d+)?\s*(?:%|亿|万|元)?$")
-
-
-def _extra_cells(raw: RawRow, width: int) -> list[str]:
-    """Non-empty cells past the header's last column (empty ones are a trailing delimiter: 同花顺's tab)."""
-    return [c for c in raw.cells[width:] if c.strip()] if raw.broken is None else []
-
-
-def _split_number(raw: RawRow, width: int, used: dict[str, Column]) -> int | None:
-    """The index of a figure column whose number an unquoted thousands separator split in two, if any."""
-    numeric = sorted(c.idx for f, c in used.items() if f in NUMERIC_FIELDS and c.idx + 1 < len(raw.cells))
-    for idx in numeric:
-        if idx < width and _SPLIT_HEAD.match(raw.cells[idx].strip()) and _SPLIT_TAIL.match(raw.cells[idx + 1].strip()):
-            return idx
-    return None
-
-
-def _unheaded_column(data: list[RawRow], width: int, used: dict[str, Column]) -> bool:
-    """Whether cells past the header are a column the header did not name (every row has them), not a shift.
-
-    A shift is a row's own accident (a cell holding the delimiter), so it shows in some rows only; a column
-    without a header shows in all of them. Rows that all hold a split number are shifted all the same, and
-    one row alone says nothing either way: it is treated as shifted, since a wrong figure must not score.
-    """
-    readable = [r for r in data if r.broken is None]
-    if len(readable) < 2 or not all(_extra_cells(r, width) for r in readable):
-        return False
-    return not all(_split_number(r, width, used) is not None for r in readable)
-
-
-def _shifted(item: PoolItem, raw: RawRow, extra: list[str], header: list[str], used: dict[str, Column],
-             source: str) -> PoolItem:
-    """A text row wider than its header: its cells sit under the wrong headers, so the row fails, saying why."""
-    at = _split_number(raw, len(header), used)
-    if at is not None:
-        head, tail = raw.cells[at].strip(), raw.cells[at + 1].strip()
-        cause = (f"{header[at]} 列的 {head!r} 和其后的 {tail!r} 多半是同一个数 {head},{tail}, "
-                 f"被没有引号的千位分隔符拆成了两格; 请给该单元格加引号 (\"{head},{tail}\") 或去掉千位分隔符")
-    else:
-        cause = ("多半是某个单元格含有没有引号的分隔符 (如千位分隔符 1,466.50, 或名称中的逗号); "
-                 "请给该单元格加引号或去掉分隔符; 若多出的是一列, 请给它加表头")
-    message = (f"该行比表头多 {len(extra)} 个非空单元格 (第一个: {extra[0]!r}), 其后各列的值都错了位, "
-               f"不按错位的值筛选: {cause}")
-    if item.error is not None:
-        message += f" (另有错误: {item.error.message})"
-    stock = item.stock
-    return PoolItem(index=item.index, raw_code=item.raw_code, row=raw.row,
-                    error=InputProblem(source, message, row=raw.row, value=extra[0]),
-                    name=stock.name if stock is not None else item.name,
-                    code=stock.code if stock is not None else item.code)
 
 
 # Percent columns whose every value below 1 means fractions (0.3419 for 34.19%), not tiny percentages:

@@ -1,7 +1,8 @@
 """Read the sheet of an .xlsx that holds the table into rows, numbered as the sheet numbers them.
 
-The first sheet, unless it has no code header and a later one does (a cover sheet of notes before the
-export): then that one, and the caller says which sheet was read.
+The sheet the user looks at: the active sheet when it holds a code header, else the first visible one that
+does (a cover sheet of notes before the export is passed over; a hidden old list is never preferred). The
+caller says which sheet was read and names every other sheet with a code column, which is not read.
 
 The workbook is opened twice by openpyxl in read-only mode, once for the formulas and once for the
 values Excel cached when it last saved, so a formula cell is known as a formula: its cached result
@@ -37,6 +38,8 @@ class Sheet:
     title: str = ""
     passed: list[str] = field(default_factory=list)  # sheets skipped for having no code header
     titles: list[str] = field(default_factory=list)  # every sheet of the workbook, in order
+    unread: list[str] = field(default_factory=list)  # other sheets with a code header, not read (said, not lost)
+    hidden: list[str] = field(default_factory=list)  # hidden sheets with a code header, passed over
 
 
 def read_xlsx_rows(p: Path, source: str, settings: InputSettings,
@@ -66,14 +69,28 @@ def read_xlsx_rows(p: Path, source: str, settings: InputSettings,
 
 
 def _pick(formulas: Any, values: Any, has_table: Callable[[list[RawRow]], bool]) -> Sheet:
+    """The sheet the user sees: the active one if it holds a table, else the first visible one that does.
+
+    A hidden sheet (an old list the user put away) is never preferred to a visible one, and every other sheet
+    with a code column is named, so a workbook split into 沪市 / 深市 sheets does not lose one of them quietly.
+    """
     titles = [ws.title for ws in formulas.worksheets]
+    tables: dict[int, list[RawRow]] = {}
     first: list[RawRow] | None = None
     for i, (ws_f, ws_v) in enumerate(zip(formulas.worksheets, values.worksheets, strict=True)):
         rows = _rows(ws_f, ws_v)
         if has_table(rows):
-            return Sheet(rows, titles[i], titles[:i], titles)
+            tables[i] = rows
         first = rows if first is None else first
-    return Sheet(first or [], titles[0] if titles else "", [], titles)
+    if not tables:
+        return Sheet(first or [], titles[0] if titles else "", [], titles)
+    visible = [i for i in tables if getattr(formulas.worksheets[i], "sheet_state", "visible") == "visible"]
+    active = titles.index(formulas.active.title) if formulas.active is not None else -1
+    pick = active if active in visible else (visible or list(tables))[0]
+    hidden = [titles[i] for i in tables if i not in visible and i != pick]
+    unread = [titles[i] for i in tables if i != pick and titles[i] not in hidden]
+    return Sheet(tables[pick], titles[pick], [t for i, t in enumerate(titles[:pick]) if i not in tables], titles,
+                 unread, hidden)
 
 
 def _rows(ws_f: Any, ws_v: Any) -> list[RawRow]:
