@@ -23,6 +23,7 @@ from functools import cache
 from zoneinfo import ZoneInfo
 
 from screening.screen.signal_table import (
+    APPROVED,
     CLARIFICATION,
     COMPANY,
     COMPANY_NAMED,
@@ -64,9 +65,15 @@ _CONTRAST = re.compile(r"(?<!披露)但(?!不限于)是?|然而|不过")  # not 
 _GOOD_BREAK = re.compile(r"[，,：:；;暨]|" + _CONTRAST.pattern)
 # a plan or a promise before good news in its sentence (将督促…归还，消除…影响; 承诺…前归还), not one kept (履行承诺)
 _PLANNED = re.compile(r"将(?:努力|积极|尽快|督促|采取|通过|争取|力争|消除|归还|偿还|解决)|(?<!履行)(?<!兑现)承诺|"
-                      r"督促(?!下)|以消除|拟|力争|争取")
+                      r"督促(?!下)|以消除|拟|力争|争取|"
+                      # under way, not done (a trial on 2026-12-06): 正在筹措资金归还, 计划于…前归还, 预计整改完成时间,
+                      # 表示将以现金方式归还, 为消除…的重大不确定性, 积极采取措施消除, 与银行沟通偿还方案
+                      r"正在|正通过|计划(?=于|在|将|通过|以|年内|\d)|预计|表示将|为消除|采取(?:了)?(?:以下|相关|有效)?措施|沟通|协商|"
+                      r"(?:偿还|还款|清偿|整改)(?:方案|计划|安排)|要求(?:公司)?(?:提前)?(?:偿还|归还)|有权")
 # a remainder still open after good news (剩余3.5亿元尚未解除, 仍有4.5亿元逾期)
-_REMAINDER = re.compile(r"(?:剩余|尚余|仍有|其余)[^。；;]{0,12}?(?:尚未|未|仍|逾期)")
+_REMAINDER = re.compile(r"(?:剩余|尚余|仍有|其余)[^。；;]{0,12}?(?:尚未|未|仍|逾期)|"
+                        # 剩余占用资金余额1.1亿元 / 占用余额为1.1亿元: a balance still owed, not zero
+                        r"(?:剩余|尚余|其余)[^。；;]{0,12}?\d|余额(?:为|约为|合计)?\s*(?:[1-9]|0\.\d*[1-9])")
 # good news of an earlier or another matter (前次冻结已解除, 其他案件均已和解) clears its own clause only
 _EARLIER = re.compile(r"前次|此前|原|其他|其余|另一")
 _NEW_MATTER = re.compile(r"暨")  # a plan before 但 still rules what follows (承诺…前，但最迟…归还)
@@ -75,12 +82,20 @@ _CHECKBOX_NO = re.compile(r"[^，,。；;：:□☐√☑✓✔]{0,12}[：:]?\s*
 _BRACKETED = re.compile(r"[（(][^（()）]{1,16}[)）]")
 # what a cached row must have been judged with: a change to the table, or to a reading rule here, is a change to
 # the floor
+# a later title about the way to an end, not the end: progress, an application, a deadline put back, a refusal, a
+# doubt, a question from the exchange and its answer (撤销退市风险警示事项的进展公告, 违规担保整改完毕期限延期,
+# 不同意撤销…, 撤销…存在重大不确定性, 条件尚未满足, 《…问询函》回复). It lifts nothing unless it also states the end
+# granted: an approval (申请撤销…获得同意) or the investigation's closing notice (进展暨收到结案通知书)
+_UNDERWAY = re.compile(r"进展|申请|延期|暂不|不同意|不予|未获|不确定|尚未|未满足|问询|审核|回复")
+_GRANTED = re.compile(APPROVED + r"|结案通知书|终止调查通知书")
+
+
 TABLE_ID = hashlib.sha256(repr((SIGNALS, NEGATIONS, OTHER_PARTY, NEGATION_SCOPE_END, NEGATION_CONTRAST_END,
                                 CLARIFICATION, RUMOUR,
                                 PARTIES, COMPANY_NAMED, PARTIAL_END, NOT_DONE, "scoped-v3",
                                 *(rx.pattern for rx in (_CAUSE, _OFFICIAL, _AGAIN, _BOTH, _CONTRAST, _CHECKBOX_NO,
                                                         _BRACKETED, _CLAUSE_BREAK, _PLANNED, _REMAINDER,
-                                                        _EARLIER, _WHOLE_DENIAL, _NEW_MATTER)))
+                                                        _EARLIER, _WHOLE_DENIAL, _NEW_MATTER, _UNDERWAY, _GRANTED)))
                           ).encode()).hexdigest()[:12]
 _MARKET_TZ = ZoneInfo("Asia/Shanghai")
 Scope = tuple[frozenset[str], frozenset[str]]  # (parties, kinds) a mention or an end is about
@@ -217,6 +232,10 @@ def _match_in(unit: str, c: _Compiled) -> tuple[int, int, bool] | None:
     return rumoured
 
 
+def _underway(title: str) -> bool:
+    return bool(_UNDERWAY.search(title)) and not _GRANTED.search(title)
+
+
 def _done(unit: str, rx: re.Pattern[str]) -> re.Match[str] | None:
     """The first match of a good-news pattern in ``unit`` that says the good news came (``_came``), or None."""
     return next((m for m in rx.finditer(unit) if _came(unit, m)), None)
@@ -308,7 +327,7 @@ def read_signals(text: str | None) -> list[SignalHit]:
             found = _match_in(unit.text, c)
             if found is None:
                 m = _done(unit.text, c.resolve) if unit.is_title and unit.date and c.resolve is not None else None
-                if m is not None and unit.date:
+                if m is not None and unit.date and not _underway(unit.text):
                     # an end is about every matter its title names from its words on, as a mention is
                     ends.setdefault(c.rule.name, []).append(
                         (unit.date, _shown(unit.quote()), c.scope(unit.text, m.start(), len(unit.text))))
