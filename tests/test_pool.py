@@ -651,3 +651,23 @@ def test_a_split_number_in_a_file_with_an_unheaded_column_is_flagged(tmp_path: P
     row = pool.items[1].stock
     assert row is not None and any(n.startswith("数据存疑: 市盈率(TTM) 列的 '1' 和其后的 '234.5'") for n in row.notes)
     assert not any(n.startswith("数据存疑") for i in (0, 2) for n in pool.items[i].stock.notes)  # type: ignore[union-attr]
+
+
+def test_a_two_row_merged_header_is_read_as_one(tmp_path: Path, settings: InputSettings) -> None:
+    """估值 merged over 市盈率(TTM) | 市盈率(动), 盈利 over ROE(%): the second row was read as a stock (代码为空)
+    and the file's own figures never reached the rules (the universe filled them instead)."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    assert ws is not None
+    ws.append(["代码", "名称", "估值", None, "盈利"])
+    ws.append([None, None, "市盈率(TTM)", "市盈率(动)", "ROE(%)"])
+    ws.merge_cells("A1:A2")
+    ws.merge_cells("B1:B2")
+    ws.merge_cells("C1:D1")
+    ws.append(["600519", "贵州茅台", 80.0, 70.0, 3.0])
+    wb.save(tmp_path / "merged.xlsx")
+    pool = read_pool(tmp_path / "merged.xlsx", settings)
+    assert len(pool.items) == 1 and pool.items[0].stock is not None
+    stock = pool.items[0].stock
+    assert (stock.pe_ttm, stock.roe, stock.pe_dynamic) == (80.0, 3.0, 70.0)
+    assert any("是表头的第二行" in w.message for w in pool.warnings)

@@ -149,6 +149,24 @@ def _header_index(rows: list[RawRow]) -> int | None:
                  if rows[i].broken is None and any(map_header(c)[0] == "code" for c in rows[i].cells)), None)
 
 
+def _sub_header(rows: list[RawRow], header_at: int, header: list[str]) -> int | None:
+    """The row under a two-row header (Excel's merged cells: 估值 over 市盈率(TTM) and 市盈率(动)), or None.
+
+    It has no code and names a field under a column whose top cell names none; read as data it failed as
+    代码为空 while the universe's figures filled its stocks in place of the file's own (a trial, 2026-12-06).
+    """
+    below = next((i for i in range(header_at + 1, len(rows)) if not rows[i].blank), None)
+    if below is None or rows[below].broken is not None:
+        return None
+    cells = [c.strip() for c in rows[below].cells]
+    code_col = next((i for i, h in enumerate(header) if map_header(h)[0] == "code"), None)
+    if code_col is None or (code_col < len(cells) and cells[code_col]):
+        return None
+    named = [i for i, c in enumerate(cells) if c and map_header(c)[0] is not None]
+    new = [i for i in named if i >= len(header) or map_header(header[i])[0] is None]
+    return below if new else None
+
+
 def _shown(cells: list[str]) -> str:
     return ", ".join(repr(strip_controls(c)[0].strip()) for c in cells if c.strip()) or "(无)"
 
@@ -245,6 +263,18 @@ def build_pool(rows: list[RawRow], source: str, settings: InputSettings) -> Pool
         pool.warnings.append(
             InputProblem(source, f"跳过表头 (第{head.row}行) 上方的 {len(skipped)} 行",
                          row=skipped[0].row, value=" ".join(c.strip() for c in skipped[0].cells if c.strip())))
+    sub_at = _sub_header(rows, header_at, header)
+    if sub_at is not None:  # 代码 | 名称 | 估值 (merged) over 市盈率(TTM) | 市盈率(动): the field names are below
+        sub = [strip_controls(c)[0].strip() for c in rows[sub_at].cells]
+        top = header + [""] * (len(sub) - len(header))
+        header = [sub[i] if i < len(sub) and sub[i] and map_header(sub[i])[0] else top[i] for i in range(len(top))]
+        while header and not header[-1]:
+            header.pop()
+        pool.columns = header
+        pool.warnings.append(InputProblem(
+            source, f"第{rows[sub_at].row}行是表头的第二行 (合并单元格的表头), 已与第{head.row}行合起来读: "
+            f"列为 {_shown(header)}", row=rows[sub_at].row))
+        header_at = sub_at
     used = _columns(header, head.row, source, pool)
 
     data = [r for r in rows[header_at + 1:] if not r.blank]
