@@ -47,6 +47,10 @@ def test_index_named(name: str | None, index: str | None) -> None:
     ("2026-03-31", "一季报"), ("20260630", "半年报"), ("2026/09/30", "三季报"), ("2025-12-31", "年报"),
     ("2026年一季报", "一季报"), ("2026中报", "半年报"), ("2025年报", "年报"), ("2026Q3", "三季报"),
     ("最新", None), (None, None),
+    # month-only, quarter marks beside a year, and the serial Excel stores a date as (a trial, 2026-12-06)
+    ("2026-09", "三季报"), ("202609", "三季报"), ("2026年9月", "三季报"), ("2026-12", "年报"), ("2026-10", None),
+    ("2026-3Q", "三季报"), ("3Q2026", "三季报"), ("2021Q4", "年报"), ("46295", "三季报"), ("46295.0", "三季报"),
+    ("12345", None),
 ])
 def test_period_kind(text: str | None, kind: str | None) -> None:
     assert period_kind(text) == kind
@@ -203,3 +207,17 @@ def test_a_refresh_keeps_a_stock_only_you_imported_and_says_so(tmp_path: Path) -
     assert again.get("000001.SZ").roe == 10.1 and again.field_dates("000001.SZ")["roe"] == "2026-12-04"
     assert any("kept 1 imported stock" in n and "000001.SZ" in n for n in again.info.notes)
     assert len(again) == 2
+
+
+def test_a_file_roe_of_a_long_superseded_report_is_flagged_stale(tmp_path: Path) -> None:
+    """A 2023 annual ROE screened in December 2026 was shown with no 数据过期 (a trial, 2026-12-06)."""
+    import datetime as dt
+
+    pool_file = tmp_path / "old.csv"
+    pool_file.write_text("代码,名称,市盈率(TTM),净资产收益率(%),报告期\n600519,贵州茅台,22.5,34.2,2023-12-31\n"
+                         "600036,招商银行,6.8,16.0,2025-12-31\n", encoding="utf-8")
+    u_path = tmp_path / "u.sqlite"
+    old, fresh = load_file(pool_file, _settings(u_path), Universe.load(u_path), today=dt.date(2026, 12, 6)).items
+    assert old.stock is not None and fresh.stock is not None
+    assert any(n.startswith("数据过期: 财报 ROE 为 2023-12-31 报告期") for n in old.stock.notes), old.stock.notes
+    assert not any(n.startswith("数据过期") for n in fresh.stock.notes)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from screening.config import InputSettings, Settings, cache_dir
 from screening.data.codes import EXCHANGES, CodeError, index_name, normalise_code, split_codes
-from screening.data.freshness import stale_notes
+from screening.data.freshness import REPORT_FIELDS, stale_notes
 from screening.data.names import fold_name, index_named
 from screening.data.pool import read_pool
 from screening.data.row_checks import name_conflict, quarter_roe, sign_conflict
@@ -123,13 +123,24 @@ def load_file(path: Path, settings: Settings, universe: Universe, *, source_name
             conflict = name_conflict(item.stock, universe)
             copied = sample or _example_key(item.stock) in _example_rows()
             item.stock = _annotate(universe.fill(item.stock), universe, settings, today)
-            notes = (conflict, quarter_roe(item.stock), old_bse_code(item.stock, universe), sign_conflict(item.stock))
+            notes = (conflict, quarter_roe(item.stock), old_bse_code(item.stock, universe), sign_conflict(item.stock),
+                     *_file_report_age(item.stock, settings, today))
             item.stock.notes += [n for n in notes if n]
             if copied:
                 item.stock.sources = {f: "demo" if s == "file" else s for f, s in item.stock.sources.items()}
                 if DEMO_NOTE not in item.stock.notes:
                     item.stock.notes.insert(0, DEMO_NOTE)
     return pool
+
+
+def _file_report_age(stock: StockInput, settings: Settings, today: dt.date | None) -> list[str]:
+    """数据过期 for a file's own report figures whose 报告期 a later report has long superseded (a ROE of the
+    2023 annual report screened in December 2026), by the same clocks as the universe's figures."""
+    if not stock.report_date or stock.sources.get("report_date", "file") != "file":
+        return []
+    dates = {f: stock.report_date for f in REPORT_FIELDS - {"report_date"}
+             if getattr(stock, f, None) is not None and stock.sources.get(f, "file") == "file"}
+    return stale_notes(dates, today or dt.date.today(), settings.universe.max_quote_age_days) if dates else []
 
 
 def is_example(path: Path) -> bool:

@@ -9,6 +9,7 @@ ROE from the same columns is flagged the same way.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import unicodedata
 
@@ -19,11 +20,19 @@ from screening.models import NOTE_NAME_CONFLICT, NOTE_QUARTER_ROE, NOTE_SIGN_CON
 # How exports write a report period, and which period each spelling is. 12-31 / 年报 is the annual one.
 _PERIOD_DATE = re.compile(r"(\d{4})\s*[-/.年]?\s*(\d{1,2})\s*[-/.月]?\s*(\d{1,2})")
 _PERIOD_WORDS: tuple[tuple[str, str], ...] = (
-    ("一季", "一季报"), ("Q1", "一季报"), ("中报", "半年报"), ("半年", "半年报"), ("中期", "半年报"),
-    ("H1", "半年报"), ("Q2", "半年报"), ("三季", "三季报"), ("Q3", "三季报"),
-    ("年报", "年报"), ("年度", "年报"), ("Q4", "年报"), ("FY", "年报"),
+    ("一季", "一季报"), ("中报", "半年报"), ("半年", "半年报"), ("中期", "半年报"),
+    ("H1", "半年报"), ("三季", "三季报"), ("年报", "年报"), ("年度", "年报"), ("FY", "年报"),
 )
+# Q3 / 3Q next to a year (2026Q3, 2026-3Q, 3Q2026), never a digit of the year itself (2021Q4 is not 1Q)
+_QUARTER_MARK = re.compile(r"(?<!\d)([1-4])Q|Q([1-4])(?!\d)")
+_QUARTER_KINDS = {"1": "一季报", "2": "半年报", "3": "三季报", "4": "年报"}
 _QUARTER_ENDS = {(3, 31): "一季报", (6, 30): "半年报", (9, 30): "三季报", (12, 31): "年报"}
+# a period written by its month only (2026-09, 202609, 2026年9月), or as the number Excel stores a date as when
+# the cell lost its date format (46295 = 2026-09-30): both were read as no period, so a Q3 ROE went unflagged
+_PERIOD_MONTH = re.compile(r"^(\d{4})\s*[-/.年]?\s*(0?[1-9]|1[0-2])\s*月?(?:份|末)?$")
+_QUARTER_MONTHS = {3: "一季报", 6: "半年报", 9: "三季报", 12: "年报"}
+_EXCEL_SERIAL = re.compile(r"^(\d{5})(?:\.0+)?$")
+_EXCEL_EPOCH = dt.date(1899, 12, 30)
 ANNUAL = "年报"
 
 
@@ -31,10 +40,20 @@ def period_kind(report_date: str | None) -> str | None:
     """一季报 / 半年报 / 三季报 / 年报 for a report period as exports write it, None when it cannot tell."""
     if not report_date:
         return None
-    text = unicodedata.normalize("NFKC", report_date).upper()
+    text = unicodedata.normalize("NFKC", report_date).upper().strip()
+    serial = _EXCEL_SERIAL.match(text)
+    if serial and 36526 <= int(serial.group(1)) <= 73050:  # 2000-01-01 .. 2099-12-31
+        day = _EXCEL_EPOCH + dt.timedelta(days=int(serial.group(1)))
+        return _QUARTER_ENDS.get((day.month, day.day))
+    month = _PERIOD_MONTH.match(text)
+    if month:
+        return _QUARTER_MONTHS.get(int(month.group(2)))
     m = _PERIOD_DATE.search(text)
     if m:
         return _QUARTER_ENDS.get((int(m.group(2)), int(m.group(3))))
+    mark = _QUARTER_MARK.search(text)
+    if mark:
+        return _QUARTER_KINDS[mark.group(1) or mark.group(2)]
     return next((kind for word, kind in _PERIOD_WORDS if word in text), None)
 
 
