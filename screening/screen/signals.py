@@ -68,12 +68,15 @@ _PLANNED = re.compile(r"将(?:努力|积极|尽快|督促|采取|通过|争取|�
                       r"督促(?!下)|以消除|拟|力争|争取|"
                       # under way, not done (a trial on 2026-12-06): 正在筹措资金归还, 计划于…前归还, 预计整改完成时间,
                       # 表示将以现金方式归还, 为消除…的重大不确定性, 积极采取措施消除, 与银行沟通偿还方案
-                      r"正在|正通过|计划(?=于|在|将|通过|以|年内|\d)|预计|表示将|为消除|采取(?:了)?(?:以下|相关|有效)?措施|沟通|协商|"
+                      r"正在|正通过|(?<!减持)(?<!持股)计划(?=于|在|将|通过|以|年内|\d)|预计|表示将|为消除|"
+                      r"采取(?:了)?(?:以下|相关|有效)?措施|(?:正在|持续|积极|将)[^，,。；;]{0,6}(?:沟通|协商)|"
+                      r"(?:沟通|协商)(?:中|过程中|偿还|还款|解决)|"
                       r"(?:偿还|还款|清偿|整改)(?:方案|计划|安排)|要求(?:公司)?(?:提前)?(?:偿还|归还)|有权")
 # a remainder still open after good news (剩余3.5亿元尚未解除, 仍有4.5亿元逾期)
 _REMAINDER = re.compile(r"(?:剩余|尚余|仍有|其余)[^。；;]{0,12}?(?:尚未|未|仍|逾期)|"
                         # 剩余占用资金余额1.1亿元 / 占用余额为1.1亿元: a balance still owed, not zero
-                        r"(?:剩余|尚余|其余)[^。；;]{0,12}?\d|余额(?:为|约为|合计)?\s*(?:[1-9]|0\.\d*[1-9])")
+                        r"(?:剩余|尚余|其余)[^。；;]{0,12}?(?<![\d.])(?!0(?:\.0+)?(?![\d.]))\d|"
+                        r"(?:占用(?:资金)?|违规担保|逾期(?:借款|债务)?|未归还|未偿还|欠款)[^，,。；;]{0,4}余额(?:为|约为|合计)?\s*(?:[1-9]|0\.\d*[1-9])")
 # good news of an earlier or another matter (前次冻结已解除, 其他案件均已和解) clears its own clause only
 _EARLIER = re.compile(r"前次|此前|原|其他|其余|另一")
 _NEW_MATTER = re.compile(r"暨")  # a plan before 但 still rules what follows (承诺…前，但最迟…归还)
@@ -87,7 +90,8 @@ _BRACKETED = re.compile(r"[（(][^（()）]{1,16}[)）]")
 # 不同意撤销…, 撤销…存在重大不确定性, 条件尚未满足, 《…问询函》回复). It lifts nothing unless it also states the end
 # granted: an approval (申请撤销…获得同意) or the investigation's closing notice (进展暨收到结案通知书)
 _UNDERWAY = re.compile(r"进展|申请|延期|暂不|不同意|不予|未获|不确定|尚未|未满足|问询|审核|回复")
-_GRANTED = re.compile(APPROVED + r"|结案通知书|终止调查通知书")
+_GRANTED = re.compile(APPROVED + r"|结案通知书|终止调查通知书|(?<![部分])已(?:全部)?(?:归还|偿还|清偿|解除|消除)|"
+                      r"(?:整改|清理)(?:完毕|完成)(?![^，,。；;]{0,4}(?:期限|延期|时间))")
 
 
 TABLE_ID = hashlib.sha256(repr((SIGNALS, NEGATIONS, OTHER_PARTY, NEGATION_SCOPE_END, NEGATION_CONTRAST_END,
