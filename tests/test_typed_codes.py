@@ -71,7 +71,10 @@ def test_a_code_followed_by_its_index_name_is_the_index_one_failed_row(tmp_path:
     assert [i.raw_code for i in pool.items] == ["000001", "600519"]
     first = pool.items[0]
     assert first.stock is None and "000001 上证指数 是指数, 不是股票" in first.error.message
-    assert "平安银行" not in first.error.message and pool.items[1].stock.code == "600519.SH"
+    assert "000001 在深交所(SZ)是一只股票的代码" in first.error.message and "平安银行" not in first.error.message
+    assert pool.items[1].stock.code == "600519.SH"
+    again = pool_from_codes(split_codes("000001 上证指数 000001"), _universe(tmp_path), "/screen").items
+    assert again[1].stock is not None and again[1].stock.code == "000001.SZ"  # then typed alone: the stock
     # the same pair pasted as 上证指数(000001)
     assert pool_from_codes(split_codes("上证指数(000001)"), _universe(tmp_path)).items[0].stock is None
 

@@ -297,8 +297,9 @@ def _index_after_its_code(pool: Pool, token: str) -> bool:
     index = index_name(number, "SH") or index_name(number)
     if index is None or fold_name(index) != fold_name(named):
         return False
-    where = f"{number} 在{EXCHANGES[last.code[-2:]]}是一只股票的代码, " if last.code else ""
-    last.stock = None
+    code = last.stock.code if last.stock is not None else last.code
+    where = f"{number} 在{EXCHANGES[code[-2:]]}是一只股票的代码, " if code else ""
+    last.stock, last.code = None, code
     last.error = InputProblem(source=pool.source, message=f"{number} {named} 是指数, 不是股票 ({where}"
                               "不按那只股票的数据筛选; 指数不能筛选)", value=f"{number} {token}")
     return True
