@@ -85,7 +85,8 @@ def _pick(formulas: Any, values: Any, has_table: Callable[[list[RawRow]], bool])
     if not tables:
         return Sheet(first or [], titles[0] if titles else "", [], titles)
     visible = [i for i in tables if getattr(formulas.worksheets[i], "sheet_state", "visible") == "visible"]
-    active = titles.index(formulas.active.title) if formulas.active is not None else -1
+    shown = getattr(formulas.active, "title", None)  # a chartsheet can be the active sheet: no table there
+    active = titles.index(shown) if shown in titles else -1
     pick = active if active in visible else (visible or list(tables))[0]
     hidden = [titles[i] for i in tables if i not in visible and i != pick]
     unread = [titles[i] for i in tables if i != pick and titles[i] not in hidden]
