@@ -107,8 +107,12 @@ RUMOUR = r"传闻|网传|报道|媒体|网络|文章|质疑|市场消息|举报"
 # 破产清算, 房地产行业部分企业出现债务违约, 同行业可比公司…): not the company's own risk. Read like a denial.
 # Not when the other party acts against the company (被供应商起诉, 客户申请对公司重整) or is its counterparty in a
 # dispute (因客户合同纠纷公司账户被冻结): the trouble is then the company's.
-OTHER_PARTY = (r"(?<![方过被])(?:客户|供应商)(?!申请对|对公司|对本公司|起诉|提起|[^，,。；;]{0,4}(?:纠纷|争议))|"
-               r"交易对方|交易对手|债务人|被投资(?:企业|单位)|投资标的|参股(?:公司|子公司|企业)|(?<![为对向过与和及因受])(?:合营企业|联营企业)|"
+# Nor when the company acts on it (公司为参股公司违规提供担保: the guarantee is the company's), nor when it acts
+# on the company's assets (供应商申请诉前财产保全冻结了公司银行账户: the freeze is the company's; a trial, 2026-12-06).
+_ON_COMPANY = r"(?![^，,。；;]{0,16}?(?:冻结|查封|扣押|扣划|划扣|起诉|诉|仲裁)(?:了)?(?:本|我)?公司)"
+OTHER_PARTY = (r"(?<![方过被])(?:客户|供应商)(?!申请对|对公司|对本公司|起诉|提起|[^，,。；;]{0,4}(?:纠纷|争议))"
+               + _ON_COMPANY + r"|交易对方" + _ON_COMPANY + r"|交易对手" + _ON_COMPANY + r"|债务人|被投资(?:企业|单位)|"
+               r"投资标的|(?<![为对向过与和及因受])(?:参股(?:公司|子公司|企业)|合营企业|联营企业)|"
                r"行业(?:内)?(?:部分|个别|多家|一些)|同行业|可比公司")  # not 第三方供应商
 
 # Who a dated mention, and the title that ends it, is about (signals.py lifts a risk only by an end about the
@@ -163,7 +167,9 @@ _WARNING_LIFTED = (
     r"撤销" + _L + r"风险警示(?:的)?申请(?![^，,。；;]{0,12}?(?:未获|不予|未予|未能|被驳回))" + _G + _APPROVED,
 )
 # 违规担保已全部解除; not 尚未解除, nor 已部分解除 / 已解除部分 (the rest stands)
-_GUARANTEE_ENDED = (r"违规担保" + _G + r"(?:已)?(?:全部)?(?:解除|消除|清理完毕|整改完毕)(?!部分)",)
+# nor a release still being worked on (违规担保解除工作尚在推进中: a noun, not a deed; a trial, 2026-12-06)
+_GUARANTEE_ENDED = (r"违规担保" + _G + r"(?:已)?(?:全部)?(?:解除|消除|清理完毕|整改完毕)"
+                    r"(?!部分|工作|进展|进度|事宜|方案|计划|措施|手续|申请|程序|相关)",)
 _REPAID = (r"已全部(?:归还|偿还|清偿|收回)", r"已将" + _G + r"全部(?:归还|偿还|清偿|收回)",
            r"已[^，,。；;]{0,16}(?:归还|偿还|清偿|收回)全部", r"已[^，,。；;]{0,20}全部(?:归还|偿还|清偿|收回)",
            r"(?<!未)消除",
@@ -297,8 +303,9 @@ SIGNALS: tuple[SignalRule, ...] = (
         + r"(?:冻结|查封)",
         r"查封冻结", r"被" + _G + r"查封", r"资产" + _G + r"司法拍卖",
         r"(?:重要|核心|主要)(?:全资|控股)?子公司[^，,。；;]{0,20}冻结",
-        r"(?:查封|冻结)了?(?:本)?公司(?:名下)?的?" + _G + r"(?:银行|账户|存款|资产|土地|厂房|房产)",
-    ), (*_UNFROZEN, r"(?:被告|被申请人|对方|债务人)(?:的|名下的?)?" + _G + r"(?:冻结|查封)"),
+        r"(?:查封|冻结)了?(?:本)?公司(?:名下|持有)?的?" + _G + r"(?:银行|账户|存款|资产|土地|厂房|房产|股权)",
+    ), (*_UNFROZEN,  # the other side's assets, not the other side freezing the company's (对方申请冻结了公司…)
+        r"(?:被告|被申请人|对方|债务人)(?:的|名下的?)?(?!申请|向法院)" + _G + r"(?:冻结|查封)(?!了?(?:本|我)?公司)"),
         resolves=(r"(?:账户|银行存款|资产|厂房|土地)" + _G + r"(?:解除|解冻|解封)",
                             r"解除" + _G + r"(?:账户|银行存款|资产|厂房|土地)" + _G + r"(?:冻结|查封)")),
     SignalRule("商誉减值", "中", "商誉减值", (

@@ -81,7 +81,13 @@ _REMAINDER = re.compile(r"(?:剩余|尚余|仍有|其余)[^。；;]{0,12}?(?:尚
 _EARLIER = re.compile(r"前次|此前|原|其他|其余|另一")
 _NEW_MATTER = re.compile(r"暨")  # a plan before 但 still rules what follows (承诺…前，但最迟…归还)
 # an annual report's checkbox answered no, after the heading it answers (违规对外担保情况：□适用 √不适用)
-_CHECKBOX_NO = re.compile(r"[^，,。；;：:□☐√☑✓✔]{0,12}[：:]?\s*[□☐]\s*(?:适用|是)\s*[√☑✓✔]\s*(?:不适用|否)")
+# A question about a cure answered no (违规担保是否已解除：□是 √否) says the risk stands: not this.
+_CHECKBOX_NO = re.compile(r"(?![^，,。；;：:□☐√☑✓✔]{0,12}?(?:是否|已)(?:已经|已|全部|均)*"
+                          r"(?:解除|归还|偿还|清偿|消除|收回|整改|完成|完毕|撤销))"
+                          r"[^，,。；;：:□☐√☑✓✔]{0,12}[：:]?\s*[□☐]\s*(?:适用|是)\s*[√☑✓✔]\s*(?:不适用|否)")
+# good news asked, not told (违规担保是否已解除：□是 √否): it came only where the box 是 is ticked
+_QUESTION = re.compile(r"是否")
+_TICKED_YES = re.compile(r"[^。；;□☐√☑✓✔]{0,16}?[√☑✓✔]\s*是")
 _BRACKETED = re.compile(r"[（(][^（()）]{1,16}[)）]")
 # what a cached row must have been judged with: a change to the table, or to a reading rule here, is a change to
 # the floor
@@ -98,8 +104,9 @@ TABLE_ID = hashlib.sha256(repr((SIGNALS, NEGATIONS, OTHER_PARTY, NEGATION_SCOPE_
                                 CLARIFICATION, RUMOUR,
                                 PARTIES, COMPANY_NAMED, PARTIAL_END, NOT_DONE, "scoped-v3",
                                 *(rx.pattern for rx in (_CAUSE, _OFFICIAL, _AGAIN, _BOTH, _CONTRAST, _CHECKBOX_NO,
-                                                        _BRACKETED, _CLAUSE_BREAK, _PLANNED, _REMAINDER,
-                                                        _EARLIER, _WHOLE_DENIAL, _NEW_MATTER, _UNDERWAY, _GRANTED)))
+                                                        _QUESTION, _TICKED_YES, _BRACKETED, _CLAUSE_BREAK, _PLANNED,
+                                                        _REMAINDER, _EARLIER, _WHOLE_DENIAL, _NEW_MATTER, _UNDERWAY,
+                                                        _GRANTED)))
                           ).encode()).hexdigest()[:12]
 _MARKET_TZ = ZoneInfo("Asia/Shanghai")
 Scope = tuple[frozenset[str], frozenset[str]]  # (parties, kinds) a mention or an end is about
@@ -252,6 +259,8 @@ def _came(unit: str, m: re.Match[str]) -> bool:
     a remainder left after it (已解除1.2亿元，剩余3.5亿元尚未解除)."""
     a, b = _part(unit, m.start())
     if _PARTIAL.search(unit, a, b) or _NOT_DONE.search(unit, a, m.end()):
+        return False
+    if _QUESTION.search(unit, a, m.end()) and not _TICKED_YES.match(unit, m.end()):
         return False
     matter = max((x.end() for x in _NEW_MATTER.finditer(unit, 0, a)), default=0)  # 拟…暨…: another matter
     if _PLANNED.search(unit, a, m.end()) or (
