@@ -23,7 +23,7 @@ from screening.data.codes import EXCHANGES, CodeError, index_name, normalise_cod
 from screening.data.freshness import REPORT_FIELDS, stale_notes
 from screening.data.names import fold_name, index_named
 from screening.data.pool import read_pool
-from screening.data.row_checks import name_conflict, quarter_roe, sign_conflict
+from screening.data.row_checks import name_conflict, quarter_roe, sign_conflict, unusual_figures
 from screening.data.stock_csv import read_stock_csv
 from screening.data.synthetic import generate_market
 from screening.data.universe import SEED_AS_OF, Record, Universe, UniverseInfo, norm_name
@@ -124,7 +124,7 @@ def load_file(path: Path, settings: Settings, universe: Universe, *, source_name
             copied = sample or _example_key(item.stock) in _example_rows()
             item.stock = _annotate(universe.fill(item.stock), universe, settings, today)
             notes = (conflict, quarter_roe(item.stock), old_bse_code(item.stock, universe), sign_conflict(item.stock),
-                     *_file_report_age(item.stock, settings, today))
+                     unusual_figures(item.stock), *_file_report_age(item.stock, settings, today))
             item.stock.notes += [n for n in notes if n]
             if copied:
                 item.stock.sources = {f: "demo" if s == "file" else s for f, s in item.stock.sources.items()}

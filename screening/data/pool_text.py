@@ -182,11 +182,12 @@ def sniff_delimiter(lines: list[TextLine]) -> tuple[str, int | None]:
     header line, the delimiter that splits most of the top lines (a title line above the header must not
     decide it), and the caller then says no code column was found.
     """
-    candidates = [ln for ln in lines if ln.broken is None and ln.text.strip()][:HEADER_SCAN_ROWS]
+    at = [i for i, ln in enumerate(lines) if ln.broken is None and ln.text.strip()][:HEADER_SCAN_ROWS]
+    candidates = [lines[i] for i in at]
     best: tuple[tuple[int, int, int], str, int] | None = None
     for order, sep in enumerate(DELIMITERS):
-        for rank, line in enumerate(candidates):
-            cells = split_line(line.text, sep)
+        for rank, i in enumerate(at):
+            cells = split_line(_logical_line(lines, i, sep), sep)
             fields = {map_header(c)[0] for c in cells if c.strip()} - {None}
             if "code" in fields:
                 score = (len(fields), -rank, -order)
@@ -203,6 +204,22 @@ def sniff_delimiter(lines: list[TextLine]) -> tuple[str, int | None]:
     return max(DELIMITERS, key=spread), None
 
 
+def _logical_line(lines: list[TextLine], start: int, sep: str) -> str:
+    """The text of the record starting at ``lines[start]``: a header cell Excel wrapped (Alt+Enter writes
+    "市盈率\r\n(TTM)" inside quotes) continues on the next lines, and the header's width is the record's,
+    not its first line's (which made every row of such a file fail as an unclosed quote)."""
+    text = lines[start].text
+    if '"' not in text or not _ends_inside_quote(text, sep, inside=False):
+        return text
+    chunk, k = [text], start + 1
+    while k < len(lines) and k - start < MAX_RECORD_LINES and lines[k].broken is None:
+        chunk.append(lines[k].text)
+        if not _ends_inside_quote(lines[k].text, sep, inside=True):
+            return "\n".join(chunk)
+        k += 1
+    return text
+
+
 def _trimmed(cells: list[str]) -> list[str]:
     end = len(cells)
     while end and not cells[end - 1].strip():
@@ -210,7 +227,34 @@ def _trimmed(cells: list[str]) -> list[str]:
     return cells[:end]
 
 
+# a number written with commas only (12,500 / 0,152 / -3,25%), as a European-locale Excel writes decimals
+_COMMA_NUMBER = re.compile(r"^\s*[+-]?\d+(?:,\d+)+\s*%?\s*$")
+
+
+def _decimal_comma(cells: list[str], sep: str) -> str | None:
+    """Why a row of a semicolon-separated file cannot be read, when a figure in it holds a comma.
+
+    Semicolons are what Excel writes where the comma is the decimal mark (a European locale): there 12,500
+    is 12.5, while the number reader takes it for twelve thousand five hundred. Neither reading is guessed.
+    """
+    if sep != ";":
+        return None
+    cell = next((c for c in cells if _COMMA_NUMBER.match(c)), None)
+    if cell is None:
+        return None
+    return (f"分号分隔的文件中 {cell.strip()!r} 的逗号可能是小数点 (欧洲区域设置的 Excel 这样写), 也可能是千分位; "
+            "请把小数点改为 '.' 并去掉千分位逗号, 或另存为逗号分隔的 CSV")
+
+
 def _records(lines: list[TextLine], sep: str, width: int | None) -> list[RawRow]:
+    rows = _raw_records(lines, sep, width)
+    for row in rows:
+        if row.broken is None:
+            row.broken = _decimal_comma(row.cells, sep)
+    return rows
+
+
+def _raw_records(lines: list[TextLine], sep: str, width: int | None) -> list[RawRow]:
     rows: list[RawRow] = []
     i = 0
     while i < len(lines):

@@ -15,7 +15,14 @@ import unicodedata
 
 from screening.data.names import names_agree
 from screening.data.universe import Universe
-from screening.models import NOTE_NAME_CONFLICT, NOTE_QUARTER_ROE, NOTE_SIGN_CONFLICT, StockInput
+from screening.models import (
+    FIELD_LABELS,
+    NOTE_NAME_CONFLICT,
+    NOTE_QUARTER_ROE,
+    NOTE_SIGN_CONFLICT,
+    NOTE_UNUSUAL,
+    StockInput,
+)
 
 # How exports write a report period, and which period each spelling is. 12-31 / 年报 is the annual one.
 _PERIOD_DATE = re.compile(r"(\d{4})\s*[-/.年]?\s*(\d{1,2})\s*[-/.月]?\s*(\d{1,2})")
@@ -81,6 +88,33 @@ def sign_conflict(stock: StockInput) -> str | None:
     shown = f"{profit / 1e8:.4g}亿" if abs(profit) >= 1e6 else f"{profit:g}"
     return (f"{NOTE_SIGN_CONFLICT}: 净利润 {shown} 与 ROE {roe:g}% 一正一负 (ROE=净利润/净资产, 应同号, "
             "除非净资产为负); 请核对两列是否同一报告期、是否错列")
+
+
+# Figures a real A share does not show, though the column's hard bounds (value_bounds) let them through, and
+# each one decides the verdict: a ROE past ±100% scores 100 (or 0) by itself, a PE-TTM under 1 means a price
+# under one year's earnings. Each is most often a slip (0.152 typed 152, a split cell, 1e-9): (field, low,
+# high, why). Outside the range the row is screened as given and flagged, never corrected.
+USUAL_RANGES: tuple[tuple[str, float, float, str], ...] = (
+    ("roe", -100.0, 100.0, "A股 ROE 大约在 ±100% 以内; 超出多为错列、单位或小数点错误"),
+    ("pe_ttm", 1.0, float("inf"),
+     "正的 PE-TTM 低于 1 倍即股价不到一年每股收益, A股没有这样的股票; 多为小数点或单位错误"),
+)
+
+
+def unusual_figures(stock: StockInput) -> str | None:
+    """The note naming each figure outside ``USUAL_RANGES`` (a loss's PE, <= 0, is the rules' own case)."""
+    odd = []
+    for field, low, high, why in USUAL_RANGES:
+        value = getattr(stock, field)
+        if value is None or (field == "pe_ttm" and value <= 0) or low <= value <= high:
+            continue
+        source = stock.sources.get(field, "file")
+        unit = "%" if field == "roe" else "倍"
+        odd.append(f"{FIELD_LABELS[field]} {value:g}{unit} (来自{_SOURCE_WORDS.get(source, source)}; {why})")
+    return f"{NOTE_UNUSUAL}: " + "; ".join(odd) + "; 请核对原值" if odd else None
+
+
+_SOURCE_WORDS = {"file": "文件", "demo": "演示数据"}
 
 
 def name_conflict(stock: StockInput, universe: Universe) -> str | None:

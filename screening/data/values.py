@@ -20,10 +20,14 @@ MISSING_MARKERS = frozenset(
 # Chinese magnitude suffixes; longest first so 万亿 wins over 亿.
 UNIT_SCALES: tuple[tuple[str, float], ...] = (("万亿", 1e12), ("亿", 1e8), ("万", 1e4))
 
+# thousands groups never follow a lone 0 (0,152 is a decimal comma, not 152)
 _NUMBER = re.compile(
-    r"^[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:e[+-]?\d+)?$",
+    r"^[+-]?(?:[1-9]\d{0,2}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:e[+-]?\d+)?$",
     re.IGNORECASE,
 )
+# a space inside a number only as a thousands group (1 234.5); "1 2" is two numbers, or a typo, never 12
+_SPACED_DIGITS = re.compile(r"\d +\d")
+_SPACE_GROUPS = re.compile(r"^[+-]?[1-9]\d{0,2}(?: \d{3})+(?:[.]\d+)?(?=\D|$)")
 _MINUS_SIGNS = str.maketrans({"\u2212": "-", "\u2013": "-", "\ufe63": "-"})
 
 
@@ -70,7 +74,10 @@ def parse_number_unit(raw: object) -> tuple[float | None, str | None]:
         return value, None
     if not isinstance(raw, str):
         raise ValueError(f"not a number: {raw!r}")
-    body = _clean(raw).replace(" ", "")
+    body = _clean(raw)
+    if _SPACED_DIGITS.search(body) and not _SPACE_GROUPS.match(body):
+        raise ValueError(f"not a number: {raw!r}")
+    body = body.replace(" ", "")
     unit: str | None = None
     if body.endswith("元"):
         body, unit = body[:-1], "元"
