@@ -11,6 +11,8 @@ import threading
 import time
 from concurrent.futures import Future
 
+import pytest
+
 from screening.config import Settings
 from screening.engines.rules_engine import RulesEngine
 from screening.engines.types import EngineOutput, EngineRequest
@@ -94,3 +96,43 @@ def test_a_screens_rows_are_written_the_round_they_are_answered_not_at_the_flush
            exit_when_idle=True).run()  # the market job, handed back at the stop, is finished by the next worker
     assert q.status(market).state == "done" and sorted(r.index for r in q.results(market)) == list(range(200))
     assert sorted(r.index for r in q.results(engine.fast_job)) == [0, 1]
+
+
+class Sizing(Worker):
+    """The real worker, noting how many stocks of the market job each prepared chunk took, and when."""
+
+    def __init__(self, settings: Settings, engine: Answering, name: str) -> None:
+        super().__init__(settings, engine, name, exit_when_idle=True)
+        self.sizes: list[tuple[float, int, bool]] = []  # (time, chunk, a /screen held)
+
+    def _prepare_chunk(self, job: ActiveJob, job_rows):  # type: ignore[no-untyped-def]
+        before = len(job.unprepared)
+        work = super()._prepare_chunk(job, job_rows)
+        if job.lane == "bulk":
+            held = any(j.lane == "fast" for j in self.jobs.values())
+            self.sizes.append((time.monotonic(), before - len(job.unprepared), held))
+        return work
+
+
+@pytest.mark.slow
+def test_the_market_job_is_prepared_in_small_chunks_only_while_screens_come(queue_settings: Settings) -> None:
+    """Runs 49-50: 64-stock chunks cut a /screen's claim and collect legs but cost the bulk job alone
+    0.72-0.87x. ``prepare_chunk_fast`` narrows the chunk while a /screen is held and ``fast_cool_s`` after,
+    then the market job is prepared at full width again; every row of both jobs is written once."""
+    ws = queue_settings.worker.model_copy(update={"max_in_flight": 48, "prepare_chunk": 32,
+                                                  "prepare_chunk_fast": 4, "fast_cool_s": 0.2})
+    settings = queue_settings.model_copy(update={"worker": ws})
+    q = JobQueue(settings.redis.url, settings.redis)
+    market = q.submit(make_items(3000, 1000), lane="bulk", source="market")
+    engine = Answering(q, [])
+    worker = Sizing(settings, engine, "fast-chunks")
+    worker.run()
+    assert q.status(market).state == "done" and q.status(engine.fast_job).state == "done"
+    assert sorted(r.index for r in q.results(market)) == list(range(3000))
+    sizes = worker.sizes
+    first_small = next(i for i, (_, n, _) in enumerate(sizes) if n == 4)
+    assert all(n == 32 for _, n, _ in sizes[:first_small]), "full chunks before any /screen"
+    assert any(held for _, _, held in sizes[first_small:first_small + 2]), "small chunks begin with a /screen"
+    last_small_at = max(t for t, n, _ in sizes if n == 4)
+    later = [n for t, n, _ in sizes if t > last_small_at]
+    assert later and all(n == 32 for n in later[:-1]), "full chunks again once the fast lane is quiet"

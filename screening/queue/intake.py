@@ -227,7 +227,8 @@ class JobIntake:
     def _prepare_chunk(self, job: ActiveJob, job_rows: list[ResultRow]) -> list[tuple[ActiveJob, int, Prepared]]:
         """The job's next ``worker.prepare_chunk`` stocks (0: all): rows without the engine go to ``job_rows``
         (bad input, missing data), the others join ``job.pending`` and are returned for the cache lookup."""
-        size = self.ws.prepare_chunk if self.ws.prepare_chunk > 0 else len(job.unprepared)
+        chunk = self._chunk_size()
+        size = chunk if chunk > 0 else len(job.unprepared)
         todo, job.unprepared = job.unprepared[:size], job.unprepared[size:]
         work: list[tuple[ActiveJob, int, Prepared]] = []
         for (idx, _), prepared in zip(todo, self._prepare(job.job_id, todo), strict=True):
@@ -237,6 +238,10 @@ class JobIntake:
                 job.pending[idx] = prepared
                 work.append((job, idx, prepared))
         return work
+
+    def _chunk_size(self) -> int:
+        """Stocks a job is prepared at a time (0: all); the worker narrows it while /screen jobs come."""
+        return self.ws.prepare_chunk
 
     def _prepare_more(self, job: ActiveJob) -> None:
         """The next chunk of a held job: prepared, cached answers and rows without the engine written."""
