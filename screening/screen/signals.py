@@ -44,6 +44,8 @@ from screening.screen.signal_text import Unit, split_units
 _CLAUSE_BREAK = re.compile(r"[，：:]|,(?!\d{3})")  # "1,200万元" is a number, not two clauses
 _NEGATION = re.compile(f"{NEGATIONS}|{OTHER_PARTY}")
 _OTHER = re.compile(OTHER_PARTY)
+_OTHER_END = re.compile(r"影响|导致|致使|使得|造成")
+_ACTS_ON = re.compile(r"(?:为|对|向)[^，,。；;为对向]{0,12}$")
 _SCOPE_END = re.compile(NEGATION_SCOPE_END)
 _CONTRAST_END = re.compile(NEGATION_CONTRAST_END)
 _WHOLE_DENIAL = re.compile(r"不存在|不涉及|未发现|未发生")  # denies a situation, subordinate phrases and all
@@ -82,12 +84,17 @@ _EARLIER = re.compile(r"前次|此前|原|其他|其余|另一")
 _NEW_MATTER = re.compile(r"暨")  # a plan before 但 still rules what follows (承诺…前，但最迟…归还)
 # an annual report's checkbox answered no, after the heading it answers (违规对外担保情况：□适用 √不适用)
 # A question about a cure answered no (违规担保是否已解除：□是 √否) says the risk stands: not this.
-_CHECKBOX_NO = re.compile(r"(?![^，,。；;：:□☐√☑✓✔]{0,12}?(?:是否|已)(?:已经|已|全部|均)*"
-                          r"(?:解除|归还|偿还|清偿|消除|收回|整改|完成|完毕|撤销))"
-                          r"[^，,。；;：:□☐√☑✓✔]{0,12}[：:]?\s*[□☐]\s*(?:适用|是)\s*[√☑✓✔]\s*(?:不适用|否)")
-# good news asked, not told (违规担保是否已解除：□是 √否): it came only where the box 是 is ticked
+_CURE = r"(?:解除|归还|偿还|清偿|消除|收回|整改|完成|完毕|撤销|清理|解决|解冻|退还|追回)"
+_ASKED_GAP = r"(?:(?!存在|未|发生|有)[^，,。；;：:□☐√☑✓✔■]){0,8}?"  # not 是否存在逾期未偿还 (a risk asked about)
+_CHECKBOX_NO = re.compile(r"(?![^，,。；;：:□☐√☑✓✔■]{0,12}?(?:是否|已)" + _ASKED_GAP + _CURE + ")"
+                          r"[^，,。；;：:□☐√☑✓✔■]{0,12}[：:]?\s*(?:[□☐]\s*(?:适用|是)\s*[√☑✓✔■]\s*(?:不适用|否)"
+                          r"|(?:适用|是)\s*[□☐]\s*(?:不适用|否)\s*[√☑✓✔■])")
+_CURE_ASKED = re.compile(r"是否" + _ASKED_GAP + _CURE)
+_ASKED_BEFORE = re.compile(r"是否(?:已经|已|全部|均)*$")
+_ANSWER_NO = re.compile(r"[^，,。；;：:□☐√☑✓✔■]{0,14}[：:]?\s*否\s*$")
+_EXISTS_Q = re.compile(r"是否存在")
 _QUESTION = re.compile(r"是否")
-_TICKED_YES = re.compile(r"[^。；;□☐√☑✓✔]{0,16}?[√☑✓✔]\s*是")
+_TICKED_YES = re.compile(r"[^。；;√☑✓✔■]{0,16}?(?:[√☑✓✔■]\s*(?:是|不适用)|(?<![□☐])是[√☑✓✔■])|[：:]?\s*是(?!否)")
 _BRACKETED = re.compile(r"[（(][^（()）]{1,16}[)）]")
 # what a cached row must have been judged with: a change to the table, or to a reading rule here, is a change to
 # the floor
@@ -100,14 +107,13 @@ _GRANTED = re.compile(APPROVED + r"|结案通知书|终止调查通知书|(?<![�
                       r"(?:整改|清理)(?:完毕|完成)(?![^，,。；;]{0,4}(?:期限|延期|时间))")
 
 
+_READING_RULES = (_CAUSE, _OFFICIAL, _AGAIN, _BOTH, _CONTRAST, _CHECKBOX_NO, _QUESTION, _TICKED_YES, _BRACKETED,
+                  _OTHER_END, _ACTS_ON, _CURE_ASKED, _ASKED_BEFORE, _ANSWER_NO, _EXISTS_Q, _CLAUSE_BREAK, _PLANNED,
+                  _REMAINDER, _EARLIER, _WHOLE_DENIAL, _NEW_MATTER, _UNDERWAY, _GRANTED)
 TABLE_ID = hashlib.sha256(repr((SIGNALS, NEGATIONS, OTHER_PARTY, NEGATION_SCOPE_END, NEGATION_CONTRAST_END,
                                 CLARIFICATION, RUMOUR,
                                 PARTIES, COMPANY_NAMED, PARTIAL_END, NOT_DONE, "scoped-v3",
-                                *(rx.pattern for rx in (_CAUSE, _OFFICIAL, _AGAIN, _BOTH, _CONTRAST, _CHECKBOX_NO,
-                                                        _QUESTION, _TICKED_YES, _BRACKETED, _CLAUSE_BREAK, _PLANNED,
-                                                        _REMAINDER, _EARLIER, _WHOLE_DENIAL, _NEW_MATTER, _UNDERWAY,
-                                                        _GRANTED)))
-                          ).encode()).hexdigest()[:12]
+                                *(rx.pattern for rx in _READING_RULES))).encode()).hexdigest()[:12]
 _MARKET_TZ = ZoneInfo("Asia/Shanghai")
 Scope = tuple[frozenset[str], frozenset[str]]  # (parties, kinds) a mention or an end is about
 LIVE, RESOLVED, CLARIFIED = "live", "resolved", "clarified"
@@ -191,7 +197,8 @@ def _blank(clause: str, counter: re.Pattern[str] | None) -> str:
     """The clause with counter-pattern spans replaced by spaces (positions kept)."""
     if counter is None:
         return clause
-    return counter.sub(lambda m: " " * len(m.group(0)), clause)
+    return counter.sub(lambda m: m.group(0) if _ASKED_BEFORE.search(clause[max(0, m.start() - 8):m.start()])
+                       and not _TICKED_YES.match(clause, m.end()) else " " * len(m.group(0)), clause)
 
 
 def _clause_start(text: str, start: int) -> int:
@@ -204,12 +211,17 @@ def _denied(text: str, start: int, end: int) -> bool:
     for m in _NEGATION.finditer(text, _clause_start(text, start)):  # the whole text: a denial may look ahead
         if m.start() >= end:
             break
+        if _OTHER.fullmatch(m.group(0)) and _ACTS_ON.search(text, _clause_start(text, start), m.start()) \
+                and "担保" in text[m.end():end]:
+            continue  # 公司为持股35%的参股公司违规提供担保: the company's guarantee
         if m.end() > start and _OTHER.fullmatch(m.group(0)):
             continue  # another party inside the match is its object (拖欠供应商货款及银行借款), not its subject
         if m.end() > start:
             return True
         if _CONTRAST_END.search(text, m.end(), start):
             continue
+        if _OTHER.fullmatch(m.group(0)) and _OTHER_END.search(text, m.end(), start):
+            continue  # 受联营企业亏损影响公司预计…为负: the company's own loss
         if _WHOLE_DENIAL.fullmatch(m.group(0)) or not _SCOPE_END.search(text, m.end(), start):
             return True
     return False
@@ -234,7 +246,9 @@ def _match_in(unit: str, c: _Compiled) -> tuple[int, int, bool] | None:
     for start, end in sorted(found):
         if any(_clears(unit, m, start) for m in clears):
             continue
-        if _denied(blanked, start, end) or _CHECKBOX_NO.match(unit, end):
+        cs = _clause_start(unit, start)
+        if _denied(blanked, start, end) or (_CHECKBOX_NO.match(unit, end) and not _CURE_ASKED.search(unit, cs, end)) \
+                or (_EXISTS_Q.search(unit, cs, start) and _ANSWER_NO.match(unit, end)):
             continue
         if clarifies and _rumoured(unit, _clause_start(blanked, start), start):
             rumoured = rumoured or (start, end, True)
