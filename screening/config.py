@@ -115,14 +115,10 @@ class WorkerSettings(BaseModel):
     bulk_refill_min: int = 0  # bulk handed to the engine in groups of at least this many (queue/pace.py); 0: any
     # the lanes this worker claims jobs from: a second worker with ["fast"] and an engine of its own serves /screen
     lanes: list[Literal["fast", "bulk"]] = Field(default=["fast", "bulk"], min_length=1)
-    # the claim leg (bench/RESULTS.md): with the engine full, still read the fast stream this often (0: only
-    # when there is room), and prepare a claimed job this many stocks at a time (0: all at once), the next
-    # chunk while fewer than max_in_flight prepared stocks wait, so a /screen never waits for a market's prep
+    # the claim leg (RESULTS.md): read the fast stream every fast_poll_ms with the engine full (0: only with room);
+    # prepare a claimed job prepare_chunk stocks a round (0: all), prepare_chunk_fast while /screens come (pace.py)
     fast_poll_ms: int = 20
     prepare_chunk: int = 256
-    # a smaller chunk while /screen jobs come (one live, or one fewer than fast_cool_s ago; 0: off): runs 49-50
-    # (H100) put 64 a chunk at a /screen p95 16-18% lower every second than 256, and the bulk job alone at
-    # 0.72-0.87x; the small chunk only while the fast lane is busy keeps the market job's pace when nobody asks
     prepare_chunk_fast: int = Field(default=0, ge=0)
     flush_s: float = 0.05  # finished rows are written to Redis at least this often
     heartbeat_s: float = 5.0

@@ -17,7 +17,8 @@ from screening.config import Settings
 from screening.engines.rules_engine import RulesEngine
 from screening.engines.types import EngineOutput, EngineRequest
 from screening.queue.client import JobQueue
-from screening.queue.intake import ActiveJob
+from screening.queue.held import ActiveJob
+from screening.queue.pace import PrepareChunks
 from screening.queue.worker import Worker, run_in_thread
 from tests.fixtures_redis import make_items
 
@@ -135,4 +136,13 @@ def test_the_market_job_is_prepared_in_small_chunks_only_while_screens_come(queu
     assert any(held for _, _, held in sizes[first_small:first_small + 2]), "small chunks begin with a /screen"
     last_small_at = max(t for t, n, _ in sizes if n == 4)
     later = [n for t, n, _ in sizes if t > last_small_at]
-    assert later and all(n == 32 for n in later[:-1]), "full chunks again once the fast lane is quiet"
+    assert all(n == 32 for n in later[:-1]), "full chunks again once the fast lane is quiet"  # the clock: below
+
+
+def test_the_chunk_follows_the_fast_lane_in_time() -> None:
+    """PrepareChunks alone, on a given clock: small from a held /screen until cool_s after the last one."""
+    chunks = PrepareChunks(256, 64, 10.0)
+    assert chunks.size(False, 0.0) == 256
+    assert chunks.size(True, 1.0) == 64 and chunks.size(False, 10.9) == 64
+    assert chunks.size(False, 11.0) == 256 and chunks.size(True, 30.0) == 64 and chunks.size(False, 41.0) == 256
+    assert PrepareChunks(256).size(True, 1.0) == 256 and PrepareChunks(0, 64, 10.0).size(False, 0.0) == 0

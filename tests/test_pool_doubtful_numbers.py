@@ -18,7 +18,7 @@ from screening.data.pool import read_pool
 from screening.data.row_checks import unusual_figures
 from screening.data.universe import Universe
 from screening.data.values import parse_number
-from screening.models import NOTE_UNUSUAL, StockInput, is_doubt
+from screening.models import NOTE_PE_UNNAMED, NOTE_UNUSUAL, StockInput, is_doubt
 
 
 @pytest.mark.parametrize("raw", ["0,152", "-0,5", "1 2", "12 34", "1 23"])
@@ -90,3 +90,14 @@ def test_a_file_row_with_roe_999_keeps_its_verdict_and_says_why_it_is_doubtful(t
     assert odd.stock is not None and odd.stock.roe == 999.0
     assert [n for n in odd.stock.notes if n.startswith(NOTE_UNUSUAL)]
     assert fine.stock is not None and not [n for n in fine.stock.notes if n.startswith(NOTE_UNUSUAL)]
+
+
+@pytest.mark.parametrize(("header", "flagged"), [("PE", True), ("PE(倍)", True), ("pe", True),
+                                                  ("市盈率(TTM)", False), ("PE-TTM", False)])
+def test_a_plain_pe_column_is_read_as_ttm_and_each_row_says_so(tmp_path: Path, header: str, flagged: bool) -> None:
+    path = tmp_path / "pe.csv"
+    path.write_text(f"代码,名称,{header},ROE\n600519,贵州茅台,21.36,34.2\n", encoding="utf-8")
+    (item,) = read_pool(path, InputSettings()).items
+    assert item.stock is not None and item.stock.pe_ttm == 21.36
+    notes = [n for n in item.stock.notes if n.startswith(NOTE_PE_UNNAMED)]
+    assert bool(notes) == flagged and all(is_doubt(n) and repr(header) in n for n in notes)

@@ -110,6 +110,12 @@ def header_stamp(header: str) -> str | None:
     return stamps[-1].strip()[-8:] if stamps else None
 
 
+def unnamed_pe(header: str) -> bool:
+    """Whether a PE column's header says only PE (``PE``, ``PE(倍)``), not which PE: it is read as PE-TTM, the
+    alias people mean most, but 同花顺 and 东方财富 also label the dynamic or static PE so; the rows say it."""
+    return _header_parts(header)[0] == "pe"
+
+
 def header_unit(header: str) -> str | None:
     """The unit a header writes in brackets or as a trailing % ("总市值(亿)" -> "亿"), None without one."""
     return _header_parts(header)[1]

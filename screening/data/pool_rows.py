@@ -17,11 +17,19 @@ from typing import Any
 from screening.data.codes import EXCHANGES, CodeError, normalise_code
 from screening.data.names import index_named
 from screening.data.pool_formats import FORMAT_NOTES, apply_format
-from screening.data.pool_headers import NUMERIC_FIELDS
+from screening.data.pool_headers import NUMERIC_FIELDS, unnamed_pe
 from screening.data.pool_table import Formula, RawRow
 from screening.data.value_bounds import check_value
 from screening.data.values import parse_bool_flag, parse_number_unit, strip_controls
-from screening.models import FIELD_LABELS, NOTE_DUPLICATE_CONFLICT, NOTE_PE_DASH, InputProblem, PoolItem, StockInput
+from screening.models import (
+    FIELD_LABELS,
+    NOTE_DUPLICATE_CONFLICT,
+    NOTE_PE_DASH,
+    NOTE_PE_UNNAMED,
+    InputProblem,
+    PoolItem,
+    StockInput,
+)
 
 
 @dataclass(frozen=True)
@@ -211,6 +219,9 @@ def _read_number(field: str, col: Column, text: str, values: dict[str, Any], pro
         problems.append((reason, col.name, text))
     else:
         values[field] = value
+        if field == "pe_ttm" and notes is not None and unnamed_pe(col.name):
+            notes.append(f"{NOTE_PE_UNNAMED}: 列 {col.name!r} 按滚动市盈率(TTM)读; 规则只用 TTM, 若它是动态或静态"
+                         "市盈率, 请改导出 市盈率(TTM); 若确是 TTM, 把表头写成 PE-TTM")
 
 
 DATE_FIELDS = ("report_date", "notice_date")

@@ -23,7 +23,6 @@ import os
 import socket
 import threading
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 from tenacity import (
@@ -42,35 +41,12 @@ from screening.engines.base import Engine
 from screening.models import FailCode, PoolItem, ResultRow, failed_row
 from screening.queue.cache import cache_key, decode_for, encode_row
 from screening.queue.client import GROUP, LANES, TRANSIENT_ERRORS, JobQueue
+from screening.queue.held import ActiveJob, BatchResult
+from screening.queue.pace import PrepareChunks
 from screening.queue.status import ACTIVE_STATES, JobStatus
 from screening.screen.pipeline import Prepared, Screener
 
 log = logging.getLogger("screening.worker")
-
-
-@dataclass
-class ActiveJob:
-    """A claimed job as the worker sees it: the stocks still without a row."""
-
-    job_id: str
-    lane: str
-    entry_id: str
-    owner_key: str | None
-    created_at: float
-    pending: dict[int, Prepared] = field(default_factory=dict)  # index -> request, index order
-    # claimed, not yet prepared (index order): a big job is prepared a chunk at a time (worker.prepare_chunk)
-    unprepared: list[tuple[int, PoolItem]] = field(default_factory=list)
-    cache_keys: dict[int, str] = field(default_factory=dict)  # computed once per stock
-    attempts: dict[int, int] = field(default_factory=dict)  # generation starts, mirrored from Redis
-    alone: dict[int, int] = field(default_factory=dict)  # of those, starts with nothing else in flight
-
-
-@dataclass
-class BatchResult:
-    rows: list[tuple[ActiveJob, ResultRow]] = field(default_factory=list)
-    dead: list[dict[str, Any]] = field(default_factory=list)
-    fresh: list[tuple[ActiveJob, PoolItem, ResultRow]] = field(default_factory=list)  # rows to cache
-    requests: int = 0
 
 
 class JobIntake:
@@ -89,6 +65,7 @@ class JobIntake:
         self.r = self.q.r
         self.screener = Screener(engine, settings.engine, settings.batcher)
         self.jobs: dict[str, ActiveJob] = {}
+        self.chunks = PrepareChunks(self.ws.prepare_chunk, self.ws.prepare_chunk_fast, self.ws.fast_cool_s)
         self.hb_key, self.stats_key = self.q.worker_keys(self.name)
         # renew leases well inside claim_idle_ms so a live worker's entries are never claimed
         self.lease_s = max(0.05, min(self.ws.heartbeat_s, self.rs.claim_idle_ms / 1000 / 3))
@@ -225,10 +202,10 @@ class JobIntake:
         self._publish([j.job_id for j in new_jobs])
 
     def _prepare_chunk(self, job: ActiveJob, job_rows: list[ResultRow]) -> list[tuple[ActiveJob, int, Prepared]]:
-        """The job's next ``worker.prepare_chunk`` stocks (0: all): rows without the engine go to ``job_rows``
+        """The job's next chunk of stocks (``PrepareChunks``; 0: all): rows without the engine go to ``job_rows``
         (bad input, missing data), the others join ``job.pending`` and are returned for the cache lookup."""
-        chunk = self._chunk_size()
-        size = chunk if chunk > 0 else len(job.unprepared)
+        fast_held = any(j.lane == "fast" for j in self.jobs.values())
+        size = self.chunks.size(fast_held, time.monotonic()) or len(job.unprepared)
         todo, job.unprepared = job.unprepared[:size], job.unprepared[size:]
         work: list[tuple[ActiveJob, int, Prepared]] = []
         for (idx, _), prepared in zip(todo, self._prepare(job.job_id, todo), strict=True):
@@ -238,10 +215,6 @@ class JobIntake:
                 job.pending[idx] = prepared
                 work.append((job, idx, prepared))
         return work
-
-    def _chunk_size(self) -> int:
-        """Stocks a job is prepared at a time (0: all); the worker narrows it while /screen jobs come."""
-        return self.ws.prepare_chunk
 
     def _prepare_more(self, job: ActiveJob) -> None:
         """The next chunk of a held job: prepared, cached answers and rows without the engine written."""

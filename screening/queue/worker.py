@@ -58,7 +58,8 @@ from screening.engines.types import EngineDead, EngineOutput
 from screening.models import FailCode, PoolItem, ResultRow, failed_row
 from screening.queue.client import GROUP, TRANSIENT_ERRORS
 from screening.queue.fast_trace import JobClock
-from screening.queue.intake import ActiveJob, BatchResult, JobIntake
+from screening.queue.held import ActiveJob, BatchResult
+from screening.queue.intake import JobIntake
 from screening.queue.pace import AdmissionPace, FastHold, refill_room
 from screening.screen.pipeline import Prepared
 
@@ -118,7 +119,6 @@ class Worker(JobIntake):
         self._hold = FastHold(self.ws.fast_hold_bulk, self.ws.fast_hold_max_s, self.ws.fast_hold_gap_s,
                               self.ws.fast_cool_bulk, self.ws.fast_cool_s)
         self._next_fast_poll = 0.0
-        self._fast_seen: float | None = None  # when a /screen was last held (the chunk size follows it)
         self._pace = AdmissionPace(self.ws.bulk_admit_per_s, self.ws.bulk_admit_burst)
 
     # -- the loop -------------------------------------------------------------------------
@@ -211,23 +211,6 @@ class Worker(JobIntake):
         waiting = sum(1 for j in self.jobs.values() for i in j.pending if (j.job_id, i) not in self.flights)
         if waiting < self.max_in_flight:
             self._prepare_more(min(held, key=lambda j: (j.lane != "fast", j.created_at)))
-
-    def _chunk_size(self) -> int:
-        """``prepare_chunk_fast`` while a /screen is held or was fewer than ``fast_cool_s`` ago, else
-        ``prepare_chunk``.
-
-        Why: a round that prepares a chunk runs nothing else, and a /screen arriving meanwhile waits for it
-        twice, to be claimed and to be collected. Runs 49-50 (H100, 2026-12-06): at 64 a chunk instead of 256
-        the claim leg's p95 fell from 0.47-0.98 s to 0.11-0.31 s and the collect leg's from 0.48-0.99 s to
-        0.03-0.16 s, the /screen p95 by 16-18% every second; but the bulk job alone ran 0.72-0.87x, the worker
-        spending four rounds where it spent one. So the small chunk only while the fast lane is busy."""
-        now = time.monotonic()
-        if any(j.lane == "fast" for j in self.jobs.values()):
-            self._fast_seen = now
-        fast = self.ws.prepare_chunk_fast
-        if fast > 0 and self._fast_seen is not None and now - self._fast_seen < self.ws.fast_cool_s:
-            return fast
-        return self.ws.prepare_chunk
 
     def _waiting(self) -> list[Work]:
         return [Work(j, p) for j in self.jobs.values() for p in j.pending.values()

@@ -22,8 +22,9 @@ from dataclasses import dataclass, replace
 from functools import cache
 from zoneinfo import ZoneInfo
 
-from screening.screen.signal_table import (
-    APPROVED,
+from screening.screen.signal_table import APPROVED, SIGNALS, TIER_RANK, SignalRule
+from screening.screen.signal_text import Unit, split_units
+from screening.screen.signal_words import (
     CLARIFICATION,
     COMPANY,
     COMPANY_NAMED,
@@ -35,11 +36,7 @@ from screening.screen.signal_table import (
     PARTIAL_END,
     PARTIES,
     RUMOUR,
-    SIGNALS,
-    TIER_RANK,
-    SignalRule,
 )
-from screening.screen.signal_text import Unit, split_units
 
 _CLAUSE_BREAK = re.compile(r"[，：:]|,(?!\d{3})")  # "1,200万元" is a number, not two clauses
 _NEGATION = re.compile(f"{NEGATIONS}|{OTHER_PARTY}")

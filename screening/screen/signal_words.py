@@ -1,0 +1,84 @@
+"""The words that decide how any signal's match is read, whatever its row: denials, another party's trouble, who a
+mention is about, a partial or a promised end.
+
+They are the table's grammar, not its rows (``signal_table.SIGNALS``): one list each, read by ``signals.py`` for
+every signal alike, and part of the floor's ``TABLE_ID`` (a change here re-judges cached rows). Split out of
+signal_table.py so the table of risks stays one screen of rows a reader can check against the prompt.
+"""
+
+from __future__ import annotations
+
+_CURE_NOT_DONE = (r"按期|按时|如期|及时|足额|兑付|偿还|偿付|清偿|归还|收回|解除|消除|整改|履行|"
+                  r"[^，,。；;需要求未]{0,12}?(?:偿还|归还|清偿|还款|解除|履行)")  # 并未对违规担保事项履行信息披露义务
+_HOW_TAKEN = r"商业实质|真实(?:的)?(?:交易|业务|贸易)|交易实质|关联关系(?=的)|合理(?:的)?(?:商业)?理由|正当理由"
+# Denials: one of these earlier in a match's clause (or inside the match) says the risk is absent
+# ("不存在违规担保", "未收到立案调查通知", "无重大诉讼"). "无法" is a risk word (无法表示意见, 无法按期披露) and
+# 无锡/无偿 are not denials; "未" alone is too wide (未履行减持预披露义务 is a violation), so only its
+# denial compounds are listed; "尚未收到" denies only the notice that opens an investigation (截至目前尚未收到
+# 立案告知书): what else has not come (…的结论性意见, 法院受理重整的裁定, 占用资金的还款, 留置的书面通知, 进一步
+# 通知) leaves a live risk open. 未触及 / 不触及 (平仓线, 强制退市情形).
+# 未发现 (自查未发现…失信被执行人或失联的情形), 不属于 (担保对象不属于失信被执行人), 未逾期, and 未(对…)出具
+# an opinion (未对财务报表出具保留意见、否定意见或无法表示意见: one denial covers the list, which has no clause
+# break) deny as well.
+NEGATIONS = (r"不存在|不涉及|不构成|不属于|不会|没有(?!" + _CURE_NOT_DONE + r")|并无(?!能力)|"
+             r"并未(?!" + _CURE_NOT_DONE + r")|未发生|(?<!尚)未收到(?!" + _CURE_NOT_DONE + r")|"
+             r"未受到|未实施|未涉及|未被|未曾|"
+             r"尚未收到(?=[^，,。；;]{0,20}?(?:立案告知书|立案调查(?:的)?(?:任何)?(?:书面)?通知))|[未不]触及|"
+             r"未有|未出现|未计提|未发现|未逾期|未(?:对[^，,。；;]{0,20}?)?出具[^，,。；;]{0,4}(?:保留|否定|无法表示|非标)|"
+             r"不是(?![^，,。；;]{0,8}首次)|非(?:属)?[“\"「『]?(?=失信)|未提出(?=[^，,。；;]{0,6}(?:否定|反对|异议))|"
+             r"否认|澄清|无(?![法锡偿视力形为能]|保留|" + _HOW_TAKEN + r")")
+# 不是首次: again. 没有 / 并未 / 未收到 before a cure (没有归还占用资金, 并未解除上述违规担保, 未收到控股股东偿还的占用
+# 资金, 没有在承诺期限内清偿) say the cure did not come: the risk stands. 无 before how money was taken (无商业实质的
+# 采购预付款, 无真实交易背景的票据, 为无关联关系的第三方) describes the act, it does not deny it (a trial, 2026-12-06)
+# A denial's reach ends at a subordinate phrase: in 公司在无董事会审议的情况下违规为控股股东提供担保 the 无 negates
+# the board's review, and the 违规担保 after 情况下 is asserted. 无视 (ignored) and 无力 (unable) deny nothing.
+# A contrast ends it too: 不触及重大违法强制退市情形但将被实施其他风险警示 asserts the second warning; so does 暨,
+# which joins a second matter to a title (关于媒体报道的澄清暨收到立案告知书的公告).
+# (a sentence-wide denial, 不存在…的情况下违规担保的情形, is ended only by the contrast words: signals._denied)
+NEGATION_SCOPE_END = r"情况下|前提下|情形下|条件下|授权下|审议下|审批下|同意下|批准下|决策下"
+NEGATION_CONTRAST_END = r"(?<!披露)但(?!书|不限于)|却|暨(?=收到)"  # not 应披露但未披露, 包括但不限于
+# A clarification: a title or sentence that says it is one (澄清, 不实), whose risk words stand after the rumour
+# it answers (关于网络传闻公司被立案调查的澄清公告). Not a signal of its risk; shown, not counted (signals.py).
+CLARIFICATION = r"澄清|不实|不属实|失实|谣言|辟谣"
+RUMOUR = r"传闻|网传|报道|媒体|网络|文章|质疑|市场消息|举报"
+# another party's trouble, named before the match in its clause (公司客户…破产清算, 原供应商…被立案调查, 参股公司…
+# 破产清算, 房地产行业部分企业出现债务违约, 同行业可比公司…): not the company's own risk. Read like a denial.
+# Not when the other party acts against the company (被供应商起诉, 客户申请对公司重整) or is its counterparty in a
+# dispute (因客户合同纠纷公司账户被冻结): the trouble is then the company's.
+# Nor when the company acts on it (公司为参股公司违规提供担保: the guarantee is the company's), nor when it acts
+# on the company's assets (供应商申请诉前财产保全冻结了公司银行账户: the freeze is the company's; a trial, 2026-12-06).
+_ON_COMPANY = (r"(?![^，,。；;]{0,40}?(?:(?:冻结|查封|扣押|扣划|划扣|起诉|诉|仲裁)(?:了)?(?:本|我)?公司(?!已|对其|将)"
+               r"|对(?:本|我)?公司(?:提起|进行|申请|采取)|申请对(?:本|我)?公司"
+               r"|(?:本|我)?公司[^，,。；;]{0,8}被[^，,。；;]{0,4}(?:冻结|查封|扣划|起诉)"
+               r"|(?:民事)?起诉状|仲裁申请书|要求(?:本|我)?公司))")
+OTHER_PARTY = (r"(?<![方过被与])(?:客户|供应商)(?!申请对|对公司|对本公司|起诉|提起|[^，,。；;]{0,4}(?:纠纷|争议))"
+               + _ON_COMPANY + r"|交易对方" + _ON_COMPANY + r"|交易对手" + _ON_COMPANY + r"|债务人" + _ON_COMPANY
+               + r"|被投资(?:企业|单位)|"
+               r"投资标的|(?:(?<!公司[与和及])|(?=[^，,。；;]{2,16}之间))(?:参股(?:公司|子公司|企业)|合营企业|联营企业)"
+               r"(?![^，,。；;]{0,24}?占用(?:本|上市)?公司)|"
+               r"行业(?:内)?(?:部分|个别|多家|一些)|同行业|可比公司")  # not 第三方供应商
+
+# Who a dated mention, and the title that ends it, is about (signals.py lifts a risk only by an end about the
+# same parties): a 结案 of the chairman's case does not close the company's, nor a director's 解除留置 the
+# controller's. The roles named before the signal's words in the title (公司董事长 is the chairman, 公司及实际控制人
+# both); none named: the company.
+PARTIES: tuple[tuple[str, str], ...] = (
+    ("控股股东", r"控股股东"), ("实际控制人", r"实际控制人|实控人"), ("副董事长", r"副董事长"),
+    ("董事长", r"(?<!副)董事长"), ("董事会秘书", r"董事会秘书|董秘"), ("独立董事", r"独立董事"),
+    ("董事", r"(?<!独立)(?<!副)董事(?![长会])"), ("监事", r"监事(?!会)"), ("副总经理", r"副总经理|副总裁"),
+    ("总经理", r"(?<!副)(?:总经理|总裁)"), ("财务总监", r"财务总监|财务负责人"), ("高级管理人员", r"高级管理人员|高管"),
+    ("子公司", r"(?:控股|全资|下属)?子公司"), ("股东", r"(?<!控股)股东(?!大会|会)"), ("当事人", r"当事人"),
+    # a former or acting holder of a role is not the company (公司原董事长收到结案通知书 closes his case only)
+    ("原任", r"(?:原|前任|时任)(?=董事|监事|总经理|副总|总裁|财务|实际控制人|实控人|控股股东|高级管理人员|高管|董秘)"),
+)
+COMPANY = "公司"
+# the company named as a party itself, not as the owner of a role (公司董事长, 公司原董事长) or inside 子公司
+COMPANY_NAMED = r"(?<!子)公司(?!的?(?:" + "|".join(p for _, p in PARTIES) + r"))"
+# a title or sentence that ends only part of a risk (部分股份解除冻结, 撤销部分风险警示, 其中已偿还1.2亿元, 剩余…尚未
+#解除, 前次冻结已解除), or whose end was refused (申请…未获同意), lifts nothing and clears nothing: the rest stands
+PARTIAL_END = r"部分|其中(?=[^，,。；;]{0,6}(?:已|尚未|未))|剩余|尚余|仍有|未获|不予|被驳回"  # not 其中本金2.1亿元
+# good news said not to have come (影响尚未消除, 无法消除, 尚未恢复履职, 未能…重新取得联系): a clear or an end after
+# one of these in its clause clears nothing (无法表示意见 is an opinion, not a negation). Plans and promises
+# (将督促…归还, 承诺…归还) are signals._PLANNED.
+NOT_DONE = (r"尚未|未能|无法(?!表示)|不能|仍未|没有|并未|未(?=偿还|兑付|偿付|清偿|归还|收回|解除|消除|恢复|取得)|"
+            r"无能力|无力|没有能力")  # 暂无能力归还: not repaid
