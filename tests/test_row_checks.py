@@ -221,3 +221,21 @@ def test_a_file_roe_of_a_long_superseded_report_is_flagged_stale(tmp_path: Path)
     assert old.stock is not None and fresh.stock is not None
     assert any(n.startswith("数据过期: 财报 ROE 为 2023-12-31 报告期") for n in old.stock.notes), old.stock.notes
     assert not any(n.startswith("数据过期") for n in fresh.stock.notes)
+
+
+def test_a_file_row_under_an_old_bse_code_is_read_as_the_920_stock_of_its_full_name(tmp_path: Path) -> None:
+    """The universe holds 艾融软件 as 920799 (2025-10-09's codes); a file from before lists it as 830799 with
+    its name: the row becomes 920799, filled by the data, and says how it was read. A part of a name, or a
+    name the data does not hold, maps nothing (the number is never derived from the old one)."""
+    u_path = tmp_path / "u.sqlite"
+    u = Universe.load(u_path)
+    u.update([StockInput(code="920799.BJ", name="艾融软件", industry="软件开发", pe_ttm=40.0, roe=9.5, eps=0.5)],
+             as_of="2026-12-04", source="import:seed.csv")
+    u.save()
+    pool_file = tmp_path / "bj.csv"
+    pool_file.write_text("代码,名称\n830799,艾融软件\n831000,艾融\n833000,某某科技\n", encoding="utf-8")
+    full, part, unknown = load_file(pool_file, _settings(u_path), Universe.load(u_path)).items
+    assert full.stock is not None and full.stock.code == "920799.BJ" and full.stock.pe_ttm == 40.0
+    assert any(n.startswith("北交所旧代码 830799 按名称读作 920799.BJ 艾融软件") for n in full.stock.notes)
+    assert part.stock is not None and part.stock.code == "831000.BJ" and part.stock.pe_ttm is None
+    assert unknown.stock is not None and unknown.stock.code == "833000.BJ"

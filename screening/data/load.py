@@ -56,6 +56,21 @@ def old_bse_code(stock: StockInput, universe: Universe) -> str | None:
     return f"北交所旧代码 {stock.code[:6]}: 2025-10-09 起为 920xxx, 本地数据查不到它, 未补入公告与ST标记"
 
 
+def moved_bse_code(stock: StockInput, universe: Universe) -> str | None:
+    """The note for a file row under a pre-2025-10-09 BSE code whose name is, exactly, one 920xxx stock's in the
+    local data; the row's code is then that stock's, so the data adds its announcements and ST mark. Only by the
+    full name the file gives: the new number is not derived from the old one (a guess), nor from a part of a name."""
+    old = stock.code
+    if not old.endswith(".BJ") or old.startswith("920") or universe.record(old) is not None or not stock.name:
+        return None
+    found = [m for m in universe.find_by_name(stock.name)
+             if m.code.startswith("920") and norm_name(m.name or "") == norm_name(stock.name)]
+    if len(found) != 1:
+        return None
+    stock.code = found[0].code
+    return f"北交所旧代码 {old[:6]} 按名称读作 {found[0].code} {found[0].name} (2025-10-09 起的代码)"
+
+
 def demo_universe_path() -> Path:
     return cache_dir() / "demo-universe.sqlite"
 
@@ -120,11 +135,13 @@ def load_file(path: Path, settings: Settings, universe: Universe, *, source_name
     sample = is_example(Path(path))
     for item in pool.items:
         if item.stock is not None:
+            moved = moved_bse_code(item.stock, universe)
             conflict = name_conflict(item.stock, universe)
             copied = sample or _example_key(item.stock) in _example_rows()
             item.stock = _annotate(universe.fill(item.stock), universe, settings, today)
-            notes = (conflict, quarter_roe(item.stock), old_bse_code(item.stock, universe), sign_conflict(item.stock),
-                     unusual_figures(item.stock), *_file_report_age(item.stock, settings, today))
+            notes = (moved, conflict, quarter_roe(item.stock), old_bse_code(item.stock, universe),
+                     sign_conflict(item.stock), unusual_figures(item.stock),
+                     *_file_report_age(item.stock, settings, today))
             item.stock.notes += [n for n in notes if n]
             if copied:
                 item.stock.sources = {f: "demo" if s == "file" else s for f, s in item.stock.sources.items()}
