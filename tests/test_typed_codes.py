@@ -88,3 +88,17 @@ def test_an_index_name_alone_fails_as_an_index(tmp_path: Path) -> None:
 def test_a_shanghai_index_code_is_never_advised_onto_the_shenzhen_stock(tmp_path: Path) -> None:
     item = _by_token(tmp_path, "sh000922")["sh000922"]
     assert item.stock is None and "沪市没有以 000 开头的股票" in item.error.message
+
+
+def test_an_argument_from_a_gbk_terminal_is_read_as_gbk_text() -> None:
+    """A GBK console passes 贵州茅台 as bytes Python keeps as surrogates: they were an unknown 'code' written raw
+    into UTF-8 JSON. GB18030 reads them; bytes no encoding reads become U+FFFD, never raw output."""
+    import os
+
+    from screening.data.load import argument_text
+
+    assert argument_text(os.fsdecode("贵州茅台".encode("gbk"))) == "贵州茅台"
+    assert argument_text(os.fsdecode("600519 贵州茅台".encode("gb18030"))) == "600519 贵州茅台"
+    assert argument_text("贵州茅台") == "贵州茅台" and argument_text("600519") == "600519"
+    broken = argument_text(os.fsdecode(b"\xff\xfe600519"))
+    assert broken.endswith("600519") and "\ufffd" in broken and broken.encode("utf-8")

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import logging
+import os
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -32,6 +34,8 @@ from screening.models import InputProblem, Pool, PoolItem, PoolRejected, StockIn
 EXAMPLES = Path(__file__).resolve().parent.parent.parent / "examples"
 DEMO_NOTE = "演示数据"
 _FILE_SUFFIXES = frozenset({".csv", ".txt", ".tsv", ".xls", ".xlsx", ".xlsm"})
+
+log = logging.getLogger("screening.load")
 
 
 def unknown_code_message(code: str, universe: Universe) -> str:
@@ -235,7 +239,23 @@ def load_pool(inputs: list[str], settings: Settings, *, universe: Universe | Non
         what = "是文件夹, 不是文件: 请给出其中的表格文件" if _is(Path.is_dir, missing[0]) else "文件不存在"
         raise PoolRejected(f"{missing[0]}: {what}")
     # a list pasted as one argument ("600519,000858") is split as chat splits it: the same text, the same rows
-    return codes_pool([t for a in inputs for t in split_codes(a)], settings, universe, today=today)
+    return codes_pool([t for a in inputs for t in split_codes(argument_text(a))], settings, universe, today=today)
+
+
+def argument_text(arg: str) -> str:
+    """A typed argument as text: a terminal that is not UTF-8 (a GBK console) passes bytes Python keeps as
+    surrogates, which were screened as an unknown "code" and written raw into UTF-8 JSON. They are read as
+    GB18030 (every GBK byte string is one) when that decodes, else shown as U+FFFD; a file path keeps its
+    bytes (it is opened before this)."""
+    if not any("\udc80" <= ch <= "\udcff" for ch in arg):
+        return arg
+    raw = os.fsencode(arg)
+    try:
+        text = raw.decode("gb18030")
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", errors="replace")
+    log.warning("参数 %s 不是 UTF-8, 按 GBK/GB18030 读作 %r: 请把终端设为 UTF-8", ascii(arg), text)
+    return text
 
 
 def _is(test: Callable[[Path], bool], arg: str) -> bool:
