@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from concurrent.futures import Future
+from typing import TypeVar
 
 import pytest
 
@@ -22,6 +23,7 @@ from screening.queue.pace import PrepareChunks
 from screening.queue.worker import Worker, run_in_thread
 from tests.fixtures_redis import make_items
 
+W = TypeVar("W", bound=Worker)
 
 class Answering(RulesEngine):
     """The real rules engine, continuous and a little slow (answers come back a few at a time), which queues
@@ -54,15 +56,22 @@ class Recording(Worker):
         return super()._prepare_chunk(job, job_rows)
 
 
-def test_a_claimed_screen_is_handed_over_before_the_next_bulk_chunk_is_prepared(queue_settings: Settings) -> None:
-    ws = queue_settings.worker.model_copy(update={"max_in_flight": 48, "prepare_chunk": 16})
-    settings = queue_settings.model_copy(update={"worker": ws})
+def _market_with_a_screen(queue_settings: Settings, worker_type: type[W], stocks: int,
+                          **worker: object) -> tuple[JobQueue, str, Answering, W]:
+    """A market job of ``stocks`` run to the end by ``worker_type`` with ``worker`` settings, a /screen queued
+    once its 40th stock is handed over; both jobs done."""
+    settings = queue_settings.model_copy(update={"worker": queue_settings.worker.model_copy(update=worker)})
     q = JobQueue(settings.redis.url, settings.redis)
-    market = q.submit(make_items(400, 1000), lane="bulk", source="market")
+    market = q.submit(make_items(stocks, 1000), lane="bulk", source="market")
     engine = Answering(q, [])
-    worker = Recording(settings, engine, "fast-first")
-    worker.run()
+    runner = worker_type(settings, engine, worker_type.__name__)
+    runner.run()
     assert q.status(market).state == "done" and q.status(engine.fast_job).state == "done"
+    return q, market, engine, runner
+
+
+def test_a_claimed_screen_is_handed_over_before_the_next_bulk_chunk_is_prepared(queue_settings: Settings) -> None:
+    _, _, _, worker = _market_with_a_screen(queue_settings, Recording, 400, max_in_flight=48, prepare_chunk=16)
     events = worker.events
     claimed = events.index(("prepare", "fast"))
     handed = events.index(("submit", "fast"))
@@ -120,15 +129,8 @@ def test_the_market_job_is_prepared_in_small_chunks_only_while_screens_come(queu
     """Runs 49-50: 64-stock chunks cut a /screen's claim and collect legs but cost the bulk job alone
     0.72-0.87x. ``prepare_chunk_fast`` narrows the chunk while a /screen is held and ``fast_cool_s`` after,
     then the market job is prepared at full width again; every row of both jobs is written once."""
-    ws = queue_settings.worker.model_copy(update={"max_in_flight": 48, "prepare_chunk": 32,
-                                                  "prepare_chunk_fast": 4, "fast_cool_s": 0.2})
-    settings = queue_settings.model_copy(update={"worker": ws})
-    q = JobQueue(settings.redis.url, settings.redis)
-    market = q.submit(make_items(3000, 1000), lane="bulk", source="market")
-    engine = Answering(q, [])
-    worker = Sizing(settings, engine, "fast-chunks")
-    worker.run()
-    assert q.status(market).state == "done" and q.status(engine.fast_job).state == "done"
+    q, market, _, worker = _market_with_a_screen(queue_settings, Sizing, 3000, max_in_flight=48, prepare_chunk=32,
+                                                 prepare_chunk_fast=4, fast_cool_s=0.2)
     assert sorted(r.index for r in q.results(market)) == list(range(3000))
     sizes = worker.sizes
     first_small = next(i for i, (_, n, _) in enumerate(sizes) if n == 4)
