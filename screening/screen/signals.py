@@ -41,7 +41,8 @@ from screening.screen.signal_words import (
 _CLAUSE_BREAK = re.compile(r"[，：:]|,(?!\d{3})")  # "1,200万元" is a number, not two clauses
 _NEGATION = re.compile(f"{NEGATIONS}|{OTHER_PARTY}")
 _OTHER = re.compile(OTHER_PARTY)
-_OTHER_END = re.compile(r"影响|导致|致使|使得|造成")
+_OTHER_END = re.compile(r"(?:影响|导致|致使|使得|造成)了?(?:(?:本|我|上市)?公司|[本我]司|归属于|归母|本期|本年度?|"
+                        r"报告期|当期|净利润|营业收入|业绩)")
 _ACTS_ON = re.compile(r"(?:为|对|向)[^，,。；;为对向]{0,12}$")
 _SCOPE_END = re.compile(NEGATION_SCOPE_END)
 _CONTRAST_END = re.compile(NEGATION_CONTRAST_END)
@@ -72,7 +73,8 @@ _PLANNED = re.compile(r"将(?:努力|积极|尽快|督促|采取|通过|争取|�
                       r"(?:沟通|协商)(?:中|过程中|偿还|还款|解决)|"
                       r"(?:偿还|还款|清偿|整改)(?:方案|计划|安排)|要求(?:公司)?(?:提前)?(?:偿还|归还)|有权")
 # a remainder still open after good news (剩余3.5亿元尚未解除, 仍有4.5亿元逾期)
-_REMAINDER = re.compile(r"(?:剩余|尚余|仍有|其余)[^。；;]{0,12}?(?:尚未|未|仍|逾期)|"
+_REMAINDER = re.compile(r"(?:剩余|尚余|仍有|其余|尚有|还有)[^。；;]{0,12}?(?:尚未|未|仍|逾期)|"
+                        r"(?<=[，,（(])余额(?:为|约为)?\s*(?:[1-9]|0\.\d*[1-9])|"
                         # 剩余占用资金余额1.1亿元 / 占用余额为1.1亿元: a balance still owed, not zero
                         r"(?:剩余|尚余|其余)[^。；;]{0,12}?(?<![\d.])(?!0(?:\.0+)?(?![\d.]))\d|"
                         r"(?:占用(?:资金)?|违规担保|逾期(?:借款|债务)?|未归还|未偿还|欠款)[^，,。；;]{0,4}余额(?:为|约为|合计)?\s*(?:[1-9]|0\.\d*[1-9])")
@@ -88,10 +90,20 @@ _CHECKBOX_NO = re.compile(r"(?![^，,。；;：:□☐√☑✓✔■]{0,12}?(?:
                           r"|(?:适用|是)\s*[□☐]\s*(?:不适用|否)\s*[√☑✓✔■])")
 _CURE_ASKED = re.compile(r"是否" + _ASKED_GAP + _CURE)
 _ASKED_BEFORE = re.compile(r"是否(?:已经|已|全部|均)*$")
-_ANSWER_NO = re.compile(r"[^，,。；;：:□☐√☑✓✔■]{0,14}[：:]?\s*否\s*$")
+_ANSWER_NO = re.compile(r"(?:(?!是)[^，,。；;：:□☐√☑✓✔■]){0,30}[：:]?\s*否\s*"
+                        r"(?:[。；;]|$|(?=[一二三四五六七八九十]{1,3}、|\d{1,2}[、.]|是否|[（(]))")
+# the SZSE 主要会计数据 line (…孰低者均为负值，且…持续经营能力存在不确定性 □是 √否): the box ends the sentence
+# (a comma only before 且, the line's second condition: not 控股股东被立案调查，公司不存在违规担保□是√否)
+_BOX_NO_AT_END = re.compile(r"(?:(?!是否|已|未|尚)(?:[^，,。；;□☐√☑✓✔■]|[，,](?=且))){0,60}?"
+                            r"[：:]?\s*[□☐]\s*是\s*[√☑✓✔■]\s*否\s*[。；;]?\s*$")
+# the SSE 重大诉讼 line (□本年度公司有重大诉讼、仲裁事项 √本年度公司无…): the heading before it, and the unticked option
+_OPTION_NO = re.compile(r"[^，,。；;：:□☐√☑✓✔■]{0,12}\s*[□☐][^□☐√☑✓✔■]{0,24}[√☑✓✔■]\s*本(?:年度|报告期)(?:公司)?无")
+_UNTICKED_BEFORE = re.compile(r"[□☐]\s*本(?:年度|报告期)(?:公司)?有$")
 _EXISTS_Q = re.compile(r"是否存在")
 _QUESTION = re.compile(r"是否")
-_TICKED_YES = re.compile(r"[^。；;√☑✓✔■]{0,16}?(?:[√☑✓✔■]\s*(?:是|不适用)|(?<![□☐])是[√☑✓✔■])|[：:]?\s*是(?!否)")
+_TICKED_YES = re.compile(r"[^。；;√☑✓✔■]{0,16}?(?:[√☑✓✔■]\s*(?:是|不适用)|(?<![□☐])是\s*[√☑✓✔■])"
+                         r"|(?:[^，,。；;：:□☐√☑✓✔■]{0,12}?[：:]\s*|\s*)是(?!否|\s*[□☐])")
+_ANSWER_LINE = re.compile(r"\n(?=[ \t]*(?:[□☐√☑✓✔■]|(?:是|否)[ \t]*(?:\n|$)))")
 _BRACKETED = re.compile(r"[（(][^（()）]{1,16}[)）]")
 # what a cached row must have been judged with: a change to the table, or to a reading rule here, is a change to
 # the floor
@@ -106,6 +118,7 @@ _GRANTED = re.compile(APPROVED + r"|结案通知书|终止调查通知书|(?<![�
 
 _READING_RULES = (_CAUSE, _OFFICIAL, _AGAIN, _BOTH, _CONTRAST, _CHECKBOX_NO, _QUESTION, _TICKED_YES, _BRACKETED,
                   _OTHER_END, _ACTS_ON, _CURE_ASKED, _ASKED_BEFORE, _ANSWER_NO, _EXISTS_Q, _CLAUSE_BREAK, _PLANNED,
+                  _BOX_NO_AT_END, _OPTION_NO, _UNTICKED_BEFORE, _ANSWER_LINE,
                   _REMAINDER, _EARLIER, _WHOLE_DENIAL, _NEW_MATTER, _UNDERWAY, _GRANTED)
 TABLE_ID = hashlib.sha256(repr((SIGNALS, NEGATIONS, OTHER_PARTY, NEGATION_SCOPE_END, NEGATION_CONTRAST_END,
                                 CLARIFICATION, RUMOUR,
@@ -245,7 +258,9 @@ def _match_in(unit: str, c: _Compiled) -> tuple[int, int, bool] | None:
             continue
         cs = _clause_start(unit, start)
         if _denied(blanked, start, end) or (_CHECKBOX_NO.match(unit, end) and not _CURE_ASKED.search(unit, cs, end)) \
-                or (_EXISTS_Q.search(unit, cs, start) and _ANSWER_NO.match(unit, end)):
+                or (_EXISTS_Q.search(unit, cs, start) and _ANSWER_NO.match(unit, end)) \
+                or (_BOX_NO_AT_END.match(unit, end) and not _CURE_ASKED.search(unit, cs, end)) \
+                or _OPTION_NO.match(unit, end) or _UNTICKED_BEFORE.search(unit, cs, start):
             continue
         if clarifies and _rumoured(unit, _clause_start(blanked, start), start):
             rumoured = rumoured or (start, end, True)
@@ -343,6 +358,7 @@ def read_signals(text: str | None) -> list[SignalHit]:
     """
     if not text:
         return []
+    text = _ANSWER_LINE.sub(" ", text)  # same length: quotes keep their places
     live: dict[str, list[tuple[SignalHit, Scope]]] = {}
     rumours: dict[str, SignalHit] = {}
     ends: dict[str, list[tuple[str, str, Scope]]] = {}
