@@ -239,3 +239,44 @@ def test_a_file_row_under_an_old_bse_code_is_read_as_the_920_stock_of_its_full_n
     assert any(n.startswith("北交所旧代码 830799 按名称读作 920799.BJ 艾融软件") for n in full.stock.notes)
     assert part.stock is not None and part.stock.code == "831000.BJ" and part.stock.pe_ttm is None
     assert unknown.stock is not None and unknown.stock.code == "833000.BJ"
+
+
+def test_a_file_row_the_whole_market_data_does_not_list_says_so(tmp_path: Path) -> None:
+    """A trial (2026-12-06): a stock delisted since the file was exported came back 低/100 on the file's own
+    figures, unflagged. In a universe that lists the whole market its row is flagged (数据存疑); in a few
+    imported stocks it is not (the data never claimed to list every stock)."""
+    from screening.data.load import WHOLE_MARKET
+    from screening.models import NOTE_NOT_LISTED
+
+    u_path = tmp_path / "u.sqlite"
+    u = Universe.load(u_path)
+    codes = [f"{board}{i:03d}.SH" for board in ("600", "601", "603") for i in range(1000)][:WHOLE_MARKET]
+    u.update([StockInput(code=c, name=f"股票{c[:6]}", pe_ttm=20.0, roe=10.0) for c in codes],
+             as_of="2026-12-04", source="import:seed.csv")
+    u.save()
+    pool_file = tmp_path / "p.csv"
+    pool_file.write_text("代码,名称,市盈率(TTM),ROE(%)\n605999,已退市样本,3.9,21.0\n600001,股票600001,20,10\n",
+                         encoding="utf-8")
+    gone, listed = load_file(pool_file, _settings(u_path), Universe.load(u_path)).items
+    assert gone.stock is not None and listed.stock is not None
+    (note,) = [n for n in gone.stock.notes if n.startswith(NOTE_NOT_LISTED)]
+    assert is_doubt(note) and "605999.SH" in note and "可能已退市" in note
+    assert not [n for n in listed.stock.notes if n.startswith(NOTE_NOT_LISTED)]
+    (tmp_path / "few").mkdir()
+    few = _universe(tmp_path / "few")
+    (row, _) = load_file(pool_file, _settings(few), Universe.load(few)).items
+    assert row.stock is not None and not [n for n in row.stock.notes if n.startswith(NOTE_NOT_LISTED)]
+
+
+def test_a_typed_code_gets_the_doubt_checks_a_file_row_gets() -> None:
+    """A trial (2026-12-06): a provider's ROE of 250% or a loss beside a positive ROE came back 低/100 for a typed
+    code and in the digest, flagged only in a pool file. Both paths now annotate alike."""
+    from screening.data.load import _annotate
+
+    u = Universe.load(Path("/nonexistent/u.sqlite"))
+    src = {"roe": "universe:akshare@2026-12-04", "net_profit_y1": "universe:akshare@2026-12-04"}
+    odd = _annotate(StockInput(code="600160.SH", roe=250.0, pe_ttm=20.0, sources=dict(src)), u, Settings(), None)
+    assert any(n.startswith("数值异常: ROE 250% (来自本地数据 akshare@2026-12-04") for n in odd.notes), odd.notes
+    loss = _annotate(StockInput(code="600161.SH", roe=20.98, net_profit_y1=-4.15e8, pe_ttm=20.0, sources=dict(src)),
+                     u, Settings(), None)
+    assert any(n.startswith("盈亏与ROE矛盾") for n in loss.notes), loss.notes

@@ -2,8 +2,9 @@
 hide or raise falsely (another party acting on the company, a guarantee release under way, a cure asked in an
 annual report's checkbox or answered on the next line, the SSE/SZSE report templates, a freeze of the company's,
 a shareholder's or a debtor's assets), the second written against the first's fixes, with two hold-out sets.
-The 354 read right are pinned here; the three still wrong are in the session's closing note. tests/data/signals_review9.tsv: one input a
-line (\\n between dated titles), the expectation first (N: nothing, 中, 高, H: 中 or 高, L: not 高)."""
+The 354 read right are pinned here; the three still wrong are in the session's closing note.
+tests/data/signals_review9.tsv: one input a line (\\n between dated titles or lines of a report), the
+expectation first (N: nothing, 中, 高, H: 中 or 高, L: not 高)."""
 
 from __future__ import annotations
 

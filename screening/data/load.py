@@ -29,13 +29,17 @@ from screening.data.row_checks import name_conflict, quarter_roe, sign_conflict,
 from screening.data.stock_csv import read_stock_csv
 from screening.data.synthetic import generate_market
 from screening.data.universe import SEED_AS_OF, Record, Universe, UniverseInfo, norm_name
-from screening.models import InputProblem, Pool, PoolItem, PoolRejected, StockInput
+from screening.models import NOTE_NOT_LISTED, InputProblem, Pool, PoolItem, PoolRejected, StockInput
 
 EXAMPLES = Path(__file__).resolve().parent.parent.parent / "examples"
 DEMO_NOTE = "演示数据"
 _FILE_SUFFIXES = frozenset({".csv", ".txt", ".tsv", ".xls", ".xlsx", ".xlsm"})
 
 log = logging.getLogger("screening.load")
+
+
+# a universe of at least this many stocks lists the whole market (5,400 A shares; an import of a few is not)
+WHOLE_MARKET = 3000
 
 
 def unknown_code_message(code: str, universe: Universe) -> str:
@@ -53,11 +57,19 @@ def unknown_code_message(code: str, universe: Universe) -> str:
 
 
 def old_bse_code(stock: StockInput, universe: Universe) -> str | None:
-    """A note for a file row under a pre-2025-10-09 BSE code the local data does not know: screened on the
-    file's figures alone, without the announcements and ST mark the data would have added."""
-    if not stock.code.endswith(".BJ") or stock.code.startswith("920") or universe.record(stock.code) is not None:
+    """A note for a file row whose code the local data does not hold: screened on the file's figures alone,
+    without the announcements and ST mark the data would have added. A pre-2025-10-09 BSE code says why; any
+    other code, in a market the data lists whole, is most likely delisted since the file was exported (a trial,
+    2026-12-06: such a row came back 低/100 unflagged), and the row is counted as doubtful."""
+    if universe.record(stock.code) is not None:
         return None
-    return f"北交所旧代码 {stock.code[:6]}: 2025-10-09 起为 920xxx, 本地数据查不到它, 未补入公告与ST标记"
+    if stock.code.endswith(".BJ") and not stock.code.startswith("920"):
+        return f"北交所旧代码 {stock.code[:6]}: 2025-10-09 起为 920xxx, 本地数据查不到它, 未补入公告与ST标记"
+    if len(universe) < WHOLE_MARKET or universe.info.demo:  # the demo market is invented: no delisting to tell
+        return None
+    day = f" (行情 {universe.info.trade_date})" if universe.info.trade_date else ""
+    return (f"{NOTE_NOT_LISTED}: 本地全市场数据{day}中没有 {stock.code}, 可能已退市或代码有误; "
+            "只按文件的数字筛选, 未补入公告与ST标记")
 
 
 def moved_bse_code(stock: StockInput, universe: Universe) -> str | None:
@@ -117,7 +129,10 @@ def demo_date(universe: Universe) -> str | None:
 
 
 def _annotate(stock: StockInput, universe: Universe, settings: Settings, today: dt.date | None) -> StockInput:
-    """Demo and staleness notes on a filled stock: every row says what its figures are worth."""
+    """Demo, staleness and doubt notes on a filled stock: every row says what its figures are worth, whether
+    they came from a file or from the local data (a typed code, the digest: a provider's ROE of 250% or a loss
+    beside a positive ROE is as doubtful as a file's)."""
+    stock.notes += [n for n in (sign_conflict(stock), unusual_figures(stock)) if n]
     if universe.info.demo:
         stock.notes.append(DEMO_NOTE)
         stock.data_date = stock.data_date or demo_date(universe)
@@ -144,7 +159,6 @@ def load_file(path: Path, settings: Settings, universe: Universe, *, source_name
             copied = sample or _example_key(item.stock) in _example_rows()
             item.stock = _annotate(universe.fill(item.stock), universe, settings, today)
             notes = (moved, conflict, quarter_roe(item.stock), old_bse_code(item.stock, universe),
-                     sign_conflict(item.stock), unusual_figures(item.stock),
                      *_file_report_age(item.stock, settings, today))
             item.stock.notes += [n for n in notes if n]
             if copied:

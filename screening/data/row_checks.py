@@ -110,7 +110,8 @@ def unusual_figures(stock: StockInput) -> str | None:
             continue
         source = stock.sources.get(field, "file")
         unit = "%" if field == "roe" else "倍"
-        odd.append(f"{FIELD_LABELS[field]} {value:g}{unit} (来自{_SOURCE_WORDS.get(source, source)}; {why})")
+        where = f"本地数据 {source.removeprefix('universe:')}" if source.startswith("universe:") else source
+        odd.append(f"{FIELD_LABELS[field]} {value:g}{unit} (来自{_SOURCE_WORDS.get(source, where)}; {why})")
     return f"{NOTE_UNUSUAL}: " + "; ".join(odd) + "; 请核对原值" if odd else None
 
 
