@@ -19,6 +19,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from screening.data.providers.periods import disclosure_deadline, is_annual, is_period, label, next_period
 from screening.data.trading_calendar import trading_days
@@ -95,3 +96,34 @@ def stale_notes(dates: dict[str, str], today: dt.date, max_quote_age_days: int,
         figures = "; ".join(f"{', '.join(sorted(v))} 为 {d} 报告期" for d, v in sorted(by_period.items(), reverse=True))
         notes.append(f"{FLAG_STALE}: 财报 {figures} ({report}应于 {deadline} 前披露)")
     return notes
+
+
+# Quotes taken during their own session: the price (and the PE-TTM and market cap it moves) is the moment's, not
+# the close, and a verdict on it can turn by 15:00 (a trial, 2026-12-06: a 10:30 refresh was labelled as the
+# session's quotes, on that day and the next). Said on the universe's label and on each row that uses them.
+NOTE_INTRADAY = "盘中行情"
+SESSION_CLOSE = dt.time(15, 0)
+_SHANGHAI = ZoneInfo("Asia/Shanghai")
+
+
+def intraday_time(trade_date: str | None, refreshed_at: str | None) -> str | None:
+    """``HH:MM`` (Shanghai) when quotes of ``trade_date`` were fetched before that session's close, else None."""
+    if not trade_date or not refreshed_at:
+        return None
+    try:
+        at = dt.datetime.fromisoformat(refreshed_at)
+    except ValueError:
+        return None
+    local = at.astimezone(_SHANGHAI) if at.tzinfo is not None else at  # a naive time is the refresh's local
+    if local.date().isoformat() != trade_date[:10] or local.time() >= SESSION_CLOSE:
+        return None
+    return local.strftime("%H:%M")
+
+
+def intraday_note(dates: dict[str, str], trade_date: str | None, refreshed_at: str | None) -> str | None:
+    """The note for a row whose quote figures are ``trade_date``'s, fetched mid-session (``intraday_time``)."""
+    at = intraday_time(trade_date, refreshed_at)
+    fields = sorted(FIELD_LABELS[f] for f, d in dates.items() if f in QUOTE_FIELDS and d[:10] == (trade_date or ""))
+    if at is None or not fields:
+        return None
+    return f"{NOTE_INTRADAY}: {', '.join(fields)} 为 {trade_date} {at} 的盘中数据, 不是收盘价"

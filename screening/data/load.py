@@ -22,7 +22,7 @@ from pathlib import Path
 
 from screening.config import InputSettings, Settings, cache_dir
 from screening.data.codes import EXCHANGES, CodeError, index_name, normalise_code, split_codes
-from screening.data.freshness import REPORT_FIELDS, stale_notes
+from screening.data.freshness import REPORT_FIELDS, intraday_note, stale_notes
 from screening.data.names import fold_name, index_named
 from screening.data.pool import read_pool
 from screening.data.row_checks import name_conflict, quarter_roe, sign_conflict, unusual_figures
@@ -140,6 +140,7 @@ def _annotate(stock: StockInput, universe: Universe, settings: Settings, today: 
     filled = {f for f, src in stock.sources.items() if src.startswith("universe:")}
     if filled:
         dates = {f: d for f, d in universe.field_dates(stock.code).items() if f in filled}
+        stock.notes += [n for n in [intraday_note(dates, universe.info.trade_date, universe.info.refreshed_at)] if n]
         stock.notes += stale_notes(dates, today or dt.date.today(), settings.universe.max_quote_age_days,
                                    settings.digest.holiday_set(), store=settings.digest.calendar_store())
     return stock

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from screening.data.codes import CodeError, normalise_code
+from screening.data.freshness import intraday_time
 from screening.data.names import st_mark
 from screening.data.providers.periods import disclosure_deadline, is_period, next_period
 from screening.data.stock_csv import UniverseError
@@ -94,8 +95,9 @@ class UniverseInfo:
         if not self.provider:
             return "本地数据为空 (运行 `python -m screening universe refresh`)"
         parts = [f"数据来源 {self.provider} {self.provider_version}".rstrip()]
-        if self.trade_date:
-            parts.append(f"行情 {self.trade_date}")
+        if self.trade_date:  # quotes fetched mid-session say so (盘中 10:30): they are not the close
+            at = intraday_time(self.trade_date, self.refreshed_at)
+            parts.append(f"行情 {self.trade_date}" + (f" 盘中 {at}" if at else ""))
         elif self.provider == "import":  # each imported row has its own date: no one date stands for them all
             parts.append("行情日期见各行来源 (导入文件)")
         if self.report_period:
