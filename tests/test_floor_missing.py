@@ -85,3 +85,16 @@ def test_every_view_of_a_failed_row_names_the_evidence() -> None:
                           history=None, save_history=False)
     md = render_markdown(digest)  # the failed list cuts each error at 80 characters: the evidence comes first
     assert "已知高风险: 立案调查 (2026-11-20)" in md and "已知高风险: ST股票" in md
+
+
+def test_a_figure_the_data_source_gave_empty_does_not_advise_a_refresh() -> None:
+    """A trial (2026-12-06): Eastmoney answered a null ROE for 45% of stocks; their rows said 运行 universe
+    refresh, which had just run. A stock the data holds names the source that left the figure empty."""
+    from screening.screen.pipeline import missing_message
+
+    held = StockInput(code="600160.SH", name="巨化股份", pe_ttm=20.0,
+                      sources={"name": "universe:akshare@2026-12-04", "pe_ttm": "universe:akshare@2026-12-04"})
+    text = missing_message(held, MissingData("ROE"))
+    assert "本地数据有此股, 但数据源 akshare 没有给出它的 ROE" in text and "universe refresh" not in text
+    unknown = StockInput(code="600160.SH", pe_ttm=20.0, sources={"pe_ttm": "file"})
+    assert "universe refresh" in missing_message(unknown, MissingData("ROE"))

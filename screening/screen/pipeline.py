@@ -60,6 +60,13 @@ def missing_message(stock: StockInput, missing: MissingData) -> str:
     elif missing.what == "PE-TTM" and any(n.startswith(NOTE_PE_DASH) for n in stock.notes):
         hint = "; 文件的市盈率是横线, 行情软件常以此表示亏损: 若是亏损请填入负的市盈率, 这里不猜"
     known = f"; {missing.known_text}" if missing.known else ""
+    # the data holds the stock, and its source gave this figure empty (Eastmoney's null ROE): a refresh, the old
+    # advice, most likely brings the same empty answer
+    held = sorted({s.removeprefix("universe:").split("@")[0] for s in stock.sources.values()
+                   if s.startswith("universe:")})
+    if held:
+        return (f"缺少数据: {missing.what}{known} (本地数据有此股, 但数据源 {'/'.join(held)} 没有给出它的"
+                f" {missing.what}{hint}; 再次刷新多半仍没有: 请在文件中提供该列)")
     return (f"缺少数据: {missing.what}{known} (文件和本地基本面库中均没有{hint}; 运行 "
             "`python -m screening universe refresh` 或在文件中提供该列)")
 
