@@ -65,3 +65,23 @@ def test_a_complete_first_refresh_passes_the_floor(
     refresher = _refresh(remote, tmp_path, monkeypatch)  # the proxy's environment only: the SDK runs as it is
     outcome = refresher.refresh(choice="akshare")
     assert (outcome.previous, outcome.trade_date) == (0, SESSION.isoformat()) and outcome.stocks > 250
+
+
+def test_a_field_left_blank_for_many_stocks_is_a_refresh_warning() -> None:
+    """A trial (2026-12-06): a first refresh with ROE null for 45% of its stocks passed with no warning. Pure:
+    field_gaps on a snapshot, the share over GAP_WARN_SHARE named with the calls that gave it."""
+    from screening.data.providers.base import MarketSnapshot, ProvidedStock
+    from screening.data.refresh import GAP_WARN_SHARE, field_gaps
+    from screening.models import StockInput
+
+    def stock(i: int, roe: float | None) -> ProvidedStock:
+        return ProvidedStock(StockInput(code=f"600{i:03d}.SH", price=10.0, pe_ttm=20.0, roe=roe, eps=1.0,
+                                        industry="银行"))
+
+    def snapshot(blank: int) -> MarketSnapshot:
+        return MarketSnapshot("akshare", "1.19.5", "2026-12-04", "2026-09-30", "2026-12-06T10:00:00+08:00",
+                              [stock(i, None if i < blank else 10.0) for i in range(100)], [])
+
+    (note,) = field_gaps(snapshot(45))
+    assert note.startswith("warning: ROE empty for 45 of the 100 stocks (45%)") and "their rows fail" in note
+    assert field_gaps(snapshot(int(GAP_WARN_SHARE * 100))) == []

@@ -137,6 +137,7 @@ class Refresher:
                 log.warning("universe refresh: %s: %s", name, problem)
                 failures.append(f"{name}: {problem}")
                 continue
+            snapshot.notes += field_gaps(snapshot)
             universe.replace(records_of(snapshot), info_of(snapshot))
             log.info("universe refreshed from %s: %d stocks (was %d), quotes %s, reports %s", name,
                      len(universe), previous, snapshot.trade_date, snapshot.report_period)
@@ -245,6 +246,24 @@ def field_problem(snapshot: MarketSnapshot, had: dict[str, FieldHad], min_covera
                 f"{period}; the calls that give it: {field_calls(snapshot, name, before.date)}: refused as "
                 "incomplete")
     return None
+
+
+# an accepted refresh whose essential field is empty for more than this share of its stocks says so (a trial,
+# 2026-12-06: Eastmoney's null ROE for 45% of a first refresh's stocks passed with no warning, and each of those
+# rows then failed advising a refresh)
+GAP_WARN_SHARE = 0.10
+
+
+def field_gaps(snapshot: MarketSnapshot) -> list[str]:
+    """A warning per essential field the source left empty for over ``GAP_WARN_SHARE`` of the snapshot's stocks."""
+    total = len(snapshot.stocks)
+    notes = []
+    for name, label in ESSENTIAL.items():
+        empty = sum(1 for p in snapshot.stocks if getattr(p.stock, name) is None)
+        if total and empty > GAP_WARN_SHARE * total:
+            notes.append(f"{WARNING}{label} empty for {empty:,} of the {total:,} stocks ({empty / total:.0%}): the "
+                         f"source gave it blank ({field_calls(snapshot, name, None)}); their rows fail naming it")
+    return notes
 
 
 def note_line(note: str) -> str:
