@@ -138,7 +138,9 @@ class Refresher:
                 failures.append(f"{name}: {problem}")
                 continue
             snapshot.notes += field_gaps(snapshot)
+            before = {s.code: s.name for s in universe} if previous else {}
             universe.replace(records_of(snapshot), info_of(snapshot))
+            snapshot.notes += left_the_list(before, universe)
             log.info("universe refreshed from %s: %d stocks (was %d), quotes %s, reports %s", name,
                      len(universe), previous, snapshot.trade_date, snapshot.report_period)
             return RefreshOutcome(name, len(universe), previous, snapshot.trade_date, snapshot.report_period,
@@ -264,6 +266,17 @@ def field_gaps(snapshot: MarketSnapshot) -> list[str]:
             notes.append(f"{WARNING}{label} empty for {empty:,} of the {total:,} stocks ({empty / total:.0%}): the "
                          f"source gave it blank ({field_calls(snapshot, name, None)}); their rows fail naming it")
     return notes
+
+
+def left_the_list(before: Mapping[str, str | None], universe: Universe) -> list[str]:
+    """A note naming the stocks the last good universe held and this refresh no longer lists (delisted, most
+    likely): a file row under one of them is then flagged (load.old_bse_code), and the user reads why here."""
+    gone = sorted(code for code in before if code not in universe)
+    if not gone:
+        return []
+    shown = "、".join(f"{code} {before[code] or ''}".rstrip() for code in gone[:20])
+    more = f" 等{len(gone)}只" if len(gone) > 20 else ""
+    return [f"{len(gone)} stock(s) left the list since the last refresh (delisted?): {shown}{more}"]
 
 
 def note_line(note: str) -> str:
