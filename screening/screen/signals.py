@@ -42,13 +42,14 @@ _CLAUSE_BREAK = re.compile(r"[，：:]|,(?!\d{3})")  # "1,200万元" is a number
 _NEGATION = re.compile(f"{NEGATIONS}|{OTHER_PARTY}")
 _OTHER = re.compile(OTHER_PARTY)
 _OTHER_END = re.compile(r"(?:影响|导致|致使|使得|造成)了?(?:(?:本|我|上市)?公司|[本我]司|归属于|归母|本期|本年度?|"
-                        r"报告期|当期|净利润|营业收入|业绩|(?:全资|控股)?子公司|母公司|本集团|20\d\d年度)")
+                        r"报告期|当期|净利润|营业收入|业绩|(?:全资|控股)?子公司|母公司|本集团)|"
+                        r"(?:导致|致使|使得|造成)了?20\d\d年度")
 # the other party named as the cause (受联营企业亏损影响预计…, 因客户诉讼导致子公司…): what follows the end word is
 # the company's, whatever it is called
 _OTHER_CAUSE = re.compile(r"(?:受|因|由于)$")
-_CAUSE_END = {"受": re.compile(r"^[^受]*?影响(?!其|该)"),
-              "因": re.compile(r"^[^因受]*?(?:导致|致使|使得|造成)(?!其|该)"),
-              "由于": re.compile(r"^[^因受]*?(?:导致|致使|使得|造成)(?!其|该)")}  # not 导致其无法偿还公司借款
+# (not 导致其无法偿还公司借款, 导致商业承兑汇票到期未兑付: the party's own trouble goes on)
+_CAUSED = r"^[^因受]*?(?:导致|致使|使得|造成)(?!其|该|商票|商业承兑|汇票|承兑)"
+_CAUSE_END = {"受": re.compile(r"^[^受]*?影响(?!其|该)"), "因": re.compile(_CAUSED), "由于": re.compile(_CAUSED)}
 _ACTS_ON = re.compile(r"(?:为|对|向)[^，,。；;为对向]{0,12}$")
 _SCOPE_END = re.compile(NEGATION_SCOPE_END)
 _CONTRAST_END = re.compile(NEGATION_CONTRAST_END)
@@ -82,7 +83,7 @@ _PLANNED = re.compile(r"将(?:努力|积极|尽快|督促|采取|通过|争取|�
 _REMAINDER = re.compile(r"(?:剩余|尚余|仍有|其余)[^。；;]{0,12}?(?:尚未|未|仍|逾期)|"
                         r"(?:尚有|还有|另有|余下)[^。；;]{0,16}?(?:尚未|仍未|未能|尚在|仍在|(?<!未)逾期|"
                         r"(?<!均)未(?=归还|偿还|清偿|解除|收回|支付|兑付))|"
-                        r"(?<=[，,（(])余额(?:为|约为)?\s*(?:[1-9]|0\.\d*[1-9])(?![^，,。；;]{0,12}?(?:正常|经营性))|"
+                        r"(?<=[，,（(])余额(?:为|约为)?\s*(?:[1-9]|0\.\d*[1-9])(?![^，,。；;]{0,12}?(?:(?<!法)(?<!能)正常|(?<!非)经营性))|"
                         # 剩余占用资金余额1.1亿元 / 占用余额为1.1亿元: a balance still owed, not zero
                         r"(?:剩余|尚余|其余)[^。；;]{0,12}?(?<![\d.])(?!0(?:\.0+)?(?![\d.]))\d|"
                         r"(?:占用(?:资金)?|违规担保|逾期(?:借款|债务)?|未归还|未偿还|欠款)[^，,。；;]{0,4}余额(?:为|约为|合计)?\s*(?:[1-9]|0\.\d*[1-9])")
@@ -98,7 +99,8 @@ _CHECKBOX_NO = re.compile(r"(?![^，,。；;：:□☐√☑✓✔■]{0,12}?(?:
                           r"|(?:适用|是)\s*[□☐]\s*(?:不适用|否)\s*[√☑✓✔■])")
 _CURE_ASKED = re.compile(r"是否" + _ASKED_GAP + _CURE)
 _ASKED_BEFORE = re.compile(r"是否(?:已经|已|全部|均)*$")
-_ANSWER_NO = re.compile(r"(?:(?!是)[^，,。；;：:□☐√☑✓✔■]){0,30}[：:]?\s*(?:否|无|不适用)\s*"
+_ANSWER_NO = re.compile(r"(?:(?:(?!是)[^，,。；;：:□☐√☑✓✔■]){0,30}[：:]?\s*否|"
+                        r"(?:[^，,。；;：:□☐√☑✓✔■]{0,4}?(?:情形|情况|事项|行为|问题))?[：:]?\s*(?:无|不适用))\s*"
                         r"(?:[。；;]|$|(?=[一二三四五六七八九十]{1,3}、|\d{1,2}[、.]|是否|[（(]))")
 # the SZSE 主要会计数据 line (…孰低者均为负值，且…持续经营能力存在不确定性 □是 √否): the box ends the sentence
 # (a comma only before 且, the line's second condition: not 控股股东被立案调查，公司不存在违规担保□是√否)
@@ -110,7 +112,7 @@ _UNTICKED_BEFORE = re.compile(r"[□☐]\s*本(?:年度|报告期)(?:公司)?有
 _EXISTS_Q = re.compile(r"是否存在")
 _QUESTION = re.compile(r"是否")
 _TICKED_YES = re.compile(r"[^。；;√☑✓✔■]{0,16}?(?:[√☑✓✔■]\s*(?:是|不适用)|(?<![□☐])(?<![□☐][ \t\u3000])是\s*[√☑✓✔■])"
-                         r"|(?:[^，,。；;：:□☐√☑✓✔■]{0,12}?[：:]\s*|\s*)是(?!否|\s*[□☐]|\s*[（(，,]?\s*(?:部分|其中))")
+                         r"|(?:[^，,。；;：:□☐√☑✓✔■]{0,12}?[：:]\s*|\s*)是(?!否|\s*[□☐]|\s*[（(]?\s*部分|\s*[（(]\s*其中)")
 _ANSWER_LINE = re.compile(r"\n(?=[ \t]*(?:[□☐√☑✓✔■]|(?:是|否)[ \t]*(?:\n|$)))")
 _BRACKETED = re.compile(r"[（(][^（()）]{1,16}[)）]")
 # what a cached row must have been judged with: a change to the table, or to a reading rule here, is a change to
@@ -241,7 +243,8 @@ def _denied(text: str, start: int, end: int) -> bool:
         if _OTHER.fullmatch(m.group(0)) and _OTHER_END.search(text, m.end(), start):
             continue  # 受联营企业亏损影响公司预计…为负: the company's own loss
         cause = _OTHER_CAUSE.search(text, _clause_start(text, start), m.start())
-        if _OTHER.fullmatch(m.group(0)) and cause and _CAUSE_END[cause.group(0)].search(text[m.end():start]):
+        if _OTHER.fullmatch(m.group(0)) and cause and (e := _CAUSE_END[cause.group(0)].search(text[m.end():])) \
+                and e.end() <= start - m.end():
             continue  # 受联营企业大额亏损影响预计…净利润为-2.5亿元: the company's own loss
         if _WHOLE_DENIAL.fullmatch(m.group(0)) or not _SCOPE_END.search(text, m.end(), start):
             return True
