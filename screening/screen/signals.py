@@ -44,6 +44,7 @@ _OTHER = re.compile(OTHER_PARTY)
 _OTHER_END = re.compile(r"(?:影响|导致|致使|使得|造成)了?(?:(?:本|我|上市)?公司|[本我]司|归属于|归母|本期|本年度?|"
                         r"报告期|当期|净利润|营业收入|业绩|(?:全资|控股)?子公司|母公司|本集团)|"
                         r"(?:导致|致使|使得|造成)了?20\d\d年度")
+_OTHER_END_YEAR = re.compile(r"影响了?20\d\d年度")  # the company's year unless the party 受…影响 (its own year)
 # the other party named as the cause (受联营企业亏损影响预计…, 因客户诉讼导致子公司…): what follows the end word is
 # the company's, whatever it is called
 _OTHER_CAUSE = re.compile(r"(?:受|因|由于)$")
@@ -100,7 +101,8 @@ _CHECKBOX_NO = re.compile(r"(?![^，,。；;：:□☐√☑✓✔■]{0,12}?(?:
 _CURE_ASKED = re.compile(r"是否" + _ASKED_GAP + _CURE)
 _ASKED_BEFORE = re.compile(r"是否(?:已经|已|全部|均)*$")
 _ANSWER_NO = re.compile(r"(?:(?:(?!是)[^，,。；;：:□☐√☑✓✔■]){0,30}[：:]?\s*否|"
-                        r"(?:[^，,。；;：:□☐√☑✓✔■]{0,4}?(?:情形|情况|事项|行为|问题))?[：:]?\s*(?:无|不适用))\s*"
+                        r"(?:(?!是|存在|有|为|对象|反担保|余额|金额|措施|计划|安排)[^，,。；;：:□☐√☑✓✔■\d]){0,12}?"
+                        r"[：:]?\s*(?:无|不适用))\s*"
                         r"(?:[。；;]|$|(?=[一二三四五六七八九十]{1,3}、|\d{1,2}[、.]|是否|[（(]))")
 # the SZSE 主要会计数据 line (…孰低者均为负值，且…持续经营能力存在不确定性 □是 √否): the box ends the sentence
 # (a comma only before 且, the line's second condition: not 控股股东被立案调查，公司不存在违规担保□是√否)
@@ -112,7 +114,7 @@ _UNTICKED_BEFORE = re.compile(r"[□☐]\s*本(?:年度|报告期)(?:公司)?有
 _EXISTS_Q = re.compile(r"是否存在")
 _QUESTION = re.compile(r"是否")
 _TICKED_YES = re.compile(r"[^。；;√☑✓✔■]{0,16}?(?:[√☑✓✔■]\s*(?:是|不适用)|(?<![□☐])(?<![□☐][ \t\u3000])是\s*[√☑✓✔■])"
-                         r"|(?:[^，,。；;：:□☐√☑✓✔■]{0,12}?[：:]\s*|\s*)是(?!否|\s*[□☐]|\s*[（(]?\s*部分|\s*[（(]\s*其中)")
+                         r"|(?:[^，,。；;：:□☐√☑✓✔■]{0,12}?[：:]\s*|\s*)是(?!否|\s*[□☐]|\s*[（(，,]?\s*部分|\s*[（(]\s*其中)")
 _ANSWER_LINE = re.compile(r"\n(?=[ \t]*(?:[□☐√☑✓✔■]|(?:是|否)[ \t]*(?:\n|$)))")
 _BRACKETED = re.compile(r"[（(][^（()）]{1,16}[)）]")
 # what a cached row must have been judged with: a change to the table, or to a reading rule here, is a change to
@@ -127,7 +129,8 @@ _GRANTED = re.compile(APPROVED + r"|结案通知书|终止调查通知书|(?<![�
 
 
 _READING_RULES = (_CAUSE, _OFFICIAL, _AGAIN, _BOTH, _CONTRAST, _CHECKBOX_NO, _QUESTION, _TICKED_YES, _BRACKETED,
-                  _OTHER_END, _ACTS_ON, _CURE_ASKED, _ASKED_BEFORE, _ANSWER_NO, _EXISTS_Q, _CLAUSE_BREAK, _PLANNED,
+                  _OTHER_END, _OTHER_END_YEAR, _ACTS_ON, _CURE_ASKED, _ASKED_BEFORE, _ANSWER_NO, _EXISTS_Q,
+                  _CLAUSE_BREAK, _PLANNED,
                   _BOX_NO_AT_END, _OPTION_NO, _UNTICKED_BEFORE, _ANSWER_LINE, _OTHER_CAUSE, *_CAUSE_END.values(),
                   _REMAINDER, _EARLIER, _WHOLE_DENIAL, _NEW_MATTER, _UNDERWAY, _GRANTED)
 TABLE_ID = hashlib.sha256(repr((SIGNALS, NEGATIONS, OTHER_PARTY, NEGATION_SCOPE_END, NEGATION_CONTRAST_END,
@@ -240,7 +243,8 @@ def _denied(text: str, start: int, end: int) -> bool:
             return True
         if _CONTRAST_END.search(text, m.end(), start):
             continue
-        if _OTHER.fullmatch(m.group(0)) and _OTHER_END.search(text, m.end(), start):
+        if _OTHER.fullmatch(m.group(0)) and (_OTHER_END.search(text, m.end(), start) or (
+                (y := _OTHER_END_YEAR.search(text, m.end(), start)) and "受" not in text[m.end():y.start()])):
             continue  # 受联营企业亏损影响公司预计…为负: the company's own loss
         cause = _OTHER_CAUSE.search(text, _clause_start(text, start), m.start())
         if _OTHER.fullmatch(m.group(0)) and cause and (e := _CAUSE_END[cause.group(0)].search(text[m.end():])) \
