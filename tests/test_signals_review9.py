@@ -2,7 +2,7 @@
 hide or raise falsely (another party acting on the company, a guarantee release under way, a cure asked in an
 annual report's checkbox or answered on the next line, the SSE/SZSE report templates, a freeze of the company's,
 a shareholder's or a debtor's assets), each written against the previous one's fixes, with hold-out sets.
-The 675 read right are pinned here; the 36 still wrong are in the session's closing note.
+The 675 read right are pinned here; the 36 still wrong are listed in signals_review9_open.txt.
 tests/data/signals_review9.tsv: one input a line (\\n between dated titles or lines of a report), the
 expectation first (N: nothing, 中, 高, H: 中 or 高, L: not 高)."""
 
