@@ -45,8 +45,7 @@ _OTHER_END = re.compile(r"(?:影响|导致|致使|使得|造成)了?(?:(?:本|�
                         r"报告期|当期|净利润|营业收入|业绩|(?:全资|控股)?子公司|母公司|本集团)|"
                         r"(?:导致|致使|使得|造成)了?20\d\d年度")
 _OTHER_END_YEAR = re.compile(r"影响了?20\d\d年度")  # the company's year unless the party 受…影响 (its own year)
-# the other party named as the cause (受联营企业亏损影响预计…, 因客户诉讼导致子公司…): what follows the end word is
-# the company's, whatever it is called
+# the party as the cause (受联营企业亏损影响预计…, 因客户诉讼导致子公司…): what follows the end word is the company's
 _OTHER_CAUSE = re.compile(r"(?:受|因|由于)$")
 # (not 导致其无法偿还公司借款, 导致商业承兑汇票到期未兑付: the party's own trouble goes on)
 _CAUSED = r"^[^因受]*?(?:导致|致使|使得|造成)(?!其|该|商票|商业承兑|汇票|承兑)"
