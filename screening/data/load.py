@@ -56,7 +56,7 @@ def unknown_code_message(code: str, universe: Universe) -> str:
             "`python -m screening universe refresh`, 或上传含其数据的文件")
 
 
-def old_bse_code(stock: StockInput, universe: Universe) -> str | None:
+def unlisted_code(stock: StockInput, universe: Universe) -> str | None:
     """A note for a file row whose code the local data does not hold: screened on the file's figures alone,
     without the announcements and ST mark the data would have added. A pre-2025-10-09 BSE code says why; any
     other code, in a market the data lists whole, is most likely delisted since the file was exported (a trial,
@@ -159,7 +159,7 @@ def load_file(path: Path, settings: Settings, universe: Universe, *, source_name
             conflict = name_conflict(item.stock, universe)
             copied = sample or _example_key(item.stock) in _example_rows()
             item.stock = _annotate(universe.fill(item.stock), universe, settings, today)
-            notes = (moved, conflict, quarter_roe(item.stock), old_bse_code(item.stock, universe),
+            notes = (moved, conflict, quarter_roe(item.stock), unlisted_code(item.stock, universe),
                      *_file_report_age(item.stock, settings, today))
             item.stock.notes += [n for n in notes if n]
             if copied:

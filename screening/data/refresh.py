@@ -270,7 +270,7 @@ def field_gaps(snapshot: MarketSnapshot) -> list[str]:
 
 def left_the_list(before: Mapping[str, str | None], universe: Universe) -> list[str]:
     """A note naming the stocks the last good universe held and this refresh no longer lists (delisted, most
-    likely): a file row under one of them is then flagged (load.old_bse_code), and the user reads why here."""
+    likely): a file row under one of them is then flagged (load.unlisted_code), and the user reads why here."""
     gone = sorted(code for code in before if code not in universe)
     if not gone:
         return []

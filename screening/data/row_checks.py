@@ -93,10 +93,10 @@ def sign_conflict(stock: StockInput) -> str | None:
 # Figures a real A share does not show, though the column's hard bounds (value_bounds) let them through, and
 # each one decides the verdict: a ROE past ±100% scores 100 (or 0) by itself, a PE-TTM under 1 means a price
 # under one year's earnings. Each is most often a slip (0.152 typed 152, a split cell, 1e-9): (field, low,
-# high, why). Outside the range the row is screened as given and flagged, never corrected.
-USUAL_RANGES: tuple[tuple[str, float, float, str], ...] = (
-    ("roe", -100.0, 100.0, "A股 ROE 大约在 ±100% 以内; 超出多为错列、单位或小数点错误"),
-    ("pe_ttm", 1.0, float("inf"),
+# high, unit, why). Outside the range the row is screened as given and flagged, never corrected.
+USUAL_RANGES: tuple[tuple[str, float, float, str, str], ...] = (
+    ("roe", -100.0, 100.0, "%", "A股 ROE 大约在 ±100% 以内; 超出多为错列、单位或小数点错误"),
+    ("pe_ttm", 1.0, float("inf"), "倍",
      "正的 PE-TTM 低于 1 倍即股价不到一年每股收益, A股没有这样的股票; 多为小数点或单位错误"),
 )
 
@@ -104,12 +104,11 @@ USUAL_RANGES: tuple[tuple[str, float, float, str], ...] = (
 def unusual_figures(stock: StockInput) -> str | None:
     """The note naming each figure outside ``USUAL_RANGES`` (a loss's PE, <= 0, is the rules' own case)."""
     odd = []
-    for field, low, high, why in USUAL_RANGES:
+    for field, low, high, unit, why in USUAL_RANGES:
         value = getattr(stock, field)
         if value is None or (field == "pe_ttm" and value <= 0) or low <= value <= high:
             continue
         source = stock.sources.get(field, "file")
-        unit = "%" if field == "roe" else "倍"
         where = f"本地数据 {source.removeprefix('universe:')}" if source.startswith("universe:") else source
         odd.append(f"{FIELD_LABELS[field]} {value:g}{unit} (来自{_SOURCE_WORDS.get(source, where)}; {why})")
     return f"{NOTE_UNUSUAL}: " + "; ".join(odd) + "; 请核对原值" if odd else None
