@@ -45,10 +45,10 @@ _OTHER_END = re.compile(r"(?:影响|导致|致使|使得|造成)了?(?:(?:本|�
                         r"报告期|当期|净利润|营业收入|业绩|(?:全资|控股)?子公司|母公司|本集团)|"
                         r"(?:导致|致使|使得|造成)了?20\d\d年度")
 _OTHER_END_YEAR = re.compile(r"影响了?20\d\d年度")  # the company's year unless the party 受…影响 (its own year)
-# the party as the cause (受联营企业亏损影响预计…, 因客户诉讼导致子公司…): what follows the end word is the company's
-_OTHER_CAUSE = re.compile(r"(?:受|因|由于)$")
-# (not 导致其无法偿还公司借款, 导致商业承兑汇票到期未兑付: the party's own trouble goes on)
-_CAUSED = r"^[^因受]*?(?:导致|致使|使得|造成)(?!其|该|商票|商业承兑|汇票|承兑)"
+# the party as the cause (受…影响, 因下游客户…导致): the company's after it; not 导致其…/导致商票… unless after 回款
+_OTHER_CAUSE = re.compile(r"(受|因|由于)(?:下游|上游|主要|部分|个别|重要|大)?$")
+_CAUSED = (r"^(?:[^因受]*?回款[^因受]*?(?:导致|致使|使得|造成)(?!其|该)|"
+           r"[^因受]*?(?:导致|致使|使得|造成)(?!其|该|商票|商业承兑|汇票|承兑))")
 _CAUSE_END = {"受": re.compile(r"^[^受]*?影响(?!其|该)"), "因": re.compile(_CAUSED), "由于": re.compile(_CAUSED)}
 _ACTS_ON = re.compile(r"(?:为|对|向)[^，,。；;为对向]{0,12}$")
 _SCOPE_END = re.compile(NEGATION_SCOPE_END)
@@ -81,8 +81,8 @@ _PLANNED = re.compile(r"将(?:努力|积极|尽快|督促|采取|通过|争取|�
                       r"(?:偿还|还款|清偿|整改)(?:方案|计划|安排)|要求(?:公司)?(?:提前)?(?:偿还|归还)|有权")
 # a remainder still open after good news (剩余3.5亿元尚未解除, 仍有4.5亿元逾期)
 _REMAINDER = re.compile(r"(?:剩余|尚余|仍有|其余)[^。；;]{0,12}?(?:尚未|未|仍|逾期)|"
-                        r"(?:尚有|还有|另有|余下)[^。；;]{0,16}?(?:尚未|仍未|未能|尚在|仍在|(?<!未)逾期|"
-                        r"(?<!均)未(?=归还|偿还|清偿|解除|收回|支付|兑付))|"
+                        r"(?:尚有|还有|另有|余下)[^。；;]{0,24}?(?:尚未|仍未|未能|尚在|仍在|仍处于|仍被|(?<!未)逾期|"
+                        r"(?<!均)未(?=归还|偿还|清偿|解除|收回|支付|兑付|按期|按时|如期))|"
                         r"(?<=[，,（(])余额(?:为|约为)?\s*(?:[1-9]|0\.\d*[1-9])(?![^，,。；;]{0,12}?(?:(?<!法)(?<!能)正常|(?<!非)经营性))|"
                         # 剩余占用资金余额1.1亿元 / 占用余额为1.1亿元: a balance still owed, not zero
                         r"(?:剩余|尚余|其余)[^。；;]{0,12}?(?<![\d.])(?!0(?:\.0+)?(?![\d.]))\d|"
@@ -93,29 +93,29 @@ _NEW_MATTER = re.compile(r"暨")  # a plan before 但 still rules what follows (
 # an annual report's checkbox answered no, after the heading it answers (违规对外担保情况：□适用 √不适用)
 # A question about a cure answered no (违规担保是否已解除：□是 √否) says the risk stands: not this.
 _CURE = r"(?:解除|归还|偿还|清偿|消除|收回|整改|完成|完毕|撤销|清理|解决|解冻|退还|追回)"
-_ASKED_GAP = r"(?:(?!存在|未|发生|有)[^，,。；;：:□☐√☑✓✔■]){0,8}?"  # not 是否存在逾期未偿还 (a risk asked about)
-_CHECKBOX_NO = re.compile(r"(?![^，,。；;：:□☐√☑✓✔■]{0,12}?(?:是否|已)" + _ASKED_GAP + _CURE + ")"
-                          r"[^，,。；;：:□☐√☑✓✔■]{0,12}[：:]?\s*(?:[□☐]\s*(?:适用|是)\s*[√☑✓✔■]\s*(?:不适用|否)"
-                          r"|(?:适用|是)\s*[□☐]\s*(?:不适用|否)\s*[√☑✓✔■])")
+_ASKED_GAP = r"(?:(?!存在|未|发生|有)[^，,。；;：:□☐√☑✓✔■☒]){0,8}?"  # not 是否存在逾期未偿还 (a risk asked about)
+_CHECKBOX_NO = re.compile(r"(?![^，,。；;：:□☐√☑✓✔■☒]{0,12}?(?:是否|已)" + _ASKED_GAP + _CURE + ")"
+                          r"[^，,。；;：:□☐√☑✓✔■☒]{0,12}[：:]?\s*(?:[□☐]\s*(?:适用|是)\s*[√☑✓✔■☒]\s*(?:不适用|否)"
+                          r"|(?:适用|是)\s*[□☐]\s*(?:不适用|否)\s*[√☑✓✔■☒])")
 _CURE_ASKED = re.compile(r"是否" + _ASKED_GAP + _CURE)
 _ASKED_BEFORE = re.compile(r"是否(?:已经|已|全部|均)*$")
-_ANSWER_NO = re.compile(r"(?:(?:(?!是)[^，,。；;：:□☐√☑✓✔■]){0,30}[：:]?\s*否|"
+_ANSWER_NO = re.compile(r"(?:(?:(?!是)[^，,。；;：:□☐√☑✓✔■☒]){0,30}[：:]?\s*否|"
                         r"(?:(?!是|存在|有(?!关)|(?<!行)为|对象|反担保|余额|金额|措施|计划|安排|(?<!情况)(?:进展|进度|时间|日期|期限|已|"
-                        r"解除|归还|收回|追究|追偿)(?![^，,。；;：:□☐√☑✓✔■\d]{0,8}?(?:情形|情况|事项|行为|问题)))"
-                        r"[^，,。；;：:□☐√☑✓✔■\d]){0,12}?[：:]?\s*(?:无|不适用))\s*"
+                        r"解除|归还|收回|追究|追偿)(?![^，,。；;：:□☐√☑✓✔■☒\d]{0,8}?(?:情形|情况|事项|行为|问题)))"
+                        r"[^，,。；;：:□☐√☑✓✔■☒\d]){0,12}?[：:]?\s*(?:(?:报告期内|本报告期内?|报告期末)\s*)?(?:无|不适用))\s*"
                         r"(?:[。；;]|$|(?=[一二三四五六七八九十]{1,3}、|\d{1,2}[、.]|是否|[（(]))")
 # the SZSE 主要会计数据 line (…孰低者均为负值，且…持续经营能力存在不确定性 □是 √否): the box ends the sentence
 # (a comma only before 且, the line's second condition: not 控股股东被立案调查，公司不存在违规担保□是√否)
-_BOX_NO_AT_END = re.compile(r"(?:(?!是否|已|未|尚)(?:[^，,。；;□☐√☑✓✔■]|[，,](?=且))){0,60}?"
-                            r"[：:]?\s*(?:[□☐]\s*是\s*[√☑✓✔■]\s*否|是\s*[□☐]\s*否\s*[√☑✓✔■])\s*[。；;]?\s*$")
+_BOX_NO_AT_END = re.compile(r"(?:(?!是否|已|未|尚)(?:[^，,。；;□☐√☑✓✔■☒]|[，,](?=且))){0,60}?"
+                            r"[：:]?\s*(?:[□☐]\s*是\s*[√☑✓✔■☒]\s*否|是\s*[□☐]\s*否\s*[√☑✓✔■☒])\s*[。；;]?\s*$")
 # the SSE 重大诉讼 line (□本年度公司有重大诉讼、仲裁事项 √本年度公司无…): the heading before it, and the unticked option
-_OPTION_NO = re.compile(r"[^，,。；;：:□☐√☑✓✔■]{0,12}\s*[□☐][^□☐√☑✓✔■]{0,24}[√☑✓✔■]\s*本(?:年度|报告期)(?:公司)?无")
+_OPTION_NO = re.compile(r"[^，,。；;：:□☐√☑✓✔■☒]{0,12}\s*[□☐][^□☐√☑✓✔■☒]{0,24}[√☑✓✔■☒]\s*本(?:年度|报告期)(?:公司)?无")
 _UNTICKED_BEFORE = re.compile(r"[□☐]\s*本(?:年度|报告期)(?:公司)?有$")
 _EXISTS_Q = re.compile(r"是否存在")
 _QUESTION = re.compile(r"是否")
-_TICKED_YES = re.compile(r"[^。；;√☑✓✔■]{0,16}?(?:[√☑✓✔■]\s*(?:是|不适用)|(?<![□☐])(?<![□☐][ \t\u3000])是\s*[√☑✓✔■])"
-                         r"|(?:[^，,。；;：:□☐√☑✓✔■]{0,12}?[：:]\s*|\s*)是(?!否|\s*[□☐]|\s*[（(，,]?\s*部分|\s*[（(]\s*其中)")
-_ANSWER_LINE = re.compile(r"\n(?=[ \t]*(?:[□☐√☑✓✔■]|(?:是|否)[ \t]*(?:\n|$)))")
+_TICKED_YES = re.compile(r"[^。；;√☑✓✔■☒]{0,16}?(?:[√☑✓✔■☒]\s*(?:是|不适用)|(?<![□☐])(?<![□☐][ \t\u3000])是\s*[√☑✓✔■☒])"
+                         r"|(?:[^，,。；;：:□☐√☑✓✔■☒]{0,12}?[：:]\s*|\s*)是(?!否|\s*[□☐]|\s*[（(，,]?\s*(?:仅|只|但)?部分|\s*[（(]\s*其中)")
+_ANSWER_LINE = re.compile(r"\n(?=[ \t]*(?:[□☐√☑✓✔■☒]|(?:是|否)[ \t]*(?:\n|$)))")
 _BRACKETED = re.compile(r"[（(][^（()）]{1,16}[)）]")
 # what a cached row must have been judged with: a change to the table, or to a reading rule here, is a change to
 # the floor
@@ -247,7 +247,7 @@ def _denied(text: str, start: int, end: int) -> bool:
                 (y := _OTHER_END_YEAR.search(text, m.end(), start)) and "受" not in text[m.end():y.start()])):
             continue  # 受联营企业亏损影响公司预计…为负: the company's own loss
         cause = _OTHER_CAUSE.search(text, _clause_start(text, start), m.start())
-        if _OTHER.fullmatch(m.group(0)) and cause and (e := _CAUSE_END[cause.group(0)].search(text[m.end():])) \
+        if _OTHER.fullmatch(m.group(0)) and cause and (e := _CAUSE_END[cause.group(1)].search(text[m.end():])) \
                 and e.end() <= start - m.end():
             continue  # 受联营企业大额亏损影响预计…净利润为-2.5亿元: the company's own loss
         if _WHOLE_DENIAL.fullmatch(m.group(0)) or not _SCOPE_END.search(text, m.end(), start):
