@@ -226,8 +226,22 @@ def test_eastmoney_ban_is_a_pattern_of_refusals_and_then_not_retried(small: Fake
     err = info.value
     assert err.ban and err.function == "stock_yjbb_em(20260930)"
     assert "IP ban" in str(err) and "3 consecutive refusals after 2 successful calls" in str(err)
-    assert "on its first page" in str(err)
+    assert "before its first page had arrived" in str(err)
     assert small.eastmoney.requests == 2 + 3  # two drops are retried as blips; the third makes a ban: no more
+
+
+@pytest.mark.slow  # a 1,200-stock market: akshare's page pauses
+def test_a_report_page_dropped_half_way_says_which_page() -> None:
+    """The report tables come through the project's own datacenter fetch (no tqdm bar to read): a dropped second
+    page was reported "on its first page" (a trial, 2026-12-06); the page hook says how far it got."""
+    with FakeMarketRemote(FakeMarket(1200, trade_date=TRADE_DATE)) as remote:  # 500-row report pages: 3 of them
+        for _ in _env(remote):
+            remote.faults.drop_pages["yjbb"] = {2}
+            with pytest.raises(ProviderUnavailable) as info:
+                _provider(retry=RetryPolicy(attempts=1, initial_wait_s=0)).fetch(TRADE_DATE)
+    err = info.value
+    assert err.function.startswith("stock_yjbb_em(")
+    assert (err.pages_done, err.pages_total) == (1, 3) and "on page 2 of 3 (1 pages had arrived)" in str(err)
 
 
 def test_ban_recognised_from_the_real_exception_chain(small: FakeMarketRemote) -> None:

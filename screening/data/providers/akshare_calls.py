@@ -104,13 +104,14 @@ class AkshareCalls:
     ban_after_drops: int = 3  # consecutive dropped connections that make a ban (one drop is a blip)
     drops_in_a_row: int = 0
     _last_call: float = 0.0
-    _pages: dict[str, int] = field(default_factory=dict)  # label -> pages, from our own fetches' page hook
+    # label -> (pages arrived, pages), from our own fetches' page hook: what a failure says of how far it got
+    _pages: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def page_hook(self, label: str) -> Callable[[int, int], None]:
         """For our own paged fetches (no tqdm bar to read): page ``done`` of ``total`` has arrived."""
 
         def on_page(done: int, total: int) -> None:
-            self._pages[label] = total
+            self._pages[label] = (done, total)
             if self.progress is not None:
                 self.progress(label, done, total)
 
@@ -145,9 +146,12 @@ class AkshareCalls:
                 sleep=self.sleep,
             )
         except ProviderError as exc:
-            self.records.append(CallRecord(label, time.monotonic() - started, None, pages[0], type(exc).__name__))
+            own = self._pages.pop(label, None)
+            total = pages[0] or (own[1] if own else None)
+            self.records.append(CallRecord(label, time.monotonic() - started, None, total, type(exc).__name__))
             raise
-        pages[0] = pages[0] or self._pages.pop(label, None)
+        own = self._pages.pop(label, None)
+        pages[0] = pages[0] or (own[1] if own else None)
         if self.progress is not None and pages[0]:  # tqdm throttles its redraws: the last page may go unseen
             self.progress(label, pages[0], pages[0])
         rows = None if frame is None else len(frame)
@@ -177,6 +181,7 @@ class AkshareCalls:
                 self.progress(label, done + offset, total + offset)
 
         outcome = _Outcome()
+        self._pages.pop(label, None)  # this attempt's pages only
 
         def work() -> None:
             try:
@@ -192,14 +197,16 @@ class AkshareCalls:
             worker = threading.Thread(target=work, name=f"akshare:{label}", daemon=True)
             worker.start()
             finished = outcome.done.wait(self.timeout_s)
-        where = self._where(tap.last, offset)
+        # how far it got: akshare's own tqdm bar (pages after the first), else our own fetches' page hook
+        bar, offset = (tap.last, offset) if tap.last is not None else (self._pages.get(label), 0)
+        where = self._where(bar, offset)
         if not finished:
             raise ProviderUnavailable(
                 f"{label}: no answer within {self.timeout_s:.0f} s{where} (akshare passes no timeout here)",
                 function=label,
             )
         if outcome.error is not None:
-            error = self._classify(function, label, outcome.error, tap.last, offset)
+            error = self._classify(function, label, outcome.error, bar, offset)
             if isinstance(error, _EmptyResult):
                 if expect_data:
                     raise NullAnswer(
@@ -221,7 +228,7 @@ class AkshareCalls:
     @staticmethod
     def _where(bar: tuple[int, int] | None, offset: int) -> str:
         if bar is None:
-            return " on its first page"
+            return " before its first page had arrived"
         done, total = bar
         done += offset
         total += offset
