@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from zoneinfo import ZoneInfo
 
+from screening.screen.signal_forms import READERS, answered_no, asked_before, asked_not_ticked, join_answer_lines
 from screening.screen.signal_table import APPROVED, SIGNALS, TIER_RANK, SignalRule
 from screening.screen.signal_text import Unit, split_units
 from screening.screen.signal_words import (
@@ -90,32 +91,6 @@ _REMAINDER = re.compile(r"(?:剩余|尚余|仍有|其余)[^。；;]{0,12}?(?:尚
 # good news of an earlier or another matter (前次冻结已解除, 其他案件均已和解) clears its own clause only
 _EARLIER = re.compile(r"前次|此前|原|其他|其余|另一")
 _NEW_MATTER = re.compile(r"暨")  # a plan before 但 still rules what follows (承诺…前，但最迟…归还)
-# an annual report's checkbox answered no, after the heading it answers (违规对外担保情况：□适用 √不适用)
-# A question about a cure answered no (违规担保是否已解除：□是 √否) says the risk stands: not this.
-_CURE = r"(?:解除|归还|偿还|清偿|消除|收回|整改|完成|完毕|撤销|清理|解决|解冻|退还|追回)"
-_ASKED_GAP = r"(?:(?!存在|未|发生|有)[^，,。；;：:□☐√☑✓✔■☒]){0,8}?"  # not 是否存在逾期未偿还 (a risk asked about)
-_CHECKBOX_NO = re.compile(r"(?![^，,。；;：:□☐√☑✓✔■☒]{0,12}?(?:是否|已)" + _ASKED_GAP + _CURE + ")"
-                          r"[^，,。；;：:□☐√☑✓✔■☒]{0,12}[：:]?\s*(?:[□☐]\s*(?:适用|是)\s*[√☑✓✔■☒]\s*(?:不适用|否)"
-                          r"|(?:适用|是)\s*[□☐]\s*(?:不适用|否)\s*[√☑✓✔■☒])")
-_CURE_ASKED = re.compile(r"是否" + _ASKED_GAP + _CURE)
-_ASKED_BEFORE = re.compile(r"是否(?:已经|已|全部|均)*$")
-_ANSWER_NO = re.compile(r"(?:(?:(?!是)[^，,。；;：:□☐√☑✓✔■☒]){0,30}[：:]?\s*否|"
-                        r"(?:(?!是|存在|有(?!关)|(?<!行)为|对象|反担保|余额|金额|措施|计划|安排|(?<!情况)(?:进展|进度|时间|日期|期限|已|"
-                        r"解除|归还|收回|追究|追偿)(?![^，,。；;：:□☐√☑✓✔■☒\d]{0,8}?(?:情形|情况|事项|行为|问题)))"
-                        r"[^，,。；;：:□☐√☑✓✔■☒\d]){0,12}?[：:]?\s*(?:(?:报告期内|本报告期内?|报告期末)\s*)?(?:无|不适用))\s*"
-                        r"(?:[。；;]|$|(?=[一二三四五六七八九十]{1,3}、|\d{1,2}[、.]|是否|[（(]))")
-# the SZSE 主要会计数据 line (…孰低者均为负值，且…持续经营能力存在不确定性 □是 √否): the box ends the sentence
-# (a comma only before 且, the line's second condition: not 控股股东被立案调查，公司不存在违规担保□是√否)
-_BOX_NO_AT_END = re.compile(r"(?:(?!是否|已|未|尚)(?:[^，,。；;□☐√☑✓✔■☒]|[，,](?=且))){0,60}?"
-                            r"[：:]?\s*(?:[□☐]\s*是\s*[√☑✓✔■☒]\s*否|是\s*[□☐]\s*否\s*[√☑✓✔■☒])\s*[。；;]?\s*$")
-# the SSE 重大诉讼 line (□本年度公司有重大诉讼、仲裁事项 √本年度公司无…): the heading before it, and the unticked option
-_OPTION_NO = re.compile(r"[^，,。；;：:□☐√☑✓✔■☒]{0,12}\s*[□☐][^□☐√☑✓✔■☒]{0,24}[√☑✓✔■☒]\s*本(?:年度|报告期)(?:公司)?无")
-_UNTICKED_BEFORE = re.compile(r"[□☐]\s*本(?:年度|报告期)(?:公司)?有$")
-_EXISTS_Q = re.compile(r"是否存在")
-_QUESTION = re.compile(r"是否")
-_TICKED_YES = re.compile(r"[^。；;√☑✓✔■☒]{0,16}?(?:[√☑✓✔■☒]\s*(?:是|不适用)|(?<![□☐])(?<![□☐][ \t\u3000])是\s*[√☑✓✔■☒])"
-                         r"|(?:[^，,。；;：:□☐√☑✓✔■☒]{0,12}?[：:]\s*|\s*)是(?!否|\s*[□☐]|\s*[（(，,]?\s*(?:仅|只|但)?部分|\s*[（(]\s*其中)")
-_ANSWER_LINE = re.compile(r"\n(?=[ \t]*(?:[□☐√☑✓✔■☒]|(?:是|否)[ \t]*(?:\n|$)))")
 _BRACKETED = re.compile(r"[（(][^（()）]{1,16}[)）]")
 # what a cached row must have been judged with: a change to the table, or to a reading rule here, is a change to
 # the floor
@@ -128,10 +103,8 @@ _GRANTED = re.compile(APPROVED + r"|结案通知书|终止调查通知书|(?<![�
                       r"(?:整改|清理)(?:完毕|完成)(?![^，,。；;]{0,4}(?:期限|延期|时间))")
 
 
-_READING_RULES = (_CAUSE, _OFFICIAL, _AGAIN, _BOTH, _CONTRAST, _CHECKBOX_NO, _QUESTION, _TICKED_YES, _BRACKETED,
-                  _OTHER_END, _OTHER_END_YEAR, _ACTS_ON, _CURE_ASKED, _ASKED_BEFORE, _ANSWER_NO, _EXISTS_Q,
-                  _CLAUSE_BREAK, _PLANNED,
-                  _BOX_NO_AT_END, _OPTION_NO, _UNTICKED_BEFORE, _ANSWER_LINE, _OTHER_CAUSE, *_CAUSE_END.values(),
+_READING_RULES = (_CAUSE, _OFFICIAL, _AGAIN, _BOTH, _CONTRAST, *READERS, _BRACKETED, _OTHER_END, _OTHER_END_YEAR,
+                  _ACTS_ON, _CLAUSE_BREAK, _PLANNED, _OTHER_CAUSE, *_CAUSE_END.values(),
                   _REMAINDER, _EARLIER, _WHOLE_DENIAL, _NEW_MATTER, _UNDERWAY, _GRANTED)
 TABLE_ID = hashlib.sha256(repr((SIGNALS, NEGATIONS, OTHER_PARTY, NEGATION_SCOPE_END, NEGATION_CONTRAST_END,
                                 CLARIFICATION, RUMOUR,
@@ -220,8 +193,8 @@ def _blank(clause: str, counter: re.Pattern[str] | None) -> str:
     """The clause with counter-pattern spans replaced by spaces (positions kept)."""
     if counter is None:
         return clause
-    return counter.sub(lambda m: m.group(0) if _ASKED_BEFORE.search(clause[max(0, m.start() - 8):m.start()])
-                       and not _TICKED_YES.match(clause, m.end()) else " " * len(m.group(0)), clause)
+    return counter.sub(lambda m: m.group(0) if asked_before(clause, m.start(), m.end()) else " " * len(m.group(0)),
+                       clause)
 
 
 def _clause_start(text: str, start: int) -> int:
@@ -275,10 +248,7 @@ def _match_in(unit: str, c: _Compiled) -> tuple[int, int, bool] | None:
         if any(_clears(unit, m, start) for m in clears):
             continue
         cs = _clause_start(unit, start)
-        if _denied(blanked, start, end) or (_CHECKBOX_NO.match(unit, end) and not _CURE_ASKED.search(unit, cs, end)) \
-                or (_EXISTS_Q.search(unit, cs, start) and _ANSWER_NO.match(unit, end)) \
-                or (_BOX_NO_AT_END.match(unit, end) and not _CURE_ASKED.search(unit, cs, end)) \
-                or _OPTION_NO.match(unit, end) or _UNTICKED_BEFORE.search(unit, cs, start):
+        if _denied(blanked, start, end) or answered_no(unit, cs, start, end):
             continue
         if clarifies and _rumoured(unit, _clause_start(blanked, start), start):
             rumoured = rumoured or (start, end, True)
@@ -304,7 +274,7 @@ def _came(unit: str, m: re.Match[str]) -> bool:
     a, b = _part(unit, m.start())
     if _PARTIAL.search(unit, a, b) or _NOT_DONE.search(unit, a, m.end()):
         return False
-    if _QUESTION.search(unit, a, m.end()) and not _TICKED_YES.match(unit, m.end()):
+    if asked_not_ticked(unit, a, m.end()):
         return False
     matter = max((x.end() for x in _NEW_MATTER.finditer(unit, 0, a)), default=0)  # 拟…暨…: another matter
     if _PLANNED.search(unit, a, m.end()) or (
@@ -376,7 +346,7 @@ def read_signals(text: str | None) -> list[SignalHit]:
     """
     if not text:
         return []
-    text = _ANSWER_LINE.sub(" ", text)  # same length: quotes keep their places
+    text = join_answer_lines(text)  # same length: quotes keep their places
     live: dict[str, list[tuple[SignalHit, Scope]]] = {}
     rumours: dict[str, SignalHit] = {}
     ends: dict[str, list[tuple[str, str, Scope]]] = {}

@@ -1,0 +1,97 @@
+"""Read an annual report's form answers: a checkbox ticked, a question answered 无/否/不适用, an option unticked.
+
+Reports and their answers to the exchange are forms as much as prose (违规对外担保情况 □适用 √不适用; 是否存在违规担保：
+否; 违规担保是否已解除：□是 √否). A risk word inside a question answered no is no risk, but a question about the cure
+answered no (是否已解除：否) says the risk stands, and a field about progress (整改进展：无, 解除时间：无) answers
+nothing about whether the risk exists. That knowledge is the vocabulary below, one tuple per role; the readers are
+built from it, so a new tick mark or a new progress field is one word in one place (the ninth session's six
+reviews found each wording fixed as its own lookaround). ``signals.py`` asks only the functions at the end.
+"""
+
+from __future__ import annotations
+
+import re
+
+TICKS = "√☑✓✔■☒"  # a ticked box (☒: some templates print a box with an X as the ticked one)
+BOXES = "□☐"  # an unticked box
+# words of a cure a question may ask about (是否已解除 / 已归还): answered no, the risk stands
+CURE_WORDS = ("解除", "归还", "偿还", "清偿", "消除", "收回", "整改", "完成", "完毕", "撤销", "清理", "解决", "解冻",
+              "退还", "追回")
+# between 是否 and a cure word, these make it a question about the risk itself (是否存在逾期未偿还)
+RISK_ASKED = ("存在", "未", "发生", "有")
+# a 无 / 不适用 after these answers something else than whether the risk exists: the subject's details (担保对象,
+# 反担保, 余额, 金额), a remedy (措施, 计划, 安排), or the cure's progress (PROGRESS_FIELDS)
+NOT_THE_QUESTION = ("是", "存在", "有(?!关)", "(?<!行)为", "对象", "反担保", "余额", "金额", "措施", "计划", "安排")
+PROGRESS_FIELDS = ("进展", "进度", "时间", "日期", "期限", "已", "解除", "归还", "收回", "追究", "追偿")
+# ... unless the question's own end follows the progress word (解除情况：无 asks whether any release happened)
+QUESTION_ENDS = ("情形", "情况", "事项", "行为", "问题")
+NO_ANSWERS = ("无", "不适用")
+PERIOD_WORDS = ("报告期内", "本报告期内?", "报告期末")  # 是否存在违规担保：报告期内无
+# what may follow an answer: the sentence's end, the next numbered item or question, a bracket
+ANSWER_END = r"(?:[。；;]|$|(?=[一二三四五六七八九十]{1,3}、|\d{1,2}[、.]|是否|[（(]))"
+
+
+def _any(words: tuple[str, ...]) -> str:
+    return "(?:" + "|".join(words) + ")"
+
+
+_TICK, _BOX, _MARKS = f"[{TICKS}]", f"[{BOXES}]", BOXES + TICKS
+_FIELD = r"[^，,。；;：:" + _MARKS + "]"  # a character of a form's field: not a clause break, a colon or a box
+_CURE = _any(CURE_WORDS)
+_ASKED_GAP = r"(?:(?!" + "|".join(RISK_ASKED) + ")" + _FIELD + "){0,8}?"
+_NO_BOX = (r"(?:" + _BOX + r"\s*(?:适用|是)\s*" + _TICK + r"\s*(?:不适用|否)"
+           r"|(?:适用|是)\s*" + _BOX + r"\s*(?:不适用|否)\s*" + _TICK + ")")
+# an annual report's checkbox answered no, after the heading it answers (违规对外担保情况：□适用 √不适用)
+_CHECKBOX_NO = re.compile(r"(?!" + _FIELD + r"{0,12}?(?:是否|已)" + _ASKED_GAP + _CURE + ")"
+                          + _FIELD + r"{0,12}[：:]?\s*" + _NO_BOX)
+_CURE_ASKED = re.compile("是否" + _ASKED_GAP + _CURE)
+_ASKED_BEFORE = re.compile(r"是否(?:已经|已|全部|均)*$")
+_NOT_ASKED = ("(?!" + "|".join(NOT_THE_QUESTION) + "|(?<!情况)" + _any(PROGRESS_FIELDS)
+              + r"(?!" + _FIELD[:-1] + r"\d]{0,8}?" + _any(QUESTION_ENDS) + "))")
+_ANSWER_NO = re.compile(r"(?:(?:(?!是)" + _FIELD + r"){0,30}[：:]?\s*否|"
+                        r"(?:" + _NOT_ASKED + _FIELD[:-1] + r"\d]){0,12}?[：:]?\s*(?:" + _any(PERIOD_WORDS)
+                        + r"\s*)?" + _any(NO_ANSWERS) + r")\s*" + ANSWER_END)
+# the SZSE 主要会计数据 line (…孰低者均为负值，且…持续经营能力存在不确定性 □是 √否): the box ends the sentence
+# (a comma only before 且, the line's second condition: not 控股股东被立案调查，公司不存在违规担保□是√否)
+_BOX_NO_AT_END = re.compile(r"(?:(?!是否|已|未|尚)(?:[^，,。；;" + _MARKS + r"]|[，,](?=且))){0,60}?"
+                            r"[：:]?\s*(?:" + _BOX + r"\s*是\s*" + _TICK + r"\s*否|是\s*" + _BOX + r"\s*否\s*" + _TICK
+                            + r")\s*[。；;]?\s*$")
+# the SSE 重大诉讼 line (□本年度公司有重大诉讼、仲裁事项 √本年度公司无…): the heading before it, and the unticked option
+_OPTION_NO = re.compile(_FIELD + r"{0,12}\s*" + _BOX + "[^" + _MARKS + "]{0,24}" + _TICK
+                        + r"\s*本(?:年度|报告期)(?:公司)?无")
+_UNTICKED_BEFORE = re.compile(_BOX + r"\s*本(?:年度|报告期)(?:公司)?有$")
+_EXISTS_Q = re.compile(r"是否存在")
+_QUESTION = re.compile(r"是否")
+# a yes ticked or said (√是, 是√, ：是) and not taken back (是（部分归还）, 是，仅部分解除, 是否)
+_TICKED_YES = re.compile(r"[^。；;" + TICKS + r"]{0,16}?(?:" + _TICK + r"\s*(?:是|不适用)|(?<!" + _BOX + r")(?<!"
+                         + _BOX + r"[ \t\u3000])是\s*" + _TICK + ")"
+                         r"|(?:" + _FIELD + r"{0,12}?[：:]\s*|\s*)是(?!否|\s*" + _BOX
+                         + r"|\s*[（(，,]?\s*(?:仅|只|但)?部分|\s*[（(]\s*其中)")
+_ANSWER_LINE = re.compile(r"\n(?=[ \t]*(?:" + _BOX[:-1] + TICKS + r"]|(?:是|否)[ \t]*(?:\n|$)))")
+READERS = (_CHECKBOX_NO, _CURE_ASKED, _ASKED_BEFORE, _ANSWER_NO, _BOX_NO_AT_END, _OPTION_NO, _UNTICKED_BEFORE,
+           _EXISTS_Q, _QUESTION, _TICKED_YES, _ANSWER_LINE)  # what a cached row was judged with (signals.TABLE_ID)
+
+
+def answered_no(unit: str, clause_start: int, start: int, end: int) -> bool:
+    """Whether the risk words at ``unit[start:end]`` are a form's question or heading answered no: a box ticked no
+    after them (unless the question asks about a cure), 是否存在… answered 否/无, the SSE option unticked."""
+    cure = _CURE_ASKED.search(unit, clause_start, end) is not None
+    return bool((_CHECKBOX_NO.match(unit, end) and not cure)
+                or (_EXISTS_Q.search(unit, clause_start, start) and _ANSWER_NO.match(unit, end))
+                or (_BOX_NO_AT_END.match(unit, end) and not cure)
+                or _OPTION_NO.match(unit, end) or _UNTICKED_BEFORE.search(unit, clause_start, start))
+
+
+def asked_not_ticked(text: str, start: int, end: int) -> bool:
+    """Whether good news at ``text[start:end]`` is asked (是否已解除) rather than said, and not answered yes."""
+    return bool(_QUESTION.search(text, start, end)) and not _TICKED_YES.match(text, end)
+
+
+def asked_before(clause: str, start: int, end: int) -> bool:
+    """Whether the words at ``clause[start:end]`` follow 是否(已) and no yes is ticked after them: a question."""
+    return bool(_ASKED_BEFORE.search(clause[max(0, start - 8):start])) and not _TICKED_YES.match(clause, end)
+
+
+def join_answer_lines(text: str) -> str:
+    """An answer on the line below its question (是否存在违规担保\\n√否) joined to it, same length."""
+    return _ANSWER_LINE.sub(" ", text)
