@@ -20,11 +20,14 @@ CURE_WORDS = ("解除", "归还", "偿还", "清偿", "消除", "收回", "整�
 # between 是否 and a cure word, these make it a question about the risk itself (是否存在逾期未偿还)
 RISK_ASKED = ("存在", "未", "发生", "有")
 # a 无 / 不适用 after these answers something else than whether the risk exists: the subject's details (担保对象,
-# 反担保, 余额, 金额), a remedy (措施, 计划, 安排), or the cure's progress (PROGRESS_FIELDS)
+# 反担保, 余额, 金额) or a remedy (措施, 计划, 安排)
 NOT_THE_QUESTION = ("是", "存在", "有(?!关)", "(?<!行)为", "对象", "反担保", "余额", "金额", "措施", "计划", "安排")
-PROGRESS_FIELDS = ("进展", "进度", "时间", "日期", "期限", "已", "解除", "归还", "收回", "追究", "追偿")
-# ... unless the question's own end follows the progress word (解除情况：无 asks whether any release happened)
-QUESTION_ENDS = ("情形", "情况", "事项", "行为", "问题")
+# a field about the cure's progress (整改进展：无, 已解除：无, 解除情况：无): its 无 says no cure, the risk stands.
+# A field's name is short and plain: with one of QUESTION_WORDS in it the words are the question's own
+# (是否存在尚未解除的违规担保：无, …（含已解除）：无), which 无 answers whole (review 7, 2026-12-06)
+PROGRESS_FIELDS = ("进展", "进度", "时间", "日期", "期限", "已(?:全部)?(?:解除|归还|收回|偿还|清偿)", "解除", "归还",
+                   "收回", "追究", "追偿")
+QUESTION_WORDS = ("未", "含", "截至", "需", "被", "[（(]")
 NO_ANSWERS = ("无", "不适用")
 PERIOD_WORDS = ("报告期内", "本报告期内?", "报告期末")  # 是否存在违规担保：报告期内无
 # what may follow an answer: the sentence's end, the next numbered item or question, a bracket
@@ -46,9 +49,10 @@ _CHECKBOX_NO = re.compile(r"(?!" + _FIELD + r"{0,12}?(?:是否|已)" + _ASKED_GA
                           + _FIELD + r"{0,12}[：:]?\s*" + _NO_BOX)
 _CURE_ASKED = re.compile("是否" + _ASKED_GAP + _CURE)
 _ASKED_BEFORE = re.compile(r"是否(?:已经|已|全部|均)*$")
-_NOT_ASKED = ("(?!" + "|".join(NOT_THE_QUESTION) + "|(?<!情况)" + _any(PROGRESS_FIELDS)
-              + r"(?!" + _FIELD[:-1] + r"\d]{0,8}?" + _any(QUESTION_ENDS) + "))")
-_ANSWER_NO = re.compile(r"(?:(?:(?!是)" + _FIELD + r"){0,30}[：:]?\s*否|"
+_NOT_ASKED = "(?!" + "|".join(NOT_THE_QUESTION) + ")"
+_PROGRESS_FIELD = ("(?:(?!" + "|".join(QUESTION_WORDS) + ")" + _FIELD[:-1] + r"\d]){0,8}?" + _any(PROGRESS_FIELDS)
+                   + r"(?:情况)?[：:]?\s*" + _any(NO_ANSWERS))
+_ANSWER_NO = re.compile(r"(?:(?:(?!是)" + _FIELD + r"){0,30}[：:]?\s*否|(?!" + _PROGRESS_FIELD + ")"
                         r"(?:" + _NOT_ASKED + _FIELD[:-1] + r"\d]){0,12}?[：:]?\s*(?:" + _any(PERIOD_WORDS)
                         + r"\s*)?" + _any(NO_ANSWERS) + r")\s*" + ANSWER_END)
 # the SZSE 主要会计数据 line (…孰低者均为负值，且…持续经营能力存在不确定性 □是 √否): the box ends the sentence
