@@ -25,6 +25,7 @@ from screening.data.codes import EXCHANGES, CodeError, index_name, normalise_cod
 from screening.data.freshness import REPORT_FIELDS, intraday_note, stale_notes
 from screening.data.names import fold_name, index_named
 from screening.data.pool import read_pool
+from screening.data.pool_rows import fail_as_same_stock
 from screening.data.row_checks import name_conflict, quarter_roe, sign_conflict, unusual_figures
 from screening.data.stock_csv import read_stock_csv
 from screening.data.synthetic import generate_market
@@ -153,13 +154,13 @@ def load_file(path: Path, settings: Settings, universe: Universe, *, source_name
     # the shipped examples' figures are illustrative (invented names on real codes in risk_pool.csv): demo,
     # not "file", and said on every row, wherever they are screened
     sample = is_example(Path(path))
+    moved = _move_bse_codes(pool, universe)
     for item in pool.items:
         if item.stock is not None:
-            moved = moved_bse_code(item.stock, universe)
             conflict = name_conflict(item.stock, universe)
             copied = sample or _example_key(item.stock) in _example_rows()
             item.stock = _annotate(universe.fill(item.stock), universe, settings, today)
-            notes = (moved, conflict, quarter_roe(item.stock), unlisted_code(item.stock, universe),
+            notes = (moved.get(item.index), conflict, quarter_roe(item.stock), unlisted_code(item.stock, universe),
                      *_file_report_age(item.stock, settings, today))
             item.stock.notes += [n for n in notes if n]
             if copied:
@@ -167,6 +168,33 @@ def load_file(path: Path, settings: Settings, universe: Universe, *, source_name
                 if DEMO_NOTE not in item.stock.notes:
                     item.stock.notes.insert(0, DEMO_NOTE)
     return pool
+
+
+def _move_bse_codes(pool: Pool, universe: Universe) -> dict[int, str]:
+    """Read each row under an old BSE code as its 920xxx stock where the data names it (``moved_bse_code``), and
+    fail a row that then gives a stock an earlier row already gave: {item index: the moved row's note}.
+
+    Why here: the file's own duplicate check (``pool_rows.parse_row``) compares codes as written, before any
+    data is read, and must not read it; that 830799 is 920799 only the data says. A file listing both gave two
+    screened rows of one stock. Done before any row is filled, so a conflict is between the file's figures."""
+    notes: dict[int, str] = {}
+    first: dict[str, tuple[PoolItem, str]] = {}
+    column = next((header for header, field in pool.mapped.items() if field == "code"), None)
+    for item in pool.items:
+        if item.stock is None:
+            continue
+        given = item.stock.code
+        note = moved_bse_code(item.stock, universe)
+        kept, kept_given = first.setdefault(item.stock.code, (item, given))
+        if kept is not item:
+            stock = item.stock
+            olds = "、".join(sorted({c[:6] for c in (kept_given, given) if c != stock.code}))
+            same = (f"{olds} 即 {stock.code} {stock.name or ''}".rstrip() + ": 北交所 2025-10-09 起的代码" if olds
+                    else f"同一代码 {stock.code}")
+            fail_as_same_stock(kept, item, same, pool.source, column)
+        elif note is not None:
+            notes[item.index] = note
+    return notes
 
 
 def _file_report_age(stock: StockInput, settings: Settings, today: dt.date | None) -> list[str]:

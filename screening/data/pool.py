@@ -19,7 +19,6 @@ from pathlib import Path
 
 from screening.config import InputSettings
 from screening.data.codes import CodeError, normalise_code
-from screening.data.pool_formats import PERCENT
 from screening.data.pool_headers import (
     CODE_HEADERS,
     HEADER_ALIASES,
@@ -41,11 +40,11 @@ from screening.data.pool_shift import (
 from screening.data.pool_table import RawRow
 from screening.data.pool_text import HEADER_SCAN_ROWS, read_text_rows
 from screening.data.pool_xlsx import Sheet, read_xlsx_rows
-from screening.data.values import parse_number_unit, strip_controls
+from screening.data.row_checks import flag_fractions
+from screening.data.values import strip_controls
 from screening.models import (
     FIELD_LABELS,
     FLAG_DATA_DOUBT,
-    NOTE_PERCENT_DOUBT,
     NOTE_QUARTER_ROE,
     InputProblem,
     Pool,
@@ -308,7 +307,7 @@ def build_pool(rows: list[RawRow], source: str, settings: InputSettings) -> Pool
             # non-empty cell past the header, yet every cell after the split sits one column left
             item = shifted_row(item, raw, extra or raw.cells[width:], header, used, source)
         pool.items.append(item)
-    _flag_fractions(pool, data, used, source)
+    flag_fractions(pool, data, used, source)
     _flag_stamped_quarter(pool, used)
     return pool
 
@@ -358,69 +357,6 @@ def _fits(header: list[str], data: list[RawRow]) -> bool:
 
 # the month-day of a report period that is not the annual one, as i问财 stamps a column with it
 QUARTER_STAMPS = {"0331": "一季报", "0630": "半年报", "0930": "三季报"}
-
-
-# Percent columns whose every value below 1 means fractions (0.3419 for 34.19%), not tiny percentages:
-# no A-share pool has only ROEs under 1%. 涨跌幅 is left out: a quiet day has every move under 1%.
-FRACTION_SUSPECT_FIELDS = ("roe",)
-
-
-def _flag_fractions(pool: Pool, data: list[RawRow], used: dict[str, Column], source: str) -> None:
-    """Flag (never rescale) percent cells that may be fractions written without a % sign or % format.
-
-    Two cases: the whole column is under 1 with no cell marked as percent (every row is flagged), and a
-    column where some cells are marked (``34.2%``, a ``0.00%`` cell format) and others are not: there an
-    unmarked cell under 1 is most likely a fraction its neighbours' marks would have scaled, and only its
-    row is flagged, whatever the rest of the column says.
-    """
-    for field in FRACTION_SUSPECT_FIELDS:
-        col = used.get(field)
-        if col is None:
-            continue
-        read = [(item, raw) for item, raw in zip(pool.items, data, strict=True)
-                if item.stock is not None and getattr(item.stock, field) is not None]
-        marked = [_percent_marked(raw, col.idx) for _, raw in read]
-        values = [getattr(item.stock, field) for item, _ in read]
-        if any(marked):
-            _flag_unmarked(pool, col, [(item, raw, v) for (item, raw), m, v in zip(read, marked, values, strict=True)
-                                       if not m and 0 < abs(v) < 1], source)
-            continue
-        if not any(values) or not all(abs(v) < 1 for v in values):
-            continue
-        note = f"{NOTE_PERCENT_DOUBT}: {col.name} 整列小于 1"
-        pool.warnings.append(InputProblem(
-            source, f"{col.name} 的每个值都小于 1 (如 {values[0]:g}): 若这些是小数 (0.3419 = 34.19%), "
-            f"请写成百分数 (34.19) 或给单元格设置 % 格式; 每行已标记 {note!r}", column=col.name))
-        for item, _ in read:
-            assert item.stock is not None
-            item.stock.notes.append(note)
-
-
-def _flag_unmarked(pool: Pool, col: Column, cells: list[tuple[PoolItem, RawRow, float]], source: str) -> None:
-    """In a column that marks its percents, flag each unmarked cell under 1 on its own row."""
-    if not cells:
-        return
-    for item, _, value in cells:
-        assert item.stock is not None
-        item.stock.notes.append(f"{NOTE_PERCENT_DOUBT}: {col.name} {value:g} 没有 %, 同列其他值带 %")
-    rows = "、".join(str(raw.row) for _, raw, _ in cells[:10]) + (" ..." if len(cells) > 10 else "")
-    first = cells[0][2]
-    pool.warnings.append(InputProblem(
-        source, f"{col.name} 列有的值带 % (或 % 格式), 而第{rows}行的值没有 % 且小于 1 (如 {first:g}): "
-        f"若是小数 ({first:g} = {first * 100:g}%), 请写成百分数或带上 %; 这些行已标记 {NOTE_PERCENT_DOUBT!r}, "
-        "数值未改动", row=cells[0][1].row, column=col.name, value=f"{first:g}"))
-
-
-def _percent_marked(raw: RawRow, idx: int) -> bool:
-    """Whether a cell says it is a percent: a % after the number, or an xlsx % number format."""
-    return raw.formats.get(idx) == PERCENT or _cell_unit(raw, idx) == "%"
-
-
-def _cell_unit(raw: RawRow, idx: int) -> str | None:
-    try:
-        return parse_number_unit(raw.cells[idx] if idx < len(raw.cells) else "")[1]
-    except ValueError:
-        return None
 
 
 def _check_counts(data: list[RawRow], source: str, settings: InputSettings) -> None:

@@ -124,6 +124,10 @@ def differing_figures(kept: StockInput, raw: RawRow, used: dict[str, Column]) ->
     for field, col in used.items():
         if field in NUMERIC_FIELDS or field == "st":
             _read_field(field, col, raw, values, [], [], [])
+    return _differing(kept, values)
+
+
+def _differing(kept: StockInput, values: dict[str, Any]) -> list[str]:
     out = []
     for field, value in values.items():
         first = getattr(kept, field, None)
@@ -137,14 +141,33 @@ def differing_figures(kept: StockInput, raw: RawRow, used: dict[str, Column]) ->
 
 def flag_conflict(kept: PoolItem, dup: PoolItem, raw: RawRow, used: dict[str, Column]) -> None:
     """A duplicate row with other figures: its failure names them, and the screened row carries a doubt note."""
+    assert kept.stock is not None
+    _note_conflict(kept, dup, differing_figures(kept.stock, raw, used), "同一代码")
+
+
+def _note_conflict(kept: PoolItem, dup: PoolItem, differ: list[str], same: str) -> None:
     assert kept.stock is not None and dup.error is not None
-    differ = differing_figures(kept.stock, raw, used)
     if not differ:
         return
     shown = "; ".join(differ)
     dup.error = replace(dup.error, message=f"{dup.error.message}; 两行数据不同 (第 {kept.row} 行 / 本行): {shown}")
-    kept.stock.notes.append(f"{NOTE_DUPLICATE_CONFLICT}: 第 {raw.row} 行同一代码数据不同 (本行 / 第 {raw.row} 行: "
+    kept.stock.notes.append(f"{NOTE_DUPLICATE_CONFLICT}: 第 {dup.row} 行{same}数据不同 (本行 / 第 {dup.row} 行: "
                             f"{shown}); 按本行筛选, 请核对文件")
+
+
+def fail_as_same_stock(kept: PoolItem, dup: PoolItem, same: str, source: str, column: str | None) -> None:
+    """A row naming, under another code, the stock an earlier row gives (830799 is 920799 since the BSE's
+    2025-10-09 switch, known only once the local data is read): it fails as that row's duplicate, as one code
+    written twice does in ``parse_row``, saying why the two codes are one stock (``same``), and a duplicate
+    with other figures flags both rows (``flag_conflict``). Both items are as read, not yet filled from the
+    data: a figure the duplicate leaves blank is no conflict."""
+    assert dup.stock is not None
+    values = {f: getattr(dup.stock, f, None) for f in (*NUMERIC_FIELDS, "st")}
+    dup.error = InputProblem(source, f"与第 {kept.row} 行重复 ({same}, 同一只股票)", row=dup.row, column=column,
+                             value=_clean_value(dup.raw_code))
+    dup.name, dup.code, dup.stock = dup.stock.name, dup.stock.code, None
+    assert kept.stock is not None
+    _note_conflict(kept, dup, _differing(kept.stock, values), "同一股票")
 
 
 def _shown_value(value: Any) -> str:

@@ -4,7 +4,8 @@ A pool row can be read cleanly and still be doubtful: its name is another compan
 holds (the universe fills that company's figures), or its ROE is a quarter's cumulative figure while the
 rules' thresholds (5 %, 15 %) are annual. Neither is repaired by a guess; each becomes a note on the row
 that every summary counts as 数据存疑, and ``universe import`` refuses such a row. A loss beside a positive
-ROE from the same columns is flagged the same way.
+ROE from the same columns is flagged the same way, and so is a percent cell its column says may be a fraction
+(``flag_fractions``: the one check here that reads a whole column, since only the other rows tell).
 """
 
 from __future__ import annotations
@@ -14,13 +15,21 @@ import re
 import unicodedata
 
 from screening.data.names import names_agree
+from screening.data.pool_formats import PERCENT
+from screening.data.pool_rows import Column
+from screening.data.pool_table import RawRow
 from screening.data.universe import Universe
+from screening.data.values import parse_number_unit
 from screening.models import (
     FIELD_LABELS,
     NOTE_NAME_CONFLICT,
+    NOTE_PERCENT_DOUBT,
     NOTE_QUARTER_ROE,
     NOTE_SIGN_CONFLICT,
     NOTE_UNUSUAL,
+    InputProblem,
+    Pool,
+    PoolItem,
     StockInput,
 )
 
@@ -127,3 +136,92 @@ def name_conflict(stock: StockInput, universe: Universe) -> str | None:
     if stored is None or not stored.name or names_agree(stock.name or "", stored.name):
         return None
     return f"{NOTE_NAME_CONFLICT}: 文件写 {stock.name}, 本地数据中 {stock.code} 是 {stored.name}"
+
+
+# Percent columns whose values under 1 may be fractions (0.3419 for 34.19%), not tiny percentages: no A-share
+# pool has only ROEs under 1%, and one ROE of 0.152 beside 15.2 and 18.0 is most often a percent-formatted
+# cell exported as its stored number. 涨跌幅 is left out: a quiet day has every move under 1%, and a move of
+# 0.15 beside 3.2 is every day's.
+FRACTION_SUSPECT_FIELDS = ("roe",)
+Cell = tuple[PoolItem, RawRow, float]  # a row, its cells as read, and the column's value on it
+
+
+def flag_fractions(pool: Pool, data: list[RawRow], used: dict[str, Column], source: str) -> None:
+    """Flag (never rescale) percent cells that may be fractions written without a % sign or % format.
+
+    What tells is the rest of the column, in three cases. Some cells are marked (``34.2%``, a ``0.00%`` cell
+    format): an unmarked cell under 1 is most likely a fraction its neighbours' marks would have scaled.
+    None is marked, but values >= 1 say the column is in percent (15.2, 18.0): a cell under 1 written with
+    more decimals than any of them (0.152: the precision of a fraction of such a value) is doubted; one
+    written as they are (0.45 beside 15.23, as exporters write every value) is a real ROE under 1%, of which
+    a whole-market file holds hundreds, and a doubt note would keep each out of ``universe import``. In those
+    two cases only the cell's row is flagged. The whole column under 1 and unmarked: every row is flagged.
+    """
+    for field in FRACTION_SUSPECT_FIELDS:
+        col = used.get(field)
+        if col is None:
+            continue
+        cells = [(item, raw, getattr(item.stock, field)) for item, raw in zip(pool.items, data, strict=True)
+                 if item.stock is not None and getattr(item.stock, field) is not None]
+        unmarked = [c for c in cells if not _percent_marked(c[1], col.idx)]
+        small = [c for c in unmarked if 0 < abs(c[2]) < 1]
+        big = [c for c in unmarked if abs(c[2]) >= 1]
+        if len(unmarked) < len(cells):
+            _flag_rows(pool, col, small, source, "没有 %, 同列其他值带 %",
+                       ("有的值带 % (或 % 格式)", "没有 % 且小于 1"))
+        elif big:
+            places = max(_decimals(raw, col.idx) for _, raw, _ in big)
+            example = f"{big[0][2]:g}"
+            _flag_rows(pool, col, [c for c in small if _decimals(c[1], col.idx) > places], source,
+                       f"与同列其他行 (如 {example}) 量级不同: 可能是百分比格式导出的小数",
+                       (f"的值多在 1 以上 (如 {example})", "小于 1 且小数位多于它们"))
+        elif any(value for _, _, value in cells):
+            _flag_whole_column(pool, col, cells, source)
+
+
+def _flag_rows(pool: Pool, col: Column, cells: list[Cell], source: str, note: str, contrast: tuple[str, str]) -> None:
+    """Each doubted cell's row gets ``百分比存疑: {column} {value} {note}``; the pool one warning naming the rows."""
+    if not cells:
+        return
+    for item, _, value in cells:
+        assert item.stock is not None
+        item.stock.notes.append(f"{NOTE_PERCENT_DOUBT}: {col.name} {value:g} {note}")
+    rows = "、".join(str(raw.row) for _, raw, _ in cells[:10]) + (" ..." if len(cells) > 10 else "")
+    first = cells[0][2]
+    pool.warnings.append(InputProblem(
+        source, f"{col.name} 列{contrast[0]}, 而第{rows}行的值{contrast[1]} (如 {first:g}): "
+        f"若是小数 ({first:g} = {first * 100:g}%), 请写成百分数或带上 %; 这些行已标记 {NOTE_PERCENT_DOUBT!r}, "
+        "数值未改动", row=cells[0][1].row, column=col.name, value=f"{first:g}"))
+
+
+def _flag_whole_column(pool: Pool, col: Column, cells: list[Cell], source: str) -> None:
+    note = f"{NOTE_PERCENT_DOUBT}: {col.name} 整列小于 1"
+    pool.warnings.append(InputProblem(
+        source, f"{col.name} 的每个值都小于 1 (如 {cells[0][2]:g}): 若这些是小数 (0.3419 = 34.19%), "
+        f"请写成百分数 (34.19) 或给单元格设置 % 格式; 每行已标记 {note!r}", column=col.name))
+    for item, _, _ in cells:
+        assert item.stock is not None
+        item.stock.notes.append(note)
+
+
+def _cell(raw: RawRow, idx: int) -> str:
+    return raw.cells[idx] if idx < len(raw.cells) else ""
+
+
+def _percent_marked(raw: RawRow, idx: int) -> bool:
+    """Whether a cell says it is a percent: a % after the number, or an xlsx % number format."""
+    if raw.formats.get(idx) == PERCENT:
+        return True
+    try:
+        return parse_number_unit(_cell(raw, idx))[1] == PERCENT
+    except ValueError:
+        return False
+
+
+_DECIMALS = re.compile(r"\.(\d+)")
+
+
+def _decimals(raw: RawRow, idx: int) -> int:
+    """How many decimals a cell writes (15.2 -> 1, 0.152 -> 3, 18 -> 0), as the export wrote it."""
+    m = _DECIMALS.search(unicodedata.normalize("NFKC", _cell(raw, idx)))
+    return len(m.group(1)) if m else 0

@@ -1,0 +1,95 @@
+"""One stock listed under its old Beijing code and its 920xxx code (the BSE moved 43/83/87 to 920 on
+2025-10-09) is one stock: the second row fails as the first one's duplicate, as one code written twice does.
+
+The pool reader compares codes as written, before any local data is read; only the data says 830799 is
+920799 (``load.moved_bse_code``, by the stock's full name). The duplicate check is made again once the
+codes are mapped, so such a file no longer gives two screened rows of one stock.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from screening.config import BatcherSettings, EngineSettings, Settings, UniverseSettings
+from screening.data.load import codes_pool, load_file
+from screening.data.universe import Universe
+from screening.engines.rules_engine import RulesEngine
+from screening.models import NOTE_DUPLICATE_CONFLICT, Pool, StockInput, is_doubt
+from screening.output.report import summary
+from screening.screen.pipeline import Screener
+
+HEADER = "代码,名称,市盈率(TTM),ROE\n"
+
+
+def _universe(tmp_path: Path) -> Path:
+    path = tmp_path / "u.sqlite"
+    u = Universe.load(path)
+    u.update([StockInput(code="920799.BJ", name="艾融软件", industry="软件开发", pe_ttm=40.0, roe=9.5, eps=0.5),
+              StockInput(code="600519.SH", name="贵州茅台", industry="食品饮料", pe_ttm=22.5, roe=34.2, eps=60)],
+             as_of="2026-12-04", source="import:seed.csv")
+    u.save()
+    return path
+
+
+def _load(tmp_path: Path, rows: str) -> Pool:
+    u_path = _universe(tmp_path)
+    pool_file = tmp_path / "bj.csv"
+    pool_file.write_text(HEADER + rows, encoding="utf-8")
+    settings = Settings().model_copy(update={"universe": UniverseSettings(path=str(u_path))})
+    return load_file(pool_file, settings, Universe.load(u_path))
+
+
+def test_an_old_bse_code_and_its_920_code_are_one_row(tmp_path: Path) -> None:
+    pool = _load(tmp_path, "600519,贵州茅台,22,34.2\n830799,艾融软件,30,12\n920799,艾融软件,30,12\n")
+    _, old, new = pool.items
+    assert old.stock is not None and old.stock.code == "920799.BJ"
+    assert any(n.startswith("北交所旧代码 830799 按名称读作 920799.BJ") for n in old.stock.notes)
+    assert new.stock is None and new.error is not None
+    assert new.error.message == "与第 3 行重复 (830799 即 920799.BJ 艾融软件: 北交所 2025-10-09 起的代码, 同一只股票)"
+    assert (new.error.row, new.error.column, new.error.value) == (4, "代码", "920799")
+    assert (new.code, new.name) == ("920799.BJ", "艾融软件")  # the failed row is found by its code and name
+    assert not any(n.startswith(NOTE_DUPLICATE_CONFLICT) for n in old.stock.notes)  # the same figures
+    rows = Screener(RulesEngine(), EngineSettings(kind="rules"), BatcherSettings()).run(pool.items)
+    assert [r.code for r in rows if r.status == "ok"] == ["600519.SH", "920799.BJ"]
+
+
+def test_the_920_code_first_fails_the_old_code_after_it(tmp_path: Path) -> None:
+    first, again = _load(tmp_path, "920799,艾融软件,30,12\n830799,艾融软件,30,12\n").items
+    assert first.stock is not None and first.stock.code == "920799.BJ"
+    assert not any(n.startswith("北交所旧代码") for n in first.stock.notes)
+    assert again.stock is None and again.error is not None
+    assert again.error.message.startswith("与第 2 行重复 (830799 即 920799.BJ 艾融软件")
+    assert again.error.value == "830799"
+
+
+def test_other_figures_under_the_two_codes_flag_both_rows(tmp_path: Path) -> None:
+    """As for one code written twice (pool_rows.flag_conflict): the failure names the figures, and the screened
+    row carries 重复行不一致 (数据存疑). A cell the duplicate leaves blank is no conflict, although the local data
+    would fill it (PE 40 against the file's 30)."""
+    kept, dup = _load(tmp_path, "830799,艾融软件,30,12\n920799,艾融软件,,15\n").items
+    assert dup.error is not None and kept.stock is not None
+    assert dup.error.message.endswith("同一只股票); 两行数据不同 (第 2 行 / 本行): ROE 12 / 15")
+    (note,) = [n for n in kept.stock.notes if n.startswith(NOTE_DUPLICATE_CONFLICT)]
+    assert is_doubt(note) and "第 3 行" in note and "ROE 12 / 15" in note
+    assert kept.stock.roe == 12.0 and kept.stock.pe_ttm == 30.0  # screened on its own row, never mixed
+    rows = Screener(RulesEngine(), EngineSettings(kind="rules"), BatcherSettings()).run([kept, dup])
+    assert summary(rows)["data_doubt"] == 1 and summary(rows)["ok"] == 1
+
+
+def test_an_old_code_the_data_cannot_map_is_no_duplicate(tmp_path: Path) -> None:
+    """Without the exact full name the old code is not read as 920799 (never derived from its digits): both rows
+    stay, the old one saying the data did not fill it, as before."""
+    old, new = _load(tmp_path, "830799,艾融,30,12\n920799,艾融软件,30,12\n").items
+    assert old.stock is not None and old.stock.code == "830799.BJ"
+    assert new.stock is not None and new.stock.code == "920799.BJ"
+
+
+def test_typed_old_and_new_codes_never_give_two_rows_of_one_stock(tmp_path: Path) -> None:
+    """A typed code has no name to map it by: 830799.BJ fails as a code no data holds, saying the BSE moved to
+    920xxx, and 920799.BJ is screened once; typed twice, the new code fails as 与 920799.BJ 重复."""
+    u_path = _universe(tmp_path)
+    settings = Settings().model_copy(update={"universe": UniverseSettings(path=str(u_path))})
+    old, new, again = codes_pool(["830799.BJ", "920799.BJ", "920799"], settings, Universe.load(u_path)).items
+    assert old.stock is None and old.error is not None and "920xxx" in old.error.message
+    assert new.stock is not None and new.stock.code == "920799.BJ"
+    assert again.stock is None and again.error is not None and "与 920799.BJ 重复" in again.error.message
