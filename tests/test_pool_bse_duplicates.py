@@ -17,18 +17,16 @@ from screening.engines.rules_engine import RulesEngine
 from screening.models import NOTE_DUPLICATE_CONFLICT, Pool, StockInput, is_doubt
 from screening.output.report import summary
 from screening.screen.pipeline import Screener
+from tests.universes import seeded_universe
 
 HEADER = "代码,名称,市盈率(TTM),ROE\n"
 
 
 def _universe(tmp_path: Path) -> Path:
-    path = tmp_path / "u.sqlite"
-    u = Universe.load(path)
-    u.update([StockInput(code="920799.BJ", name="艾融软件", industry="软件开发", pe_ttm=40.0, roe=9.5, eps=0.5),
-              StockInput(code="600519.SH", name="贵州茅台", industry="食品饮料", pe_ttm=22.5, roe=34.2, eps=60)],
-             as_of="2026-12-04", source="import:seed.csv")
-    u.save()
-    return path
+    return seeded_universe(tmp_path, [
+        StockInput(code="920799.BJ", name="艾融软件", industry="软件开发", pe_ttm=40.0, roe=9.5, eps=0.5),
+        StockInput(code="600519.SH", name="贵州茅台", industry="食品饮料", pe_ttm=22.5, roe=34.2, eps=60),
+    ])
 
 
 def _load(tmp_path: Path, rows: str) -> Pool:

@@ -17,6 +17,7 @@ from screening.engines.rules_engine import RulesEngine
 from screening.models import NOTE_NAME_CONFLICT, NOTE_QUARTER_ROE, StockInput, is_doubt
 from screening.output.report import summary
 from screening.screen.pipeline import Screener
+from tests.universes import seeded_universe
 
 
 @pytest.mark.parametrize(("given", "stored", "agree"), [
@@ -82,13 +83,10 @@ def test_a_loss_beside_a_positive_roe_from_one_source_is_flagged() -> None:
 
 
 def _universe(tmp_path: Path) -> Path:
-    path = tmp_path / "u.sqlite"
-    u = Universe.load(path)
-    u.update([StockInput(code="600519.SH", name="贵州茅台", industry="食品饮料", pe_ttm=22.5, roe=34.2, eps=60),
-              StockInput(code="000001.SZ", name="平安银行", industry="银行", pe_ttm=5.1, roe=10.1, eps=2)],
-             as_of="2026-12-04", source="import:seed.csv")
-    u.save()
-    return path
+    return seeded_universe(tmp_path, [
+        StockInput(code="600519.SH", name="贵州茅台", industry="食品饮料", pe_ttm=22.5, roe=34.2, eps=60),
+        StockInput(code="000001.SZ", name="平安银行", industry="银行", pe_ttm=5.1, roe=10.1, eps=2),
+    ])
 
 
 def _settings(path: Path) -> Settings:
