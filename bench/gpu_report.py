@@ -279,6 +279,51 @@ def decode_per_token(traces: list[dict]) -> str:
             f"{min(tokens)}-{max(tokens)} output tokens a request)")
 
 
+# bulk requests in flight when a fast job was handed to the engine: the bins of ``inflight_lines``
+INFLIGHT_BINS = ((0, 64), (64, 128), (128, 192), (192, 240), (240, 10**6))
+
+
+def inflight_lines(traces: list[dict]) -> list[str]:
+    """A markdown table: the fast jobs' decode step (ms a token) and total by bulk requests in flight at hand-over.
+
+    Why: what a /screen's ~40 decode steps cost depends on what each step carries. If it is the bulk sequences
+    in flight, fewer of them only near a /screen (the cooldown, ``worker.fast_cool_bulk``) is the lever; if not,
+    it is not. Runs 51-53 (H100 machine T) put it at 5 ms a token below 64 in flight and 46 ms at 240-256.
+    """
+    rows = []
+    for lo, hi in INFLIGHT_BINS:
+        ms, total = [], []
+        for t in traces:
+            n, at = t.get("bulk_in_flight"), t.get("at") or {}
+            if n is None or not lo <= n < hi or t.get("output_tokens", 0) <= 1 \
+                    or not {"first_token", "last_token"} <= set(at):
+                continue
+            ms.append(1000 * (at["last_token"] - at["first_token"]) / (t["output_tokens"] - 1))
+            total.append(t["total_s"])
+        if ms:
+            ms.sort()
+            total.sort()
+            label = f"{lo}-{hi - 1}" if hi < 10**6 else f">= {lo}"
+            rows.append(f"| {label} | {len(ms)} | {statistics.median(ms):.1f} | {pct(ms, 0.9) or 0:.1f} | "
+                        f"{statistics.median(total):.2f} | {pct(total, 0.95) or 0:.2f} |")
+    if not rows:
+        return []
+    return ["| bulk in flight at hand-over | fast jobs | decode ms/token median | p90 | total s median | p95 |",
+            "|---|---:|---:|---:|---:|---:|", *rows]
+
+
+def cmd_inflight(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="gpu_bench.py inflight",
+                                description="fast jobs' decode step by bulk in flight, over runs' interactive phases")
+    p.add_argument("jsonl", nargs="+")
+    p.add_argument("--phase", default="interactive", help="phases whose name contains this (default: interactive)")
+    a = p.parse_args(argv)
+    traces = [t for path in a.jsonl for recs in read_records(Path(path)).values() for r in recs
+              if a.phase in str(r.get("phase", "")) and _ok(r) for t in r.get("fast_traces") or []]
+    print("\n".join(inflight_lines(traces)) or "no fast-job traces with bulk_in_flight in these runs")
+    return 0
+
+
 def append_markdown(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     if not path.exists():

@@ -135,3 +135,20 @@ def test_read_records_reads_a_gzipped_run(tmp_path):  # type: ignore[no-untyped-
     assert report.read_records(tmp_path / "run.jsonl") == {("r1", "c"): [rec]}
     assert report.read_records(tmp_path / "run.jsonl.gz") == {("r1", "c"): [rec]}
     assert report.read_records(tmp_path / "absent.jsonl") == {}
+
+
+def test_inflight_lines_bin_the_decode_step_by_bulk_in_flight():
+    """Two jobs handed over beside 250 bulk requests (50 and 40 ms a token), one beside 10 (5 ms); a trace
+    without the in-flight count or vLLM's stamps is left out, and no trace at all gives no table."""
+    def trace(n, first, last, tokens=41, total=2.0):
+        return {"bulk_in_flight": n, "at": {"first_token": first, "last_token": last}, "output_tokens": tokens,
+                "total_s": total}
+    traces = [trace(250, 1.0, 3.0), trace(250, 1.0, 2.6, total=3.0), trace(10, 1.0, 1.2, total=0.5),
+              {"at": {"first_token": 1.0, "last_token": 2.0}, "output_tokens": 41, "total_s": 1.0},
+              {"bulk_in_flight": 100, "at": {"submit": 0.0}, "output_tokens": 41, "total_s": 1.0}]
+    _bench()  # puts bench/ on sys.path
+    report = importlib.import_module("gpu_report")
+    lines = report.inflight_lines(traces)
+    assert lines[2] == "| 0-63 | 1 | 5.0 | 5.0 | 0.50 | 0.50 |"
+    assert lines[3] == "| >= 240 | 2 | 45.0 | 50.0 | 2.50 | 3.00 |" and len(lines) == 4
+    assert report.inflight_lines([]) == []
