@@ -19,7 +19,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -137,10 +137,10 @@ class Refresher:
                 log.warning("universe refresh: %s: %s", name, problem)
                 failures.append(f"{name}: {problem}")
                 continue
-            snapshot.notes += field_gaps(snapshot)
-            before = {s.code: s.name for s in universe} if previous else {}
-            universe.replace(records_of(snapshot), info_of(snapshot))
-            snapshot.notes += left_the_list(before, universe)
+            snapshot.notes += field_gaps(snapshot) + left_the_list(
+                {s.code: s.name for s in universe} if previous else {}, staying(snapshot, universe),
+                since=universe.info.refreshed_at, at=snapshot.fetched_at)
+            universe.replace(records_of(snapshot), info_of(snapshot))  # the notes are stored with it
             log.info("universe refreshed from %s: %d stocks (was %d), quotes %s, reports %s", name,
                      len(universe), previous, snapshot.trade_date, snapshot.report_period)
             return RefreshOutcome(name, len(universe), previous, snapshot.trade_date, snapshot.report_period,
@@ -268,15 +268,30 @@ def field_gaps(snapshot: MarketSnapshot) -> list[str]:
     return notes
 
 
-def left_the_list(before: Mapping[str, str | None], universe: Universe) -> list[str]:
+def staying(snapshot: MarketSnapshot, universe: Universe) -> set[str]:
+    """The codes the universe will hold once ``snapshot`` replaces it: those listed, and the user's imports the
+    swap keeps (Universe.kept_imports)."""
+    listed = {p.stock.code for p in snapshot.stocks}
+    return listed | set(universe.kept_imports(listed))
+
+
+def left_the_list(before: Mapping[str, str | None], after: Container[str], *, since: str | None = None,
+                  at: str | None = None) -> list[str]:
     """A note naming the stocks the last good universe held and this refresh no longer lists (delisted, most
-    likely): a file row under one of them is then flagged (load.unlisted_code), and the user reads why here."""
-    gone = sorted(code for code in before if code not in universe)
+    likely): a file row under one of them is then flagged (load.unlisted_code), and the user reads why here.
+
+    Made before the swap (``after``: the codes it will hold) so it is stored with the universe's refresh record:
+    made after it, it was printed once by the refresh and `universe status` never showed it (a trial,
+    2026-12-06). ``since``/``at``: when the last good universe and this refresh were fetched, so the note says
+    which refresh dropped them when read later.
+    """
+    gone = sorted(code for code in before if code not in after)
     if not gone:
         return []
     shown = "、".join(f"{code} {before[code] or ''}".rstrip() for code in gone[:20])
     more = f" 等{len(gone)}只" if len(gone) > 20 else ""
-    return [f"{len(gone)} stock(s) left the list since the last refresh (delisted?): {shown}{more}"]
+    when = f" of {since}, at the refresh of {at}" if since and at else ""
+    return [f"{len(gone)} stock(s) left the list since the last refresh{when} (delisted?): {shown}{more}"]
 
 
 def note_line(note: str) -> str:

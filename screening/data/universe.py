@@ -28,8 +28,8 @@ from typing import Any
 
 from screening.data.codes import CodeError, normalise_code
 from screening.data.freshness import intraday_time
+from screening.data.late_report import FLAG_LATE_REPORT, late_report  # re-exported: digest/render.py reads it here
 from screening.data.names import st_mark
-from screening.data.providers.periods import disclosure_deadline, is_period, next_period
 from screening.data.stock_csv import UniverseError
 from screening.models import DATA_FIELDS, NOTE_ST_CONFLICT, StockInput
 
@@ -44,23 +44,6 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 def norm_name(name: str) -> str:
     """Compare names the way users type them: full-width folded, no spaces, case-insensitive."""
     return "".join(unicodedata.normalize("NFKC", name).split()).casefold()
-
-
-FLAG_LATE_REPORT = "财报滞后"
-
-
-def late_report(report_date: str | None, trade_date: str | None) -> str | None:
-    """The period a stock should have reported by ``trade_date`` and has not (its report is older), or None."""
-    if not report_date or not trade_date:
-        return None
-    try:
-        period, day = dt.date.fromisoformat(report_date[:10]), dt.date.fromisoformat(trade_date[:10])
-    except ValueError:
-        return None
-    if not is_period(period):
-        return None
-    due = next_period(period)
-    return due.isoformat() if disclosure_deadline(due) < day else None
 
 
 @dataclass
@@ -360,10 +343,7 @@ class Universe:
         """
         clean = [Record(check_stock(r.stock, f"stock {r.stock.code!r}"), r.sources, r.dates, r.as_of)
                  for r in records]
-        listed = {r.stock.code for r in clean}
-        kept = [r for code, r in self._records.items()
-                if code not in listed and not info.demo and r.sources
-                and all(src.startswith("import:") for src in r.sources.values())]
+        kept = [] if info.demo else [self._records[c] for c in self.kept_imports({r.stock.code for r in clean})]
         if kept:
             clean += kept
             info.notes.append(f"kept {len(kept)} imported stock(s) the provider does not list "
@@ -375,6 +355,13 @@ class Universe:
             self.info = info
 
         self._transaction(swap)
+
+    def kept_imports(self, listed: set[str]) -> list[str]:
+        """The codes a refresh listing ``listed`` keeps (``replace``): stocks only a user's import gave, every
+        figure ``import:``. Asked before the swap too, so the refresh's note on the stocks that left the list is
+        written with it (refresh.left_the_list) and names no stock the swap keeps."""
+        return sorted(code for code, r in self._records.items() if code not in listed and r.sources
+                      and all(src.startswith("import:") for src in r.sources.values()))
 
     def _transaction(self, write: Callable[[sqlite3.Connection], None]) -> None:
         """``write`` and the info row in one IMMEDIATE transaction (one writer at a time), then re-read."""

@@ -17,7 +17,8 @@ Calls per refresh (akshare 1.19.5; names and columns read in its installed sourc
   item names: eastmoney_notices.py).
 Essential (a failure fails the refresh): the quotes and every report period needed. The ST board, the forecasts
 and the announcement titles are optional: without them the refresh completes with a ``warning:`` note and row
-flags (公告数据缺失), and ST then comes from the names alone.
+flags (公告数据缺失), and ST then comes from the names alone. Titles failing part-way (an IP ban after the newest
+days) keep the days read, and the flag names the days not read (title_days.py).
 """
 
 from __future__ import annotations
@@ -83,6 +84,7 @@ from screening.data.providers.records import (
 )
 from screening.data.providers.report_text import Announcement, Forecast, compose_report_text
 from screening.data.providers.resilience import CircuitBreaker, RetryPolicy
+from screening.data.providers.title_days import DayTitles, partial_block, spans, unread_flag
 from screening.data.trading_calendar import SessionUncertain, board_session
 
 WARNING = "warning: "  # notes that start so are shown on `universe status` and the digest footer
@@ -122,7 +124,7 @@ class _Market:
     latest: dict[str, PeriodFigures]
     tables: dict[dt.date, PeriodTable]
     forecasts: dict[str, Forecast] | None  # None: 业绩预告 not available
-    titles: dict[str, list[Announcement]] | None  # None: the titles could not be had
+    titles: DayTitles | None  # None: the titles could not be had
     quote_source: str = f"akshare:{SPOT}"
     st_source: str = "akshare:stock_zh_a_st_em"
 
@@ -307,41 +309,50 @@ class AkshareProvider(ProviderBase):
                 forecasts.setdefault(code, found)  # newest period first
         return forecasts
 
-    def _optional_announcements(self, f: _Fetch, days: list[dt.date]) -> dict[str, list[Announcement]] | None:
+    def _optional_announcements(self, f: _Fetch, days: list[dt.date]) -> DayTitles | None:
         """The titles are optional: when they cannot be had the refresh completes without them, every row says
-        公告数据缺失 and the report texts leave the block out (never "no announcements")."""
-        try:
-            return self._load_announcements(f, days)
-        except ProviderError as exc:
-            f.notes.append(f"{WARNING}{FLAG_NO_TITLES}: announcement titles left out of the report texts: {exc}")
-            f.degraded.append(FLAG_NO_TITLES)
-            return None
+        公告数据缺失 and the report texts leave the block out (never "no announcements").
 
-    def _load_announcements(self, f: _Fetch, days: list[dt.date]) -> dict[str, list[Announcement]]:
-        """The announcement days are essential; a quiet day is a note, a quiet month of weekdays is a failure."""
-        titles: dict[str, list[Announcement]] = {}
-        empty_days: list[dt.date] = []
+        A failure part-way (an IP ban after the newest days) keeps the days read: dropping them lost today's
+        立案 title (a trial, 2026-12-06). Only titles in hand prove the days read: a quiet day is also what
+        akshare's KeyError('代码') for a renamed field looks like, so quiet days alone are not kept.
+        """
+        got = DayTitles()
+        try:
+            self._load_announcements(f, days, got)
+        except ProviderError as exc:
+            if not got.by_code:
+                f.notes.append(f"{WARNING}{FLAG_NO_TITLES}: announcement titles left out of the report texts: {exc}")
+                f.degraded.append(FLAG_NO_TITLES)
+                return None
+            got.unread = [d for d in days if d not in got.read]
+            f.notes.append(f"{WARNING}{FLAG_NO_TITLES}: announcement titles of {spans(got.unread)} not fetched, "
+                           f"those of {spans(got.read)} kept (fetched before the failure): {exc}")
+            f.degraded.append(unread_flag(got.unread, got.read))
+        if got.quiet:
+            f.notes.append("stock_notice_report: no announcements on " + ", ".join(map(str, sorted(got.quiet))))
+        return got
+
+    def _load_announcements(self, f: _Fetch, days: list[dt.date], got: DayTitles) -> None:
+        """The announcement days, newest first, into ``got`` as they come; a quiet day is a note, a quiet month of
+        weekdays is a failure."""
         for d in days:
             label = f"stock_notice_report({ymd(d)})"
             fetch = partial(notice_day, ymd(d), session=f.session, on_page=f.calls.page_hook(label))
             frame = f.run("stock_notice_report", label, fn=fetch)
+            got.read.append(d)
             if frame is None or frame.empty:
-                empty_days.append(d)
+                got.quiet.append(d)
                 continue
             for code, a in announcements_of(frame, label, f.sdk):
-                titles.setdefault(code, []).append(a)
+                got.by_code.setdefault(code, []).append(a)
         weekdays = [d for d in days if d.weekday() < 5]
-        if len(weekdays) >= 2 and all(d in empty_days for d in weekdays):
+        if len(weekdays) >= 2 and all(d in got.quiet for d in weekdays):
             raise IncompleteData(
                 f"stock_notice_report returned no announcements for any weekday from {days[-1]} to {days[0]}: "
                 f"akshare {f.version} raises the same KeyError('代码') for an empty day and for a renamed "
                 "upstream field, and a whole market without announcements for weeks is not plausible"
             )
-        if empty_days:
-            f.notes.append(
-                "stock_notice_report: no announcements on " + ", ".join(d.isoformat() for d in sorted(empty_days))
-            )
-        return titles
 
     # ---- one record per quoted stock ----------------------------------------------------------------------
     def _assemble(
@@ -384,8 +395,9 @@ class AkshareProvider(ProviderBase):
             ttm = ttm_net_profit(figures, find)
         why = self._put_pe(record, q.market_cap, ttm, quote_day)
         forecast = current_forecast(None if market.forecasts is None else market.forecasts.get(code), figures)
-        titles = None if market.titles is None else market.titles.get(code, [])
-        self._put_report_text(record, q.name, figures, forecast, titles, quote_day, days)
+        titles = None if market.titles is None else market.titles.by_code.get(code, [])
+        partly = market.titles if market.titles is not None and market.titles.unread else None
+        self._put_report_text(record, q.name, figures, forecast, titles, quote_day, days, partly)
         return record, why
 
     @staticmethod
@@ -408,11 +420,16 @@ class AkshareProvider(ProviderBase):
         titles: list[Announcement] | None,
         quote_day: str,
         days: int,
+        partly: DayTitles | None = None,
     ) -> None:
+        """``partly``: the window was read in part; the titles go under a heading naming the days read and not."""
         report = compose_report_text(
-            latest=figures, forecast=forecast, announcements=titles, days=days, name=name,
+            latest=figures, forecast=forecast, announcements=None if partly else titles, days=days, name=name,
             max_titles=self.max_titles,
         )
+        if partly is not None:
+            block = partial_block(titles or [], partly, name)
+            report = f"{report}\n{block}" if report else block
         if report is None:
             return
         parts = ["stock_notice_report"] if titles is not None else []
