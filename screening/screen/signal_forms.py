@@ -27,7 +27,8 @@ NOT_THE_QUESTION = ("是", "存在", "有(?!关)", "(?<!行)为", "对象", "反
 # (是否存在尚未解除的违规担保：无, …（含已解除）：无), which 无 answers whole (review 7, 2026-12-06)
 PROGRESS_FIELDS = ("进展", "进度", "时间", "日期", "期限", "已(?:全部)?(?:解除|归还|收回|偿还|清偿)", "解除", "归还",
                    "收回", "追究", "追偿")
-QUESTION_WORDS = ("未", "含", "截至", "需", "被", "[（(]")
+# (截至 before a progress field's own name is the field's: 截至目前解除进展：无 says no progress; review 8)
+QUESTION_WORDS = ("未", "含", "截至(?![^，,。；;：:]{0,6}?(?:进展|进度))", "需", "被", "[（(]")
 NO_ANSWERS = ("无", "不适用")
 PERIOD_WORDS = ("报告期内", "本报告期内?", "报告期末")  # 是否存在违规担保：报告期内无
 # what may follow an answer: the sentence's end, the next numbered item or question, a bracket
@@ -52,9 +53,11 @@ _ASKED_BEFORE = re.compile(r"是否(?:已经|已|全部|均)*$")
 _NOT_ASKED = "(?!" + "|".join(NOT_THE_QUESTION) + ")"
 _PROGRESS_FIELD = ("(?:(?!" + "|".join(QUESTION_WORDS) + ")" + _FIELD[:-1] + r"\d]){0,8}?" + _any(PROGRESS_FIELDS)
                    + r"(?:情况)?[：:]?\s*" + _any(NO_ANSWERS))
+# a bracket after 报告期内无 of what came after the period (（期后新增违规担保…）) takes the answer back (review 8)
+_LATER = r"(?!\s*[（(][^）)]{0,6}?(?:期后|之后|以后|\d{4}年|截至|新增|发生))"
 _ANSWER_NO = re.compile(r"(?:(?:(?!是)" + _FIELD + r"){0,30}[：:]?\s*否|(?!" + _PROGRESS_FIELD + ")"
                         r"(?:" + _NOT_ASKED + _FIELD[:-1] + r"\d]){0,12}?[：:]?\s*(?:" + _any(PERIOD_WORDS)
-                        + r"\s*)?" + _any(NO_ANSWERS) + r")\s*" + ANSWER_END)
+                        + r"\s*" + _any(NO_ANSWERS) + _LATER + "|" + _any(NO_ANSWERS) + r"))\s*" + ANSWER_END)
 # the SZSE 主要会计数据 line (…孰低者均为负值，且…持续经营能力存在不确定性 □是 √否): the box ends the sentence
 # (a comma only before 且, the line's second condition: not 控股股东被立案调查，公司不存在违规担保□是√否)
 _BOX_NO_AT_END = re.compile(r"(?:(?!是否|已|未|尚)(?:[^，,。；;" + _MARKS + r"]|[，,](?=且))){0,60}?"
