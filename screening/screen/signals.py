@@ -82,7 +82,7 @@ _PLANNED = re.compile(r"将(?:努力|积极|尽快|督促|采取|通过|争取|�
                       r"(?:偿还|还款|清偿|整改)(?:方案|计划|安排)|要求(?:公司)?(?:提前)?(?:偿还|归还)|有权")
 # a remainder still open after good news (剩余3.5亿元尚未解除, 仍有4.5亿元逾期)
 _REMAINDER = re.compile(r"(?:剩余|尚余|仍有|其余)[^。；;]{0,12}?(?:尚未|未|仍|逾期)|"
-                        r"(?:尚有|还有|另有|余下)[^。；;]{0,16}?(?:尚未|仍未|未能|尚在|仍在|(?<!未)逾期|"
+                        r"(?:尚有|还有|另有|余下)(?:(?!正常|日常|(?<!非)经营性)[^。；;]){0,16}?(?:尚未|仍未|未能|尚在|仍在|(?<!未)逾期|"
                         r"(?<!均)未(?=归还|偿还|清偿|解除|收回|支付|兑付|按期|按时|如期))|"
                         # further off only a cure not done or a risk still on (尚有1笔违规担保涉及金额5,000万元
                         # 未能解除, 还有12个账户仍被冻结), not 另有对子公司的担保仍处于担保期内 (review 8)
@@ -92,6 +92,12 @@ _REMAINDER = re.compile(r"(?:剩余|尚余|仍有|其余)[^。；;]{0,12}?(?:尚
                         # 剩余占用资金余额1.1亿元 / 占用余额为1.1亿元: a balance still owed, not zero
                         r"(?:剩余|尚余|其余)[^。；;]{0,12}?(?<![\d.])(?!0(?:\.0+)?(?![\d.]))\d|"
                         r"(?:占用(?:资金)?|违规担保|逾期(?:借款|债务)?|未归还|未偿还|欠款)[^，,。；;]{0,4}余额(?:为|约为|合计)?\s*(?:[1-9]|0\.\d*[1-9])")
+# after good news of an amount, not of all (已解除2笔, 已归还占用资金1.2亿元), a remainder still open counts further
+# off (尚有…尚在催收中, …仍处于有效期内); after 已全部解除 only _REMAINDER (另有对子公司的担保仍处于担保期内) (review 9)
+_AMOUNT = re.compile(r"[^，,。；;全均]{0,8}?\d")
+_REMAINDER_OPEN = re.compile(r"(?:尚有|还有|另有|余下)(?:(?!正常|日常|(?<!非)经营性|(?:全资|控股)子公司)"
+                             r"[^。；;]){0,24}?(?:尚未|仍未|未能|尚在|仍在|仍处于|仍被|(?<!未)逾期)")
+_BACK_REF = re.compile(r"[对向]其")  # 公司对其提起诉讼: the suit of a party named before, not a suit stated before it
 # good news of an earlier or another matter (前次冻结已解除, 其他案件均已和解) clears its own clause only
 _EARLIER = re.compile(r"前次|此前|原|其他|其余|另一")
 _NEW_MATTER = re.compile(r"暨")  # a plan before 但 still rules what follows (承诺…前，但最迟…归还)
@@ -109,7 +115,8 @@ _GRANTED = re.compile(APPROVED + r"|结案通知书|终止调查通知书|(?<![�
 
 _READING_RULES = (_CAUSE, _OFFICIAL, _AGAIN, _BOTH, _CONTRAST, *READERS, _BRACKETED, _OTHER_END, _OTHER_END_YEAR,
                   _ACTS_ON, _CLAUSE_BREAK, _PLANNED, _OTHER_CAUSE, *_CAUSE_END.values(),
-                  _REMAINDER, _EARLIER, _WHOLE_DENIAL, _NEW_MATTER, _UNDERWAY, _GRANTED)
+                  _REMAINDER, _AMOUNT, _REMAINDER_OPEN, _BACK_REF, _EARLIER, _WHOLE_DENIAL, _NEW_MATTER, _UNDERWAY,
+                  _GRANTED)
 TABLE_ID = hashlib.sha256(repr((SIGNALS, NEGATIONS, OTHER_PARTY, NEGATION_SCOPE_END, NEGATION_CONTRAST_END,
                                 CLARIFICATION, RUMOUR,
                                 PARTIES, COMPANY_NAMED, PARTIAL_END, NOT_DONE, "scoped-v3",
@@ -284,6 +291,8 @@ def _came(unit: str, m: re.Match[str]) -> bool:
     if _PLANNED.search(unit, a, m.end()) or (
             _PLANNED.search(unit, matter, a) and "已" not in unit[a:m.end()]):
         return False
+    if _AMOUNT.match(unit, m.end()) and "全部" not in m.group(0) and _REMAINDER_OPEN.search(unit, m.end()):
+        return False
     return not _REMAINDER.search(unit, m.end())
 
 
@@ -303,6 +312,8 @@ def _clears(unit: str, m: re.Match[str], start: int) -> bool:
         return False
     a, b = _part(unit, m.start())
     if _EARLIER.search(unit, a, m.start()) and not a <= start < b:
+        return False
+    if _BACK_REF.search(m.group(0)) and start < a:
         return False
     ra, _ = _part(unit, start)
     # none named on either side: the sentence's subject goes on (…占用资金2亿元，已全部归还; 减持期间届满，股东…未减持)
