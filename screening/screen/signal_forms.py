@@ -54,10 +54,15 @@ _NOT_ASKED = "(?!" + "|".join(NOT_THE_QUESTION) + ")"
 _PROGRESS_FIELD = ("(?:(?!" + "|".join(QUESTION_WORDS) + ")" + _FIELD[:-1] + r"\d]){0,8}?" + _any(PROGRESS_FIELDS)
                    + r"(?:情况)?[：:]?\s*" + _any(NO_ANSWERS))
 # a bracket after 报告期内无 of what came after the period (（期后新增违规担保…）) takes the answer back (review 8),
-# unless it is a no or an end itself (（截至本报告披露日亦无）, （发生额0元…）, （…已于2023年12月全部归还）; review 9)
-_LATER_NO = (r"亦无|亦未|均无|均未|无新增|不存在|未发生|[：:]\s*无|"
-             r"已(?:于[^）)]{0,12})?(?:全部)?(?:归还|解除|收回|清偿|偿还)")
-_LATER = (r"(?!\s*[（(](?![^）)]*?(?:" + _LATER_NO + r"))"
+# unless it is a no or an end itself (（截至本报告披露日亦无）, （发生额0元…）, （…已于2023年12月全部归还）; review 9):
+# a no said before any new risk or amount in it, or of the risk itself, an end of all of it (not （…8,000万元，均未
+# 履行审议程序）, （…，已于…解除1,000万元）, （…，其中1笔已于…解除）; review 10)
+_LATER_NEW = r"(?!新增(?![：:]\s*无)|发生(?!额)|(?<![\d,.])(?:[1-9]|0\.\d*[1-9])[\d,.]*\s*(?:万|亿|元|笔))[^）)]"
+_LATER_NO = (r"(?:" + _LATER_NEW + r")*?(?:亦无|亦未|均无|均未|无新增|不存在|未发生|[：:]\s*无)|"
+             r"(?:(?!其中|部分)[^）)])*?已(?:于[^）)]{0,12}?)?(?:全部)?(?:归还|解除|收回|清偿|偿还)"
+             r"(?!\s*\d|[^）)]*?(?:尚|仍|未|剩余|其余))|"
+             r"(?![^）)]*?(?:尚未|仍|未(?:解除|归还|收回)))[^）)]*?(?:不存在|未发生|无)(?:任何)?(?:违规(?:对外)?担保|(?:非经营性)?资金占用)")
+_LATER = (r"(?!\s*[（(](?!" + _LATER_NO + r")"
           r"[^）)]{0,6}?(?:期后|之后|以后|\d{4}年|截至|新增|发生(?!额)))")
 _ANSWER_NO = re.compile(r"(?:(?:(?!是)" + _FIELD + r"){0,30}[：:]?\s*否|(?!" + _PROGRESS_FIELD + ")"
                         r"(?:" + _NOT_ASKED + _FIELD[:-1] + r"\d]){0,12}?[：:]?\s*(?:" + _any(PERIOD_WORDS)

@@ -80,9 +80,13 @@ _PLANNED = re.compile(r"将(?:努力|积极|尽快|督促|采取|通过|争取|�
                       r"采取(?:了)?(?:以下|相关|有效)?措施|(?:正在|持续|积极|将)[^，,。；;]{0,6}(?:沟通|协商)|"
                       r"(?:沟通|协商)(?:中|过程中|偿还|还款|解决)|"
                       r"(?:偿还|还款|清偿|整改)(?:方案|计划|安排)|要求(?:公司)?(?:提前)?(?:偿还|归还)|有权")
-# a remainder still open after good news (剩余3.5亿元尚未解除, 仍有4.5亿元逾期)
+# a remainder still open after good news (剩余3.5亿元尚未解除, 仍有4.5亿元逾期); a routine item (另有正常经营性往来款
+# 尚在结算中) is none, a loan for daily operations overdue is one (尚有日常经营流动资金贷款1.5亿元逾期; review 10)
+_ROUTINE = (r"(?:正常|日常)(?:经营性?)?(?:往来|业务|结算|交易|关联交易)|"
+            r"(?<!非)经营性(?:往来|业务|结算|交易)(?![^，,。；;]{0,6}?占用)")
 _REMAINDER = re.compile(r"(?:剩余|尚余|仍有|其余)[^。；;]{0,12}?(?:尚未|未|仍|逾期)|"
-                        r"(?:尚有|还有|另有|余下)(?:(?!正常|日常|(?<!非)经营性)[^。；;]){0,16}?(?:尚未|仍未|未能|尚在|仍在|(?<!未)逾期|"
+                        r"(?:尚有|还有|另有|余下)(?:(?!" + _ROUTINE + r")[^。；;]){0,16}?"
+                        r"(?:尚未|仍未|未能|(?:尚在|仍在)(?!信用期|结算|正常|履行|账期)|(?<!未)逾期|"
                         r"(?<!均)未(?=归还|偿还|清偿|解除|收回|支付|兑付|按期|按时|如期))|"
                         # further off only a cure not done or a risk still on (尚有1笔违规担保涉及金额5,000万元
                         # 未能解除, 还有12个账户仍被冻结), not 另有对子公司的担保仍处于担保期内 (review 8)
@@ -95,9 +99,11 @@ _REMAINDER = re.compile(r"(?:剩余|尚余|仍有|其余)[^。；;]{0,12}?(?:尚
 # after good news of an amount, not of all (已解除2笔, 已归还占用资金1.2亿元), a remainder still open counts further
 # off (尚有…尚在催收中, …仍处于有效期内); after 已全部解除 only _REMAINDER (另有对子公司的担保仍处于担保期内) (review 9)
 _AMOUNT = re.compile(r"[^，,。；;全均]{0,8}?\d")
-_REMAINDER_OPEN = re.compile(r"(?:尚有|还有|另有|余下)(?:(?!正常|日常|(?<!非)经营性|(?:全资|控股)子公司)"
-                             r"[^。；;]){0,24}?(?:尚未|仍未|未能|尚在|仍在|仍处于|仍被|(?<!未)逾期)")
+_REMAINDER_OPEN = re.compile(r"(?:尚有|还有|另有|余下)(?:(?!" + _ROUTINE + r"|(?:对|为|向)(?:全资|控股)?子公司)"
+                             r"[^。；;]){0,24}?(?:尚未|仍未|未能|(?:尚在|仍在|仍处于)(?!信用期|结算|正常|履行|账期)|仍被|(?<!未)逾期)")
 _BACK_REF = re.compile(r"[对向]其")  # 公司对其提起诉讼: the suit of a party named before, not a suit stated before it
+_SUIT_SUM = re.compile(r"(?:涉及|累计)[^，,。；;]{0,4}?(?:诉讼|仲裁)(?:标的)?(?:金额|本金)")  # …, unless only its sum
+_SUED = re.compile(r"起诉|诉(?:本|上市)?公司|被告|被申请人|应诉|传票|判令|要求(?:本)?公司")
 # good news of an earlier or another matter (前次冻结已解除, 其他案件均已和解) clears its own clause only
 _EARLIER = re.compile(r"前次|此前|原|其他|其余|另一")
 _NEW_MATTER = re.compile(r"暨")  # a plan before 但 still rules what follows (承诺…前，但最迟…归还)
@@ -115,7 +121,8 @@ _GRANTED = re.compile(APPROVED + r"|结案通知书|终止调查通知书|(?<![�
 
 _READING_RULES = (_CAUSE, _OFFICIAL, _AGAIN, _BOTH, _CONTRAST, *READERS, _BRACKETED, _OTHER_END, _OTHER_END_YEAR,
                   _ACTS_ON, _CLAUSE_BREAK, _PLANNED, _OTHER_CAUSE, *_CAUSE_END.values(),
-                  _REMAINDER, _AMOUNT, _REMAINDER_OPEN, _BACK_REF, _EARLIER, _WHOLE_DENIAL, _NEW_MATTER, _UNDERWAY,
+                  _REMAINDER, _AMOUNT, _REMAINDER_OPEN, _BACK_REF, _SUIT_SUM, _SUED,
+                  _EARLIER, _WHOLE_DENIAL, _NEW_MATTER, _UNDERWAY,
                   _GRANTED)
 TABLE_ID = hashlib.sha256(repr((SIGNALS, NEGATIONS, OTHER_PARTY, NEGATION_SCOPE_END, NEGATION_CONTRAST_END,
                                 CLARIFICATION, RUMOUR,
@@ -313,7 +320,8 @@ def _clears(unit: str, m: re.Match[str], start: int) -> bool:
     a, b = _part(unit, m.start())
     if _EARLIER.search(unit, a, m.start()) and not a <= start < b:
         return False
-    if _BACK_REF.search(m.group(0)) and start < a:
+    if _BACK_REF.search(m.group(0)) and start < a and not (
+            _SUIT_SUM.match(unit, start) and not _SUED.search(unit, 0, a)):
         return False
     ra, _ = _part(unit, start)
     # none named on either side: the sentence's subject goes on (…占用资金2亿元，已全部归还; 减持期间届满，股东…未减持)
