@@ -44,6 +44,9 @@ _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])")
 _UNDATED_TITLE_BREAK = re.compile(r"(?:(?<=公告|通知|说明|提示|报告)|(?<=函))[\s,，、|/]*(?=关于)")
 _TITLE_END = re.compile(r"[。！？!?]")
 _MINUS = str.maketrans({"−": "-"})  # U+2212, which NFKC leaves alone: 净利润为−8,000万元 is a loss
+# an amount's wrapping, which no pattern reads and which broke gaps (尚有…人民币8,000万元担保责任仍未解除 read nothing,
+# 已解冻人民币800万元 cleared a 1,200万元 freeze): the currency word, a decimal of zeros, 约 after 为/额/计/达
+_AMOUNT_NOISE = re.compile(r"人民币(?=\s*-?\d)|(?<=\d)\.0+(?=\s*(?:万|亿|元))|(?<=[额计达])约(?=\d)")
 _TRAILING = ",，、;；。:：|/ \t\r"
 
 
@@ -77,7 +80,8 @@ class Normalized:
 
 
 def normalize(source: str) -> Normalized:
-    """NFKC, spaces between CJK characters dropped, traditional -> simplified; the origin map kept."""
+    """NFKC, spaces between CJK characters and an amount's 人民币 / .00 dropped, traditional -> simplified; the
+    origin map kept."""
     chars: list[str] = []
     origin: list[int] = []
     for i, ch in enumerate(source):
@@ -85,7 +89,7 @@ def normalize(source: str) -> Normalized:
             chars.append(c)
             origin.append(i)
     text = "".join(chars)
-    drop: set[int] = set()
+    drop: set[int] = {i for m in _AMOUNT_NOISE.finditer(text) for i in range(m.start(), m.end())}
     after_date = {m.end() for m in _DATE.finditer(text)}  # "2026年11月20日 关于…": the space marks a title
     for m in _SPACES.finditer(text):
         inside = 0 < m.start() and m.end() < len(text)

@@ -1,0 +1,78 @@
+"""An amount written another way never changes what a sentence says: 3000万元, 3,000万元, 3,000.00万元, 3000 万元,
+人民币3,000万元, 金额约3,000万元 read alike.
+
+Why: the hand-written reviews of the tenth session (2026-12-06) fixed wording by wording and each round found
+regressions in the last; two of the worst hidden risks were an amount's form, not its words: a thousands comma
+broke a pattern's gap (公司银行借款3,000万元逾期 read nothing) and 人民币 before a remainder hid it (尚有…人民币
+8,000万元担保责任仍未解除). So every pinned review input is read again in each form of its amounts, and must
+keep its tier (a mutation test: the forms are generated, not hand-picked).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from screening.screen.signals import read_signals, text_tier
+
+_FILE = Path(__file__).parent / "data" / "signals_review9.tsv"
+_AMOUNT_UNIT = r"(?:万元|亿元|元)"
+
+
+def _with_commas(m: re.Match[str]) -> str:
+    whole, dot, frac = m.group(0).partition(".")
+    return f"{int(whole):,}{dot}{frac}"
+
+
+# (name, pattern, replacement): each rewrites every amount of a text one way
+FORMS: tuple[tuple[str, str, object], ...] = (
+    ("thousands commas", r"(?<![\d,.])\d{4,}(?:\.\d+)?(?=\s*(?:万|亿|元|股))", _with_commas),
+    ("no commas", r"(?<=\d),(?=\d{3})", ""),
+    ("space before the unit", r"(\d)(万元|亿元|元|万股|股|%)", r"\1 \2"),
+    ("decimals", r"(?<![\d,.])(\d[\d,]*)(?=" + _AMOUNT_UNIT + ")", r"\1.00"),
+    ("currency", r"(?<![\d,.人民币约-])(\d[\d,.]*(?:万元|亿元))", r"人民币\1"),
+    ("about", r"(?<=[额计达])(\d[\d,.]*(?:万元|亿元))", r"约\1"),
+)
+
+
+def forms(text: str) -> dict[str, str]:
+    """The text in each amount form that changes it (a text without amounts gives none)."""
+    out = {}
+    for name, pattern, replacement in FORMS:
+        changed = re.sub(pattern, replacement, text)  # type: ignore[call-overload]
+        if changed != text:
+            out[name] = changed
+    return out
+
+
+def _tier(text: str) -> str | None:
+    return text_tier(read_signals(text.replace("\\n", "\n")))
+
+
+CASES = [line.split("\t", 1)[1] for line in _FILE.read_text(encoding="utf-8").splitlines()
+         if line and not line.startswith("#")]
+WITH_AMOUNTS = [text for text in CASES if forms(text)]
+
+
+def test_the_forms_are_generated() -> None:
+    assert forms("违规担保余额3000万元") == {
+        "thousands commas": "违规担保余额3,000万元", "space before the unit": "违规担保余额3000 万元",
+        "decimals": "违规担保余额3000.00万元", "currency": "违规担保余额人民币3000万元",
+        "about": "违规担保余额约3000万元"}
+    assert len(WITH_AMOUNTS) > 300  # the pinned inputs are full of amounts
+
+
+@pytest.mark.parametrize("text", WITH_AMOUNTS)
+def test_an_amount_written_otherwise_keeps_the_tier(text: str) -> None:
+    tier = _tier(text)
+    changed = {name: (form, _tier(form)) for name, form in forms(text).items() if _tier(form) != tier}
+    assert not changed, (tier, changed)
+
+
+def test_a_flag_still_quotes_the_amount_as_written() -> None:
+    """The reader drops 人民币 and .00 from its own copy only: the flag quotes the sentence as the file wrote it."""
+    hits = read_signals("公司被冻结资金人民币1,200.00万元，已解冻人民币800万元")
+    assert [h.tier for h in hits] == ["高"]  # 800 of 1,200 lifted: the rest is still frozen
+    assert "冻结资金人民币1,200.00万元，已解冻人民币800万元" in hits[0].flag()
