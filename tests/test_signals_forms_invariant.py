@@ -1,11 +1,14 @@
-"""An amount written another way never changes what a sentence says: 3000万元, 3,000万元, 3,000.00万元, 3000 万元,
-人民币3,000万元, 金额约3,000万元 read alike.
+"""An amount, a date or a name written another way never changes what a sentence says: 3000万元,
+3,000万元, 3,000.00万元, 3000 万元, 人民币3,000万元, 金额约3,000万元 read alike; so do 已于2025年11月 and
+已于2025年11月18日, 公司 and 本公司 opening a sentence, and 控股股东 with or without its full name after it
+(控股股东某某控股集团有限公司).
 
 Why: the hand-written reviews of the tenth session (2026-12-06) fixed wording by wording and each round found
 regressions in the last; two of the worst hidden risks were an amount's form, not its words: a thousands comma
 broke a pattern's gap (公司银行借款3,000万元逾期 read nothing) and 人民币 before a remainder hid it (尚有…人民币
-8,000万元担保责任仍未解除). So every pinned review input is read again in each form of its amounts, and must
-keep its tier (a mutation test: the forms are generated, not hand-picked).
+8,000万元担保责任仍未解除); a full name after a role did the same (法院冻结了我司全资子公司某某控股集团有限公司银行
+账户), and a date with its day cut a release off its guarantee. So every pinned review input is read again in each
+form, and must keep its tier (a mutation test: the forms are generated, not hand-picked).
 """
 
 from __future__ import annotations
@@ -26,22 +29,26 @@ def _with_commas(m: re.Match[str]) -> str:
     return f"{int(whole):,}{dot}{frac}"
 
 
-# (name, pattern, replacement): each rewrites every amount of a text one way
-FORMS: tuple[tuple[str, str, object], ...] = (
-    ("thousands commas", r"(?<![\d,.])\d{4,}(?:\.\d+)?(?=\s*(?:万|亿|元|股))", _with_commas),
-    ("no commas", r"(?<=\d),(?=\d{3})", ""),
-    ("space before the unit", r"(\d)(万元|亿元|元|万股|股|%)", r"\1 \2"),
-    ("decimals", r"(?<![\d,.])(\d[\d,]*)(?=" + _AMOUNT_UNIT + ")", r"\1.00"),
-    ("currency", r"(?<![\d,.人民币约-])(\d[\d,.]*(?:万元|亿元))", r"人民币\1"),
-    ("about", r"(?<=[额计达])(\d[\d,.]*(?:万元|亿元))", r"约\1"),
+# (name, pattern, replacement, count): each rewrites a text's amounts, dates or names one way (count 0: all)
+FORMS: tuple[tuple[str, str, object, int], ...] = (
+    ("thousands commas", r"(?<![\d,.])\d{4,}(?:\.\d+)?(?=\s*(?:万|亿|元|股))", _with_commas, 0),
+    ("no commas", r"(?<=\d),(?=\d{3})", "", 0),
+    ("space before the unit", r"(\d)(万元|亿元|元|万股|股|%)", r"\1 \2", 0),
+    ("decimals", r"(?<![\d,.])(\d[\d,]*)(?=" + _AMOUNT_UNIT + ")", r"\1.00", 0),
+    ("currency", r"(?<![\d,.人民币约-])(\d[\d,.]*(?:万元|亿元))", r"人民币\1", 0),
+    ("about", r"(?<=[额计达])(\d[\d,.]*(?:万元|亿元))", r"约\1", 0),
+    ("a day in the date", r"(?<!\d)(20\d\d)年(\d{1,2})月(?!\d|日|份)", r"\1年\2月18日", 0),
+    ("本公司", r"^公司", "本公司", 1),
+    ("a full name after the role", r"(控股股东|实际控制人|全资子公司|控股子公司)(?![\u4e00-\u9fff]?某)",
+     r"\1某某控股集团有限公司", 1),
 )
 
 
 def forms(text: str) -> dict[str, str]:
     """The text in each amount form that changes it (a text without amounts gives none)."""
     out = {}
-    for name, pattern, replacement in FORMS:
-        changed = re.sub(pattern, replacement, text)  # type: ignore[call-overload]
+    for name, pattern, replacement, count in FORMS:
+        changed = re.sub(pattern, replacement, text, count=count)  # type: ignore[call-overload]
         if changed != text:
             out[name] = changed
     return out
@@ -53,7 +60,7 @@ def _tier(text: str) -> str | None:
 
 CASES = [line.split("\t", 1)[1] for line in _FILE.read_text(encoding="utf-8").splitlines()
          if line and not line.startswith("#")]
-WITH_AMOUNTS = [text for text in CASES if forms(text)]
+VARIED = [text for text in CASES if forms(text)]
 
 
 def test_the_forms_are_generated() -> None:
@@ -61,11 +68,14 @@ def test_the_forms_are_generated() -> None:
         "thousands commas": "违规担保余额3,000万元", "space before the unit": "违规担保余额3000 万元",
         "decimals": "违规担保余额3000.00万元", "currency": "违规担保余额人民币3000万元",
         "about": "违规担保余额约3000万元"}
-    assert len(WITH_AMOUNTS) > 300  # the pinned inputs are full of amounts
+    assert forms("控股股东已于2025年4月归还") == {
+        "a day in the date": "控股股东已于2025年4月18日归还",
+        "a full name after the role": "控股股东某某控股集团有限公司已于2025年4月归还"}
+    assert len(VARIED) > 600  # the pinned inputs are full of amounts, dates and roles
 
 
-@pytest.mark.parametrize("text", WITH_AMOUNTS)
-def test_an_amount_written_otherwise_keeps_the_tier(text: str) -> None:
+@pytest.mark.parametrize("text", VARIED)
+def test_a_form_written_otherwise_keeps_the_tier(text: str) -> None:
     tier = _tier(text)
     changed = {name: (form, _tier(form)) for name, form in forms(text).items() if _tier(form) != tier}
     assert not changed, (tier, changed)
