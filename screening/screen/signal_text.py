@@ -45,16 +45,22 @@ _UNDATED_TITLE_BREAK = re.compile(r"(?:(?<=公告|通知|说明|提示|报告)|(
 _TITLE_END = re.compile(r"[。！？!?]")
 _MINUS = str.maketrans({"−": "-"})  # U+2212, which NFKC leaves alone: 净利润为−8,000万元 is a loss
 # an amount's wrapping, which no pattern reads and which broke gaps (尚有…人民币8,000万元担保责任仍未解除 read nothing,
-# 已解冻人民币800万元 cleared a 1,200万元 freeze): the currency word, a decimal of zeros, 约 after 为/额/计/达
-_AMOUNT_NOISE = re.compile(r"人民币(?=\s*-?\d)|(?<=\d)\.0+(?=\s*(?:万|亿|元))|(?<=[额计达])约(?=\d)")
+# 已解冻人民币800万元 cleared a 1,200万元 freeze): the currency word, a space or zero decimals before the unit, 约
+# after 额/计/达
+_AMOUNT_NOISE = re.compile(r"人民币(?=\s*-?\d)|(?<=\d)\s+(?=万|亿|元|股|%)|(?<=\d)\.0+(?=\s*(?:万|亿|元))"
+                           r"|(?<=[额计达])约(?=\d)")
 # a party's full name right after its role (控股股东某某控股集团有限公司, 全资子公司江苏某某新材料有限公司, 客户某某电力
 # 有限公司): the role says who acts, and the name only pushed the words after it past the patterns' gaps (a mutation
 # test, 2026-12-06: 法院冻结了我司全资子公司某某控股集团有限公司银行账户 read nothing). Dropped from the reader's
-# copy; a name holding a word that acts (被, 向, 对, 的 ...) is no name and stays
+# copy; a name holding a word that acts (被, 向, 对, 的 ...) is no name and stays, nor one holding a deed
+# (子公司未能偿还某某银行股份有限公司贷款, 控股股东减持某某股份有限公司股份) or another party (子公司客户某某有限公司)
 _ROLES = ("控股股东", "实际控制人", "子公司", "参股公司", "债权人", "申请人", "供应商", "客户")
+_NO_NAME = (r"未(?!来)|无法|无力|不能|冻结|查封|质押|减持|转让|收购|出售|占用|导致|致使|到期|约定|收到|"
+            r"股东|客户|供应商|债务人|债权人|参股|交易对")
 _NAMED = re.compile("(?:" + "|".join(f"(?<={role})" for role in _ROLES) + ")"
-                    r"(?!控股|全资|实际控制人|实控人|子公司|董事|监事|高级管理人员|股东|法定代表人|被)[^被向对为与和及的在于已将从因由就持所申提称，,。；;：:、\s（(）)\d]{2,20}?"
-                    r"(?:股份有限公司|有限责任公司|集团有限公司|有限公司)")
+                    r"(?!控股|全资|实际控制人|实控人|子公司|董事|监事|高级管理人员|股东|法定代表人|被)"
+                    r"(?:(?!" + _NO_NAME + r")[^被向对为与和及的在于已将从因由就持所申提称欠偿拖挪逾兑付诉涉违拟按"
+                    r"，,。；;：:、\s（(）)\d]){2,20}?(?:股份有限公司|有限责任公司|集团有限公司|有限公司)")
 _TRAILING = ",，、;；。:：|/ \t\r"
 
 
