@@ -1,7 +1,8 @@
 """An amount, a date or a name written another way never changes what a sentence says: 3000万元,
 3,000万元, 3,000.00万元, 3000 万元, 人民币3,000万元, 金额约3,000万元 read alike; so do 已于2025年11月 and
 已于2025年11月18日, 公司 and 本公司 opening a sentence, and 控股股东 with or without its full name after it
-(控股股东某某控股集团有限公司).
+(控股股东某某控股集团有限公司), 公司 and 某某科技股份有限公司（以下简称“公司”）, simplified and traditional characters,
+half- and full-width digits.
 
 Why: the hand-written reviews of the tenth session (2026-12-06) fixed wording by wording and each round found
 regressions in the last; two of the worst hidden risks were an amount's form, not its words: a thousands comma
@@ -16,12 +17,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import opencc
 import pytest
 
 from screening.screen.signals import read_signals, text_tier
 
 _FILE = Path(__file__).parent / "data" / "signals_review9.tsv"
 _AMOUNT_UNIT = r"(?:万元|亿元|元)"
+_S2T = opencc.OpenCC("s2t")
 
 
 def _with_commas(m: re.Match[str]) -> str:
@@ -39,6 +42,11 @@ FORMS: tuple[tuple[str, str, object, int], ...] = (
     ("about", r"(?<=[额计达])(\d[\d,.]*(?:万元|亿元))", r"约\1", 0),
     ("a day in the date", r"(?<!\d)(20\d\d)年(\d{1,2})月(?!\d|日|份)", r"\1年\2月18日", 0),
     ("本公司", r"^公司", "本公司", 1),
+    # the company's full name where a filing first names it, traditional characters, full-width digits (2026-12-06:
+    # the first two changed 16 and 10 tiers: the reader's drops ran before its traditional -> simplified step)
+    ("the company named before its 简称", r"^(?:本公司|公司)(?!章程|法)", "某某科技股份有限公司（以下简称“公司”）", 1),
+    ("traditional characters", r"(?s).+", lambda m: _S2T.convert(m.group(0)), 1),
+    ("full-width digits", r"\d", lambda m: chr(ord(m.group(0)) + 0xFEE0), 0),
     ("a full name after the role", r"(控股股东|实际控制人|全资子公司|控股子公司)(?![^，,。；;]{0,20}?有限公司)",
      r"\1某某控股集团有限公司", 1),
 )
@@ -67,10 +75,14 @@ def test_the_forms_are_generated() -> None:
     assert forms("违规担保余额3000万元") == {
         "thousands commas": "违规担保余额3,000万元", "space before the unit": "违规担保余额3000 万元",
         "decimals": "违规担保余额3000.00万元", "currency": "违规担保余额人民币3000万元",
-        "about": "违规担保余额约3000万元"}
+        "about": "违规担保余额约3000万元", "traditional characters": "違規擔保餘額3000萬元",
+        "full-width digits": "违规担保余额３０００万元"}
     assert forms("控股股东已于2025年4月归还") == {
         "a day in the date": "控股股东已于2025年4月18日归还",
-        "a full name after the role": "控股股东某某控股集团有限公司已于2025年4月归还"}
+        "a full name after the role": "控股股东某某控股集团有限公司已于2025年4月归还",
+        "traditional characters": "控股股東已於2025年4月歸還", "full-width digits": "控股股东已于２０２５年４月归还"}
+    named = forms("公司账户被冻结")["the company named before its 简称"]
+    assert named == "某某科技股份有限公司（以下简称“公司”）账户被冻结"
     assert len(VARIED) > 600  # the pinned inputs are full of amounts, dates and roles
 
 
@@ -86,3 +98,23 @@ def test_a_flag_still_quotes_the_amount_as_written() -> None:
     hits = read_signals("公司被冻结资金人民币1,200.00万元，已解冻人民币800万元")
     assert [h.tier for h in hits] == ["高"]  # 800 of 1,200 lifted: the rest is still frozen
     assert "冻结资金人民币1,200.00万元，已解冻人民币800万元" in hits[0].flag()
+
+
+def test_the_company_named_before_its_abbreviation_is_the_company() -> None:
+    """某某科技股份有限公司（以下简称“公司”） is the company: its frozen holding is the company's (高), and the flag
+    quotes the name as written. Without the 简称 a full name may be anyone's (a bank applying to freeze the
+    company's accounts): it is not taken for the company."""
+    hits = read_signals("某某科技股份有限公司（以下简称“公司”）所持某某科技55%股权被冻结。")
+    assert text_tier(hits) == "高"
+    assert "「某某科技股份有限公司（以下简称“公司”）所持" in hits[0].flag()
+    assert text_tier(read_signals("贵州茅台酒股份有限公司（以下简称“贵州茅台”或“公司”）银行账户被冻结")) == "高"
+    bank = read_signals("某某银行股份有限公司（以下简称“某某银行”）向法院申请冻结公司银行账户")
+    assert text_tier(bank) == "高"
+
+
+def test_traditional_characters_are_read_before_any_word_is_dropped() -> None:
+    """控股子公司資金鍊斷裂無力償還某某銀行股份有限公司… was read as a role and a name and dropped whole (the name drop
+    ran before the traditional -> simplified step): the simplified sentence reads 高, and so must this one."""
+    hits = read_signals("控股子公司資金鍊斷裂無力償還某某銀行股份有限公司到期借款1.5億元。")
+    assert text_tier(hits) == "高"
+    assert "無力償還" in hits[0].flag()

@@ -84,8 +84,6 @@ _TICKED_YES = re.compile(r"[^。；;" + TICKS + r"]{0,16}?(?:" + _TICK + r"\s*(?
                          r"|(?:" + _FIELD + r"{0,12}?[：:]\s*|\s*)是(?!否|\s*" + _BOX
                          + r"|\s*[（(，,]?\s*(?:仅|只|但)?部分|\s*[（(]\s*其中)")
 _ANSWER_LINE = re.compile(r"\n(?=[ \t]*(?:" + _BOX[:-1] + TICKS + r"]|(?:是|否)[ \t]*(?:\n|$)))")
-READERS = (_CHECKBOX_NO, _CURE_ASKED, _ASKED_BEFORE, _ANSWER_NO, _BOX_NO_AT_END, _OPTION_NO, _UNTICKED_BEFORE,
-           _EXISTS_Q, _QUESTION, _TICKED_YES, _ANSWER_LINE)  # what a cached row was judged with (signals.TABLE_ID)
 
 
 def answered_no(unit: str, clause_start: int, start: int, end: int) -> bool:

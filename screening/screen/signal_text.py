@@ -61,6 +61,14 @@ _NAMED = re.compile("(?:" + "|".join(f"(?<={role})" for role in _ROLES) + ")"
                     r"(?!控股|全资|实际控制人|实控人|子公司|董事|监事|高级管理人员|股东|法定代表人|被)"
                     r"(?:(?!" + _NO_NAME + r")[^被向对为与和及的在于已将从因由就持所申提称欠偿拖挪逾兑付诉涉违拟按"
                     r"，,。；;：:、\s（(）)\d]){2,20}?(?:股份有限公司|有限责任公司|集团有限公司|有限公司)")
+# the listed company named in full where a filing first names it (某某科技股份有限公司（以下简称“公司”）,
+# 某某酒股份有限公司（以下简称“贵州茅台”或“公司”）): the text says which name is the company's, so the reader keeps
+# 公司 alone, as the patterns read it (a mutation test, 2026-12-06: …（以下简称“公司”）所持某某科技55%股权被冻结
+# read 中, not 高). A full name without its 简称 stays: it may be a bank or a plaintiff (某某银行股份有限公司向法院
+# 申请冻结公司银行账户)
+_SELF_NAMED = re.compile(r"(?:^|(?<=[，,。；;\s]))[^，,。；;：:、\s（()）]{2,30}?(?:股份有限公司|有限责任公司|有限公司)"
+                         r"[（(](?:以下|下文)?(?:简称|称)(?:为)?(?:[“\"「『][^”\"」』（()）]{1,12}[”\"」』](?:或|、))?"
+                         r"[“\"「『]?(?:上市)?(?P<keep>本公司|公司|我司)[”\"」』]?[）)]")
 _TRAILING = ",，、;；。:：|/ \t\r"
 
 
@@ -94,8 +102,8 @@ class Normalized:
 
 
 def normalize(source: str) -> Normalized:
-    """NFKC, spaces between CJK characters and an amount's 人民币 / .00 dropped, traditional -> simplified; the
-    origin map kept."""
+    """NFKC, traditional -> simplified, then spaces between CJK characters, an amount's 人民币 / .00, a role's full
+    name and the company's own full name before its 简称 dropped; the origin map kept."""
     chars: list[str] = []
     origin: list[int] = []
     for i, ch in enumerate(source):
@@ -103,7 +111,18 @@ def normalize(source: str) -> Normalized:
             chars.append(c)
             origin.append(i)
     text = "".join(chars)
+    # simplified first: the drops below read simplified words (控股子公司資金鍊斷裂無力償還某某銀行股份有限公司…
+    # was read as a name and dropped, where the simplified sentence reads 高; a mutation test, 2026-12-06)
+    simple = _t2s().convert(text)
+    if len(simple) != len(text):  # a phrase of another length: convert character by character instead
+        pieces = [_t2s().convert(c) for c in text]
+        origin = [o for o, p in zip(origin, pieces, strict=True) for _ in p]
+        simple = "".join(pieces)
+    text = simple
     drop: set[int] = {i for rx in (_AMOUNT_NOISE, _NAMED) for m in rx.finditer(text) for i in range(m.start(), m.end())}
+    for m in _SELF_NAMED.finditer(text):
+        drop.update(i for i in range(m.start(), m.end()) if not m.start("keep") <= i < m.end("keep"))
+        origin[m.start("keep")] = origin[m.start()]  # a quote from 公司 on shows the name as written
     after_date = {m.end() for m in _DATE.finditer(text)}  # "2026年11月20日 关于…": the space marks a title
     for m in _SPACES.finditer(text):
         inside = 0 < m.start() and m.end() < len(text)
@@ -112,12 +131,7 @@ def normalize(source: str) -> Normalized:
     if drop:
         kept = [i for i in range(len(text)) if i not in drop]
         text, origin = "".join(text[i] for i in kept), [origin[i] for i in kept]
-    simple = _t2s().convert(text)
-    if len(simple) != len(text):  # a phrase of another length: convert character by character instead
-        pieces = [_t2s().convert(c) for c in text]
-        origin = [o for o, p in zip(origin, pieces, strict=True) for _ in p]
-        simple = "".join(pieces)
-    return Normalized(source, simple, tuple(origin))
+    return Normalized(source, text, tuple(origin))
 
 
 @dataclass(frozen=True)
