@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from screening.cli import main
 from screening.config import BatcherSettings, EngineSettings, Settings, UniverseSettings
 from screening.data.load import codes_pool, load_file
 from screening.data.universe import Universe
@@ -91,3 +94,49 @@ def test_typed_old_and_new_codes_never_give_two_rows_of_one_stock(tmp_path: Path
     assert old.stock is None and old.error is not None and "920xxx" in old.error.message
     assert new.stock is not None and new.stock.code == "920799.BJ"
     assert again.stock is None and again.error is not None and "与 920799.BJ 重复" in again.error.message
+
+
+def _universe_with_old_import(tmp_path: Path) -> Path:
+    """A universe that still holds 830799.BJ from an import made before the BSE's move (no refresh lists it)."""
+    path = _universe(tmp_path)
+    u = Universe.load(path)
+    u.update([StockInput(code="830799.BJ", name="艾融软件", pe_ttm=55.0, roe=3.0)], as_of="2025-06-30",
+             source="import:old.csv")
+    u.save()
+    return path
+
+
+def test_an_old_code_the_data_still_holds_is_read_as_its_920_stock(tmp_path: Path) -> None:
+    """The old code's stale import no longer wins over the 920 stock the market data keeps current, and a file
+    listing both codes gives one row, as with a universe that never held the old code."""
+    u_path = _universe_with_old_import(tmp_path)
+    pool_file = tmp_path / "bj.csv"
+    pool_file.write_text(HEADER + "830799,艾融软件,,\n920799,艾融软件,,\n", encoding="utf-8")
+    settings = Settings().model_copy(update={"universe": UniverseSettings(path=str(u_path))})
+    old, new = load_file(pool_file, settings, Universe.load(u_path)).items
+    assert old.stock is not None and old.stock.code == "920799.BJ"
+    assert old.stock.roe == 9.5 and old.stock.pe_ttm == 40.0  # the 920 stock's figures, not the old import's
+    assert any(n.startswith("北交所旧代码 830799 按名称读作 920799.BJ") and n.endswith("旧代码的记录不再使用")
+               for n in old.stock.notes)
+    assert new.stock is None and new.error is not None and new.error.message.startswith("与第 2 行重复 (830799")
+
+
+def test_import_moves_an_old_code_to_its_920_stock_or_refuses_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """`universe import` of an old export: a row whose full name is one 920 stock's goes to that stock (said on
+    stderr); one the data cannot map is refused with what to do, never stored under a code no refresh lists (it
+    would stay, unrefreshed, as a second row of the same stock in every later screen)."""
+    u_path = _universe(tmp_path)
+    monkeypatch.setenv("SCREENER_UNIVERSE__PATH", str(u_path))
+    f = tmp_path / "old.csv"
+    f.write_text(HEADER + "830799,艾融软件,31,11.5\n871234,某某新材,20,8\n", encoding="utf-8")
+    rc = main(["universe", "import", str(f)])
+    out, err = capsys.readouterr()
+    assert rc == 0 and out == ""
+    moved = "old.csv, 第2行: 北交所旧代码 830799 按名称读作 920799.BJ 艾融软件 (2025-10-09 起的代码), 导入到 920799.BJ"
+    assert moved in err
+    assert "未导入 old.csv, 第3行 (871234.BJ): 北交所旧代码 871234: 2025-10-09 起为 920xxx" in err
+    u = Universe.load(u_path)
+    moved_to = u.get("920799.BJ")
+    assert moved_to is not None and moved_to.roe == 11.5
+    assert u.record("830799.BJ") is None and u.record("871234.BJ") is None

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from screening.config import InputSettings, load_settings
-from screening.data.load import open_universe
+from screening.data.load import is_old_bse_code, moved_bse_code, open_universe
 from screening.data.pool import read_pool
 from screening.data.providers.records import NOTICE
 from screening.data.refresh import Refresher, RefreshFailed, note_line
@@ -49,6 +49,9 @@ def _import(universe: Universe, path: Path, as_of: str | None, limits: InputSett
     refused = 0
     for item in pool.ok_items:
         assert item.stock is not None
+        moved = moved_bse_code(item.stock, universe)
+        if moved is not None:
+            print(f"注意: {path.name}, 第{item.row}行: {moved}, 导入到 {item.stock.code}", file=sys.stderr)
         why = import_refusal(item.stock, universe)
         if why is not None:
             refused += 1
@@ -72,6 +75,9 @@ def _import(universe: Universe, path: Path, as_of: str | None, limits: InputSett
 
 def import_refusal(stock: StockInput, universe: Universe) -> str | None:
     """Why a parsed row must not enter the shared universe, or None."""
+    if is_old_bse_code(stock.code):  # one the data could not map by its name (load.moved_bse_code)
+        return (f"北交所旧代码 {stock.code[:6]}: 2025-10-09 起为 920xxx, 本地数据中没有同名的 920 股票; 改用新代码"
+                "后再导入 (旧代码下的数据不会被刷新, 也没有公告与ST标记, 还会与新代码各成一行)")
     doubts = [n for n in [*stock.notes, quarter_roe(stock) or ""] if is_doubt(n)]
     if doubts:
         return f"{doubts[0]}; 改正文件后再导入 (screen 只标记这样的行, import 会让所有人读到它)"

@@ -50,7 +50,7 @@ def unknown_code_message(code: str, universe: Universe) -> str:
     index = index_name(code[:6])
     if index:  # 000300 typed bare: no stock has it, the index does
         moved = f"; {code[:6]} 也是{index}的指数代码, 指数不能筛选"
-    if code.endswith(".BJ") and not code.startswith("920"):
+    if is_old_bse_code(code):
         # the BSE gave every listed stock a 920 code on 2025-10-09; old exports still carry 43/83/87
         moved = "; 北交所已于 2025-10-09 把全部股票改为 920xxx 代码: 请查到它的新代码"
     return (f"{code}: 本地数据中没有这只股票 ({where}){moved}: 运行 "
@@ -64,7 +64,7 @@ def unlisted_code(stock: StockInput, universe: Universe) -> str | None:
     2026-12-06: such a row came back 低/100 unflagged), and the row is counted as doubtful."""
     if universe.record(stock.code) is not None:
         return None
-    if stock.code.endswith(".BJ") and not stock.code.startswith("920"):
+    if is_old_bse_code(stock.code):
         return f"北交所旧代码 {stock.code[:6]}: 2025-10-09 起为 920xxx, 本地数据查不到它, 未补入公告与ST标记"
     if len(universe) < WHOLE_MARKET or universe.info.demo:  # the demo market is invented: no delisting to tell
         return None
@@ -73,19 +73,29 @@ def unlisted_code(stock: StockInput, universe: Universe) -> str | None:
             "只按文件的数字筛选, 未补入公告与ST标记")
 
 
+def is_old_bse_code(code: str) -> bool:
+    """A pre-2025-10-09 Beijing code (43/83/87xxxx.BJ): the BSE moved every listed stock to 920xxx that day."""
+    return code.endswith(".BJ") and not code.startswith("920")
+
+
 def moved_bse_code(stock: StockInput, universe: Universe) -> str | None:
     """The note for a file row under a pre-2025-10-09 BSE code whose name is, exactly, one 920xxx stock's in the
     local data; the row's code is then that stock's, so the data adds its announcements and ST mark. Only by the
-    full name the file gives: the new number is not derived from the old one (a guess), nor from a part of a name."""
+    full name the file gives: the new number is not derived from the old one (a guess), nor from a part of a name.
+
+    Also where the local data still holds the old code (an import from before the move, which no refresh
+    lists): the 920 stock of that name is the one the market data keeps current, and a file listing both codes
+    would otherwise give two rows of one stock."""
     old = stock.code
-    if not old.endswith(".BJ") or old.startswith("920") or universe.record(old) is not None or not stock.name:
+    if not is_old_bse_code(old) or not stock.name:
         return None
     found = [m for m in universe.find_by_name(stock.name)
              if m.code.startswith("920") and norm_name(m.name or "") == norm_name(stock.name)]
     if len(found) != 1:
         return None
     stock.code = found[0].code
-    return f"北交所旧代码 {old[:6]} 按名称读作 {found[0].code} {found[0].name} (2025-10-09 起的代码)"
+    left = "; 本地数据中旧代码的记录不再使用" if universe.record(old) is not None else ""
+    return f"北交所旧代码 {old[:6]} 按名称读作 {found[0].code} {found[0].name} (2025-10-09 起的代码){left}"
 
 
 def demo_universe_path() -> Path:
