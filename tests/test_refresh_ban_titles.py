@@ -151,3 +151,23 @@ def test_a_ban_after_only_quiet_days_keeps_nothing_of_them(env: FakeMarketRemote
     assert snap.degraded == ["公告数据缺失"]
     texts = [p.stock.report_text or "" for p in snap.stocks]
     assert not any("近5日" in t or "本次刷新取得" in t for t in texts)  # no block claims a day it did not read
+
+
+def test_one_failing_day_costs_only_that_day(env: FakeMarketRemote) -> None:
+    """Thu 12-04's window is 11-30..12-04; the notice query for Wed 12-02 answers 502 every time (no ban: the other
+    days answer). The days older than it are still fetched (they used to be lost with it), and the flag names
+    12-02 alone; a title of 11-30 reaches its stock."""
+    market = env.market
+    assert isinstance(market, BanningMarket)
+    market.ban_day = None
+    bad, older = dt.date(2026, 12, 2), dt.date(2026, 11, 30)
+    env.faults.status_days["notice"] = {bad.isoformat(): 502}
+    provider = AkshareProvider(retry=RetryPolicy(attempts=1), now=lambda: SECOND, sleep=lambda s: None)
+    snap = provider.fetch(dt.date(2026, 12, 3), announcement_days=5)
+    read = "2026-11-30 至 2026-12-01、2026-12-03 至 2026-12-04"
+    assert snap.degraded == [f"公告数据缺失: {bad} 未取得 (本次取得 {read})"], snap.degraded
+    assert any("stock_notice_report failed for 2026-12-02 (every other day was asked for)" in n for n in snap.notes)
+    code = next(iter(_titles(market, older)))
+    stock = next(p.stock for p in snap.stocks if p.stock.code.split(".")[0] == code)
+    assert older in {d for d, _ in dated_titles(stock.report_text)}, stock.report_text
+    assert all(d != bad for p in snap.stocks for d, _ in dated_titles(p.stock.report_text))

@@ -24,12 +24,11 @@ from dataclasses import dataclass
 
 from screening.data.providers import MarketSnapshot
 from screening.data.providers.fetch_plan import announcement_window
-from screening.data.providers.provider_base import FLAG_NO_TITLES
+from screening.data.providers.provider_base import FLAG_NO_TITLES, WARNING
 from screening.data.providers.title_days import span_days, spans, unread_days, unread_flag
 from screening.data.universe import Record, Universe
 
 FLAG_CARRIED = "公告沿用上次刷新"  # row flag: the titles shown are the last good universe's
-WARNING = "warning: "  # the marker `universe status` lists warnings by (as the providers write it)
 # a dated title line, as report_text.announcements_block writes them (and screen/signals.py reads them)
 _TITLE = re.compile(r"^(\d{4}-\d{2}-\d{2}) (.+)$")
 # the call that fetched titles, by its name in a composed source id -> how the origin names it

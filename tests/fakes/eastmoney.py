@@ -370,6 +370,8 @@ class FakeEastmoney:
             return self._reject(endpoint, "stock_list is not served by this fake", _json(err))
         if fault := self._page_fault(endpoint, page):
             return fault
+        if status := self.faults.status_days.get(endpoint, {}).get(end.isoformat()):
+            return _html_error(status)
         items = []
         if endpoint not in self.faults.empty:
             day = end

@@ -26,23 +26,23 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
 from screening.data.providers.akshare_calls import AkshareCalls, akshare_version
+from screening.data.providers.akshare_fetch import AkshareFetch
 from screening.data.providers.akshare_frames import (
     SPOT,
     Quote,
-    announcements_of,
     forecasts_of,
     period_table_of,
     quotes_of,
     st_codes_of,
 )
+from screening.data.providers.akshare_titles import optional_announcements
 from screening.data.providers.base import (
     IncompleteData,
     MarketSnapshot,
@@ -54,7 +54,6 @@ from screening.data.providers.base import (
 )
 from screening.data.providers.eastmoney_clist import DELAY_HOST, delayed_board
 from screening.data.providers.eastmoney_datacenter import forecast_period, report_period
-from screening.data.providers.eastmoney_notices import notice_day
 from screening.data.providers.fetch_plan import CallPlan, supporting_periods
 from screening.data.providers.fundamentals import (
     PeriodFigures,
@@ -69,7 +68,7 @@ from screening.data.providers.periods import disclosure_deadline, next_period, y
 from screening.data.providers.provider_base import (
     FLAG_NO_FORECASTS,
     FLAG_NO_ST_BOARD,
-    FLAG_NO_TITLES,
+    WARNING,
     ProviderBase,
 )
 from screening.data.providers.records import (
@@ -84,36 +83,13 @@ from screening.data.providers.records import (
 )
 from screening.data.providers.report_text import Announcement, Forecast, compose_report_text
 from screening.data.providers.resilience import CircuitBreaker, RetryPolicy
-from screening.data.providers.title_days import DayTitles, partial_block, spans, unread_flag
+from screening.data.providers.title_days import DayTitles, partial_block
 from screening.data.trading_calendar import SessionUncertain, board_session
 
-WARNING = "warning: "  # notes that start so are shown on `universe status` and the digest footer
 PE_NOTE = (
     "PE-TTM is derived: 总市值 (stock_zh_a_spot_em) / TTM net profit (stock_yjbb_em: latest cumulative "
     "period + last annual report - the same period a year before); 市盈率-动态 is not PE-TTM and is not used."
 )
-
-@dataclass
-class _Fetch:
-    """One fetch's calls, each counted in the plan, and the notes its steps add to."""
-
-    calls: AkshareCalls
-    plan: CallPlan
-    version: str
-    notes: list[str]
-    session: Any = None  # one requests.Session for the Eastmoney calls this project sends itself
-    degraded: list[str] = field(default_factory=list)  # row flags for optional sources that failed
-
-    @property
-    def sdk(self) -> str:
-        return f"akshare {self.version}"
-
-    def run(self, function: str, label: str, **kw: Any) -> pd.DataFrame | None:
-        try:
-            return self.calls.run(function, label, **kw)
-        finally:
-            self.plan.step()
-
 
 @dataclass
 class _Market:
@@ -175,12 +151,12 @@ class AkshareProvider(ProviderBase):
         import requests
 
         with requests.Session() as session:  # honours HTTPS_PROXY / REQUESTS_CA_BUNDLE like akshare's own calls
-            f = _Fetch(calls, CallPlan(progress, planned=2 + 4 + 2 + len(days)), version, [PE_NOTE], session)
+            f = AkshareFetch(calls, CallPlan(progress, planned=2 + 4 + 2 + len(days)), version, [PE_NOTE], session)
             quotes, quote_source = self._load_quotes(f)
             st_codes, st_source = self._load_st(f)
             walk, latest, tables = self._load_reports(f, trade_date, quotes)
             forecasts = self._load_forecasts(f, walk.walked[0])
-            titles = self._optional_announcements(f, days)
+            titles = optional_announcements(f, days)
         market = _Market(quotes, st_codes, latest, tables, forecasts, titles, quote_source, st_source)
         stocks, counts = self._assemble(market, trade_date, announcement_days)
         f.notes.extend(counts)
@@ -212,7 +188,7 @@ class AkshareProvider(ProviderBase):
                 "provider (--provider tushare, daily_basic) fetches a past day's quotes"
             )
 
-    def _board(self, f: _Fetch, function: str) -> tuple[pd.DataFrame | None, str]:
+    def _board(self, f: AkshareFetch, function: str) -> tuple[pd.DataFrame | None, str]:
         """A push2 board (quotes or ST) and its source id: akshare's own call, else the push2delay host.
 
         The primary gets two tries (a single drop is retried) before the fallback, which has the full policy.
@@ -231,7 +207,7 @@ class AkshareProvider(ProviderBase):
         frame = f.run(function, label, fn=lambda: delayed_board(function), breaker=self.host_breakers["push2delay"])
         return frame, f"akshare:{label}"
 
-    def _load_quotes(self, f: _Fetch) -> tuple[dict[str, Quote], str]:
+    def _load_quotes(self, f: AkshareFetch) -> tuple[dict[str, Quote], str]:
         """The quotes are essential: they are the universe."""
         spot, source = self._board(f, SPOT)
         if spot is None or spot.empty:
@@ -244,7 +220,7 @@ class AkshareProvider(ProviderBase):
             f.notes.append(f"{SPOT}: {skipped} rows without an A-share code were left out")
         return quotes, source
 
-    def _load_st(self, f: _Fetch) -> tuple[set[str] | None, str]:
+    def _load_st(self, f: AkshareFetch) -> tuple[set[str] | None, str]:
         """The ST board is optional: without it (down, or drifted) ST comes from the names alone, with a warning."""
         source = "akshare:stock_zh_a_st_em"
         try:
@@ -262,7 +238,7 @@ class AkshareProvider(ProviderBase):
         return st_codes, source
 
     def _load_reports(
-        self, f: _Fetch, trade_date: dt.date, quotes: dict[str, Quote]
+        self, f: AkshareFetch, trade_date: dt.date, quotes: dict[str, Quote]
     ) -> tuple[PeriodPlan, dict[str, PeriodFigures], dict[dt.date, PeriodTable]]:
         """Every report period needed is essential: the walk to the latest, then TTM's and the fiscal years'."""
         tables: dict[dt.date, PeriodTable] = {}
@@ -289,7 +265,7 @@ class AkshareProvider(ProviderBase):
             load(period, supporting=True)
         return walk, latest, tables
 
-    def _load_forecasts(self, f: _Fetch, newest: dt.date) -> dict[str, Forecast] | None:
+    def _load_forecasts(self, f: AkshareFetch, newest: dt.date) -> dict[str, Forecast] | None:
         """Forecasts are optional: when either period cannot be had, the report texts go without any (a note)."""
         forecasts: dict[str, Forecast] = {}
         for period in (next_period(newest), newest):
@@ -308,51 +284,6 @@ class AkshareProvider(ProviderBase):
             for code, found in found_now.items():
                 forecasts.setdefault(code, found)  # newest period first
         return forecasts
-
-    def _optional_announcements(self, f: _Fetch, days: list[dt.date]) -> DayTitles | None:
-        """The titles are optional: when they cannot be had the refresh completes without them, every row says
-        公告数据缺失 and the report texts leave the block out (never "no announcements").
-
-        A failure part-way (an IP ban after the newest days) keeps the days read: dropping them lost today's
-        立案 title (a trial, 2026-12-06). Only titles in hand prove the days read: a quiet day is also what
-        akshare's KeyError('代码') for a renamed field looks like, so quiet days alone are not kept.
-        """
-        got = DayTitles()
-        try:
-            self._load_announcements(f, days, got)
-        except ProviderError as exc:
-            if not got.by_code:
-                f.notes.append(f"{WARNING}{FLAG_NO_TITLES}: announcement titles left out of the report texts: {exc}")
-                f.degraded.append(FLAG_NO_TITLES)
-                return None
-            got.unread = [d for d in days if d not in got.read]
-            f.notes.append(f"{WARNING}{FLAG_NO_TITLES}: announcement titles of {spans(got.unread)} not fetched, "
-                           f"those of {spans(got.read)} kept (fetched before the failure): {exc}")
-            f.degraded.append(unread_flag(got.unread, got.read))
-        if got.quiet:
-            f.notes.append("stock_notice_report: no announcements on " + ", ".join(map(str, sorted(got.quiet))))
-        return got
-
-    def _load_announcements(self, f: _Fetch, days: list[dt.date], got: DayTitles) -> None:
-        """The announcement days, newest first, into ``got`` as they come; a quiet day is a note, a quiet month of
-        weekdays is a failure."""
-        for d in days:
-            label = f"stock_notice_report({ymd(d)})"
-            fetch = partial(notice_day, ymd(d), session=f.session, on_page=f.calls.page_hook(label))
-            frame = f.run("stock_notice_report", label, fn=fetch)
-            got.read.append(d)
-            if frame is None or frame.empty:
-                got.quiet.append(d)
-                continue
-            for code, a in announcements_of(frame, label, f.sdk):
-                got.by_code.setdefault(code, []).append(a)
-        weekdays = [d for d in days if d.weekday() < 5]
-        if len(weekdays) >= 2 and all(d in got.quiet for d in weekdays):
-            raise IncompleteData(
-                f"stock_notice_report returned no announcements for any weekday from {days[-1]} to {days[0]}: "
-                f"akshare {f.version} raises the same KeyError('代码') for an empty day and for a renamed "
-                "upstream field, and a whole market without announcements for weeks is not plausible"
-            )
 
     # ---- one record per quoted stock ----------------------------------------------------------------------
     def _assemble(

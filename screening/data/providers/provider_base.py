@@ -20,6 +20,7 @@ from screening.data.providers.records import snapshot_period
 from screening.data.providers.resilience import CircuitBreaker, RetryPolicy
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
+WARNING = "warning: "  # notes that start so are shown on `universe status` and the digest footer
 FLAG_NO_TITLES = "公告数据缺失"  # row flags: an optional source failed, so every row lacks what it gives
 FLAG_NO_FORECASTS = "业绩预告数据缺失"
 FLAG_NO_ST_BOARD = "ST板数据缺失"  # ST then from the names alone

@@ -42,7 +42,7 @@ from screening.data.providers.fundamentals import (
     walk_latest_periods,
 )
 from screening.data.providers.periods import next_period, ymd
-from screening.data.providers.provider_base import FLAG_NO_FORECASTS, FLAG_NO_TITLES, ProviderBase
+from screening.data.providers.provider_base import FLAG_NO_FORECASTS, FLAG_NO_TITLES, WARNING, ProviderBase
 from screening.data.providers.records import (
     Find,
     current_forecast,
@@ -57,7 +57,6 @@ from screening.data.providers.report_text import Announcement, Forecast, compose
 from screening.data.providers.tushare_calls import FIELDS, TushareCalls, open_api, tushare_version
 
 _ST_NAME = re.compile(r"^(S\*ST|SST|\*ST|ST)")
-WARNING = "warning: "  # as akshare_provider.WARNING: the notes `universe status` lists as warnings start so
 Valuation = tuple[float | None, float | None, float | None, float | None]  # close, pe_ttm, pb, total_mv (yuan)
 
 
