@@ -31,6 +31,9 @@ PROGRESS_FIELDS = ("进展", "进度", "时间", "日期", "期限", "已(?:全�
 QUESTION_WORDS = ("未", "含", "截至(?![^，,。；;：:]{0,6}?(?:进展|进度))", "需", "被", "[（(]")
 NO_ANSWERS = ("无", "不适用")
 PERIOD_WORDS = ("报告期内", "本报告期内?", "报告期末")  # 是否存在违规担保：报告期内无
+# a heading right after the risk words, answered no without 是否 (违规担保情况：无, 违规对外担保情况：不适用, 资金占用
+# 事项：报告期内无; review 12); a longer field (解除情况, 整改措施) is another question's
+HEADINGS = ("", "情况", "事项", "事项情况")
 # what may follow an answer: the sentence's end, the next numbered item or question, a bracket
 ANSWER_END = r"(?:[。；;]|$|(?=[一二三四五六七八九十]{1,3}、|\d{1,2}[、.]|是否|[（(]))"
 
@@ -77,6 +80,9 @@ _OPTION_NO = re.compile(_FIELD + r"{0,12}\s*" + _BOX + "[^" + _MARKS + "]{0,24}"
                         + r"\s*本(?:年度|报告期)(?:公司)?无")
 _UNTICKED_BEFORE = re.compile(_BOX + r"\s*本(?:年度|报告期)(?:公司)?有$")
 _EXISTS_Q = re.compile(r"是否存在")
+# (a bracket of what came after takes the answer back: 违规担保情况：无（期后新增违规担保3,000万元）)
+_HEADING_NO = re.compile(r"(?:的)?(?:相关)?" + _any(HEADINGS) + r"\s*[：:]\s*(?:" + _any(PERIOD_WORDS) + r"\s*)?"
+                         + _any(NO_ANSWERS) + _LATER + r"\s*" + ANSWER_END)
 _QUESTION = re.compile(r"是否")
 # a yes ticked or said (√是, 是√, ：是) and not taken back (是（部分归还）, 是，仅部分解除, 是否)
 _TICKED_YES = re.compile(r"[^。；;" + TICKS + r"]{0,16}?(?:" + _TICK + r"\s*(?:是|不适用)|(?<!" + _BOX + r")(?<!"
@@ -88,11 +94,12 @@ _ANSWER_LINE = re.compile(r"\n(?=[ \t]*(?:" + _BOX[:-1] + TICKS + r"]|(?:是|否
 
 def answered_no(unit: str, clause_start: int, start: int, end: int) -> bool:
     """Whether the risk words at ``unit[start:end]`` are a form's question or heading answered no: a box ticked no
-    after them (unless the question asks about a cure), 是否存在… answered 否/无, the SSE option unticked."""
+    after them (unless the question asks about a cure), 是否存在… answered 否/无, a heading answered 无
+    (违规担保情况：无), the SSE option unticked."""
     cure = _CURE_ASKED.search(unit, clause_start, end) is not None
     return bool((_CHECKBOX_NO.match(unit, end) and not cure)
                 or (_EXISTS_Q.search(unit, clause_start, start) and _ANSWER_NO.match(unit, end))
-                or (_BOX_NO_AT_END.match(unit, end) and not cure)
+                or (_BOX_NO_AT_END.match(unit, end) and not cure) or _HEADING_NO.match(unit, end)
                 or _OPTION_NO.match(unit, end) or _UNTICKED_BEFORE.search(unit, clause_start, start))
 
 

@@ -53,13 +53,15 @@ _AMOUNT_NOISE = re.compile(r"人民币(?=\s*-?\d)|(?<=\d)\s+(?=万|亿|元|股|%
 # 有限公司): the role says who acts, and the name only pushed the words after it past the patterns' gaps (a mutation
 # test, 2026-12-06: 法院冻结了我司全资子公司某某控股集团有限公司银行账户 read nothing). Dropped from the reader's
 # copy; a name holding a word that acts (被, 向, 对, 的 ...) is no name and stays, nor one holding a deed
-# (子公司未能偿还某某银行股份有限公司贷款, 控股股东减持某某股份有限公司股份) or another party (子公司客户某某有限公司)
+# (子公司未能偿还某某银行股份有限公司贷款, 控股股东减持某某股份有限公司股份) or another party (子公司客户某某有限公司).
+# A deed's character that names use is a word here, not a character (review 12: 全资子公司某某支付科技有限公司,
+# 某某按揭服务有限公司, 某某产权转让服务有限公司 are names; 拖欠, 挪用, 兑付, 延期支付 are deeds)
 _ROLES = ("控股股东", "实际控制人", "子公司", "参股公司", "债权人", "申请人", "供应商", "客户")
-_NO_NAME = (r"未(?!来)|无法|无力|不能|冻结|查封|质押|减持|转让|收购|出售|占用|导致|致使|到期|约定|收到|"
-            r"股东|客户|供应商|债务人|债权人|参股|交易对")
+_NO_NAME = (r"未(?!来)|无法|无力|不能|冻结|查封|质押|减持|(?<!产权|技术)转让|收购|出售|占用|导致|致使|到期|约定|收到|"
+            r"股东|客户|供应商|债务人|债权人|参股|交易对|侵占|(?<!支)付|拖欠|拖延|挪用|兑付|兑现|按(?!揭)|延期|拒绝|暂停|停止")
 _NAMED = re.compile("(?:" + "|".join(f"(?<={role})" for role in _ROLES) + ")"
                     r"(?!控股|全资|实际控制人|实控人|子公司|董事|监事|高级管理人员|股东|法定代表人|被)"
-                    r"(?:(?!" + _NO_NAME + r")[^被向对为与和及的在于已将从因由就持所申提称欠偿拖挪逾兑付诉涉违拟按"
+                    r"(?:(?!" + _NO_NAME + r")[^被向对为与和及的在于已将从因由就持所申提称欠偿逾诉涉违拟"
                     r"，,。；;：:、\s（(）)\d]){2,20}?(?:股份有限公司|有限责任公司|集团有限公司|有限公司)")
 # the listed company named in full where a filing first names it (某某科技股份有限公司（以下简称“公司”）,
 # 某某酒股份有限公司（以下简称“贵州茅台”或“公司”）): the text says which name is the company's, so the reader keeps

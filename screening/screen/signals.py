@@ -69,6 +69,9 @@ _COMPANY = re.compile(COMPANY_NAMED)
 _PARTIAL = re.compile(PARTIAL_END)
 # a mention that names a further case of the same risk, and an end that names them all
 _AGAIN = re.compile(r"再次|又一次|又收到|第二次|另案|新的")
+# the risk done again after the good news: a new matter, which the earlier end does not clear (已于2025年11月18日解除，
+# 2025年12月3日公司再次为控股股东提供违规担保; review 12), not 再次承诺不再发生 / 再次提醒
+_DONE_AGAIN = re.compile(r"(?:再次|又|重新)(?:被|为|向|对外|发生|出现|提供|违规|新增)")
 _BOTH = re.compile(r"全部|均|两起|两项|两次|各项|上述")
 _CONTRAST = re.compile(r"(?<!披露)但(?!不限于)是?|然而|不过")  # not 应披露但未披露, 包括但不限于
 _GOOD_BREAK = re.compile(r"[，,：:；;暨]|" + _CONTRAST.pattern)
@@ -314,13 +317,15 @@ def _clears(unit: str, m: re.Match[str], start: int) -> bool:
     lo, hi = sorted((m.start(), start))
     if _CONTRAST.search(unit, lo, hi):
         return False
+    ra, rb = _part(unit, start)  # the risk's clause: 已于…解除，…再次为控股股东提供违规担保 / 其所持股份再次被司法冻结
+    if m.end() <= start and _DONE_AGAIN.search(unit, max(m.end(), ra), rb):
+        return False
     a, b = _part(unit, m.start())
     if _EARLIER.search(unit, a, m.start()) and not a <= start < b:
         return False
     if _BACK_REF.search(m.group(0)) and start < a and not (
             _SUIT_SUM.match(unit, start) and not _SUED.search(unit, 0, a)):
         return False
-    ra, _ = _part(unit, start)
     # none named on either side: the sentence's subject goes on (…占用资金2亿元，已全部归还; 减持期间届满，股东…未减持)
     named, risk = _named(unit[a:m.start()]), _named(unit[ra:start])
     return not named or not risk or risk <= named
