@@ -2,7 +2,7 @@
 3,000万元, 3,000.00万元, 3000 万元, 人民币3,000万元, 金额约3,000万元 read alike; so do 已于2025年11月 and
 已于2025年11月18日, 公司 and 本公司 opening a sentence, and 控股股东 with or without its full name after it
 (控股股东某某控股集团有限公司), 公司 and 某某科技股份有限公司（以下简称“公司”）, simplified and traditional characters,
-half- and full-width digits.
+half- and full-width digits, a title with and without its issuer's full name (某某科技股份有限公司关于…的公告).
 
 Why: the hand-written reviews of the tenth session (2026-12-06) fixed wording by wording and each round found
 regressions in the last; two of the worst hidden risks were an amount's form, not its words: a thousands comma
@@ -46,6 +46,9 @@ FORMS: tuple[tuple[str, str, object, int], ...] = (
     # the first two changed 16 and 10 tiers: the reader's drops ran before its traditional -> simplified step)
     ("the company named before its 简称", r"^(?:本公司|公司)(?!章程|法)", "某某科技股份有限公司（以下简称“公司”）", 1),
     ("traditional characters", r"(?s).+", lambda m: _S2T.convert(m.group(0)), 1),
+    # the issuer's full name heading every title, as Shanghai filings write it (11 of 664 titles changed, 2026-12-06)
+    ("the issuer's name heading its titles", r"(?m)((?:^|(?<=[；;]))\s*(?:\d{4}-\d{2}-\d{2}\s+)?)关于",
+     r"\1某某科技股份有限公司关于", 0),
     ("full-width digits", r"\d", lambda m: chr(ord(m.group(0)) + 0xFEE0), 0),
     ("a full name after the role", r"(控股股东|实际控制人|全资子公司|控股子公司)(?![^，,。；;]{0,20}?有限公司)",
      r"\1某某控股集团有限公司", 1),
@@ -118,3 +121,14 @@ def test_traditional_characters_are_read_before_any_word_is_dropped() -> None:
     hits = read_signals("控股子公司資金鍊斷裂無力償還某某銀行股份有限公司到期借款1.5億元。")
     assert text_tier(hits) == "高"
     assert "無力償還" in hits[0].flag()
+
+
+def test_the_issuers_name_heading_its_titles_is_the_company() -> None:
+    """Shanghai filings head every title with the issuer's full name; read as a party of its own it let a
+    subsidiary's lift end the company's freeze (高 read as nothing). Eastmoney's 简称: before it changes nothing."""
+    titles = ("2026-04-30 某某科技股份有限公司关于公司部分银行账户被冻结的公告；"
+              "2026-11-20 某某科技股份有限公司关于子公司银行账户解除冻结的公告")
+    hits = read_signals(titles)
+    assert text_tier(hits) == "高" and "关于公司部分银行账户被冻结的公告" in hits[0].flag()
+    assert text_tier(read_signals("中国平安:中国平安保险（集团）股份有限公司关于公司银行账户被冻结的公告")) == "高"
+    assert text_tier(read_signals("某某科技股份有限公司董事会关于收到立案告知书的公告")) == "高"
