@@ -2,7 +2,8 @@
 3,000万元, 3,000.00万元, 3000 万元, 人民币3,000万元, 金额约3,000万元 read alike; so do 已于2025年11月 and
 已于2025年11月18日, 公司 and 本公司 opening a sentence, and 控股股东 with or without its full name after it
 (控股股东某某控股集团有限公司), 公司 and 某某科技股份有限公司（以下简称“公司”）, simplified and traditional characters,
-half- and full-width digits, a title with and without its issuer's full name (某某科技股份有限公司关于…的公告).
+half- and full-width digits, a title with and without its issuer's full name (某某科技股份有限公司关于…的公告),
+控股股东 alone or in a list (控股股东、实际控制人, 控股股东及其关联方), 公司 or 上市公司.
 
 Why: the hand-written reviews of the tenth session (2026-12-06) fixed wording by wording and each round found
 regressions in the last; two of the worst hidden risks were an amount's form, not its words: a thousands comma
@@ -45,6 +46,10 @@ FORMS: tuple[tuple[str, str, object, int], ...] = (
     # the company's full name where a filing first names it, traditional characters, full-width digits (2026-12-06:
     # the first two changed 16 and 10 tiers: the reader's drops ran before its traditional -> simplified step)
     ("the company named before its 简称", r"^(?:本公司|公司)(?!章程|法)", "某某科技股份有限公司（以下简称“公司”）", 1),
+    ("上市公司", r"^(?:本公司|公司)(?!章程|法)", "上市公司", 1),
+    # the controlling side named as a list (20 and 7 of 516 changed tier, 2026-12-06)
+    ("the controller and its 实际控制人", r"控股股东(?!及|、|和|与|或)", "控股股东、实际控制人", 1),
+    ("the controller and its related parties", r"控股股东(?!及|、|和|与|或)", "控股股东及其关联方", 1),
     ("traditional characters", r"(?s).+", lambda m: _S2T.convert(m.group(0)), 1),
     # the issuer's full name heading every title, as Shanghai filings write it (11 of 664 titles changed, 2026-12-06)
     ("the issuer's name heading its titles", r"(?m)((?:^|(?<=[；;]))\s*(?:\d{4}-\d{2}-\d{2}\s+)?)关于",
@@ -83,6 +88,8 @@ def test_the_forms_are_generated() -> None:
     assert forms("控股股东已于2025年4月归还") == {
         "a day in the date": "控股股东已于2025年4月18日归还",
         "a full name after the role": "控股股东某某控股集团有限公司已于2025年4月归还",
+        "the controller and its 实际控制人": "控股股东、实际控制人已于2025年4月归还",
+        "the controller and its related parties": "控股股东及其关联方已于2025年4月归还",
         "traditional characters": "控股股東已於2025年4月歸還", "full-width digits": "控股股东已于２０２５年４月归还"}
     named = forms("公司账户被冻结")["the company named before its 简称"]
     assert named == "某某科技股份有限公司（以下简称“公司”）账户被冻结"
@@ -132,3 +139,12 @@ def test_the_issuers_name_heading_its_titles_is_the_company() -> None:
     assert text_tier(hits) == "高" and "关于公司部分银行账户被冻结的公告" in hits[0].flag()
     assert text_tier(read_signals("中国平安:中国平安保险（集团）股份有限公司关于公司银行账户被冻结的公告")) == "高"
     assert text_tier(read_signals("某某科技股份有限公司董事会关于收到立案告知书的公告")) == "高"
+
+
+def test_the_controlling_side_named_as_a_list_is_one_party() -> None:
+    """控股股东、实际控制人 and 控股股东及其关联方 are how filings name the controlling side; the list pushed the risk
+    words past the gaps (违规为控股股东、实际控制人提供担保 read nothing). Read as its first role, quoted as written."""
+    hits = read_signals("公司违规为控股股东、实际控制人提供担保")
+    assert text_tier(hits) == "高" and "控股股东、实际控制人提供担保" in hits[0].flag()
+    assert text_tier(read_signals("控股股东及其关联方已向公司归还资金5,000万元，剩余1.2亿元尚未归还")) == "高"
+    assert text_tier(read_signals("上市公司向法院申请诉前财产保全，法院裁定冻结银行存款800万元")) is None

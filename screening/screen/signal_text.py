@@ -71,6 +71,15 @@ _NAMED = re.compile("(?:" + "|".join(f"(?<={role})" for role in _ROLES) + ")"
 _SELF_NAMED = re.compile(r"(?:^|(?<=[，,。；;\s]))[^，,。；;：:、\s（()）]{2,30}?(?:股份有限公司|有限责任公司|有限公司)"
                          r"[（(](?:以下|下文)?(?:简称|称)(?:为)?(?:[“\"「『][^”\"」』（()）]{1,12}[”\"」』](?:或|、))?"
                          r"[“\"「『]?(?:上市)?(?P<keep>本公司|公司|我司)[”\"」』]?[）)]")
+# a list of the controlling side's roles (控股股东、实际控制人, 控股股东及其关联方, 控股股东及其一致行动人,
+# 实际控制人及其关联方): one group, read as its first role. The list only pushed the words after it past the gaps
+# (a mutation test, 2026-12-06: 公司违规为控股股东、实际控制人提供担保 and 控股股东及其关联方已向公司归还资金
+# 5,000万元，剩余1.2亿元尚未归还 read nothing; 20 of 516 pinned inputs changed tier with 、实际控制人, 7 with
+# 及其关联方)
+_ROLE_GROUP = re.compile(r"(?:(?<=控股股东)|(?<=实际控制人)|(?<=实控人))(?:、|及其|及|和|与|或)"
+                         r"(?:控股股东|实际控制人|实控人|一致行动人|关联方|关联人)(?:(?:、|及其|及)(?:一致行动人|关联方|关联人))?")
+# the company called 上市公司 opening a clause (上市公司向法院申请诉前财产保全): 公司, as the patterns read it
+_LISTED = re.compile(r"(?:^|(?<=[，,。；;\s]))上市(?=公司)")
 # the issuer's full name heading its own title (Shanghai filings: 某某科技股份有限公司关于公司银行账户被冻结的公告,
 # 某某科技股份有限公司董事会关于…; Eastmoney adds 简称: before it): it is the company, and read as a party of its own it
 # let a subsidiary's 解除冻结 or 结案 end the company's own freeze or 立案 (a mutation test, 2026-12-06: 11 of 664
@@ -129,7 +138,10 @@ def normalize(source: str) -> Normalized:
         simple = "".join(pieces)
     text = simple
     drop: set[int] = {i for rx in (_AMOUNT_NOISE, _NAMED) for m in rx.finditer(text) for i in range(m.start(), m.end())}
-    drop.update(i for m in _ISSUER_TITLE.finditer(text) for i in range(m.start(), m.end()))
+    drop.update(i for rx in (_ISSUER_TITLE, _ROLE_GROUP) for m in rx.finditer(text) for i in range(m.start(), m.end()))
+    for m in _LISTED.finditer(text):
+        drop.update(range(m.start(), m.end()))
+        origin[m.end()] = origin[m.start()]  # the quote shows 上市公司 as written
     for m in _SELF_NAMED.finditer(text):
         drop.update(i for i in range(m.start(), m.end()) if not m.start("keep") <= i < m.end("keep"))
         origin[m.start("keep")] = origin[m.start()]  # a quote from 公司 on shows the name as written
