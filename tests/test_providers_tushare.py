@@ -209,3 +209,19 @@ def test_a_per_minute_limit_waits_out_the_minute_before_the_retry(ts_env: FakeMa
     with pytest.raises(ProviderUnavailable, match="rate limit"):
         provider.fetch(TRADE_DATE)
     assert waits.count(61.0) == 2 and len(ts_env.tushare.calls) == 2
+
+
+def test_one_failing_announcement_day_costs_only_that_day(ts_env: FakeMarketRemote) -> None:
+    """anns_d for Wed 12-02 answers 502 every time (the other days answer): the days read are kept and the rows
+    name the one missing, as on the AKShare path; it used to leave every title out for the one day."""
+    bad = dt.date(2026, 12, 2)
+    ts_env.faults.status_days["tushare:anns_d"] = {bad.isoformat(): 502}
+    snap = _provider().fetch(TRADE_DATE, announcement_days=3)  # 12-02 .. 12-04
+    read = "2026-12-03 至 2026-12-04"
+    assert snap.degraded == [f"公告数据缺失: {bad} 未取得 (本次取得 {read})"], snap.degraded
+    assert any(n.startswith("warning: anns_d(20261202) left out:") for n in snap.notes)
+    texts = [p.stock.report_text or "" for p in snap.stocks]
+    assert any(f"本次刷新只取得 {read} 的公告，未取得 {bad} 的公告" in t for t in texts)
+    assert not any("近3日公告" in t for t in texts)  # no block claims the whole window
+    titled = [p for p in snap.stocks if "本次刷新只取得" in (p.stock.report_text or "")]
+    assert titled and all(p.field_sources["report_text"].endswith("anns_d") for p in titled)

@@ -19,7 +19,8 @@ class Faults:
     ban_after: int | None = None  # Eastmoney: drop every request after this many (all Eastmoney hosts together)
     drop_pages: dict[str, set[int]] = field(default_factory=dict)  # endpoint -> page numbers dropped, every time
     status: dict[str, int] = field(default_factory=dict)  # endpoint -> HTTP status with an HTML error page
-    # endpoint -> {ISO day: HTTP status}: one day's query fails every time, the other days answer (notice)
+    # endpoint -> {ISO day: HTTP status}: one day's query fails every time, the other days answer (notice,
+    # tushare:anns_d)
     status_days: dict[str, dict[str, int]] = field(default_factory=dict)
     empty: set[str] = field(default_factory=set)  # endpoint -> the vendor's "no data" answer
     rename: dict[str, dict[str, str]] = field(default_factory=dict)  # endpoint -> {field: new name}

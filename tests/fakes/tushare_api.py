@@ -93,6 +93,9 @@ class FakeTushare:
             return self._error(40101, IP_MSG)
         if endpoint in self.faults.status:
             return Reply(self.faults.status[endpoint], b"<html><body>502 Bad Gateway</body></html>", "text/html")
+        ymd = str(params.get("ann_date") or params.get("trade_date") or "")
+        if status := self.faults.status_days.get(endpoint, {}).get(f"{ymd[:4]}-{ymd[4:6]}-{ymd[6:]}"):
+            return Reply(status, b"<html><body>502 Bad Gateway</body></html>", "text/html")
         producer, allowed, defaults = self._endpoint(api)
         unknown = set(params) - allowed - {"limit", "offset", "ts_type_name"}
         if unknown:

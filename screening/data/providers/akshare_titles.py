@@ -36,12 +36,15 @@ def optional_announcements(f: AkshareFetch, days: list[dt.date]) -> DayTitles | 
             f.degraded.append(FLAG_NO_TITLES)
             return None
         got.unread = [d for d in days if d not in got.read]
-        f.notes.append(f"{WARNING}{FLAG_NO_TITLES}: announcement titles of {spans(got.unread)} not fetched, "
-                       f"those of {spans(got.read)} kept: {exc}")
+        f.notes.append(
+            f"{WARNING}{FLAG_NO_TITLES}: announcement titles of {spans(got.unread)} not fetched, "
+            f"those of {spans(got.read)} kept: {exc}"
+        )
         f.degraded.append(unread_flag(got.unread, got.read))
     if got.quiet:
         f.notes.append("stock_notice_report: no announcements on " + ", ".join(map(str, sorted(got.quiet))))
     return got
+
 
 def _load_announcements(f: AkshareFetch, days: list[dt.date], got: DayTitles) -> None:
     """The announcement days, newest first, into ``got`` as they come; a quiet day is a note, a quiet month of
@@ -76,8 +79,11 @@ def _load_announcements(f: AkshareFetch, days: list[dt.date], got: DayTitles) ->
             "upstream field, and a whole market without announcements for weeks is not plausible"
         )
     if failed:
-        raise ProviderUnavailable(f"stock_notice_report failed for {spans(d for d, _ in failed)} (every other day "
-                                  f"was asked for): {failed[0][1]}", function="stock_notice_report")
+        raise ProviderUnavailable(
+            f"stock_notice_report failed for {spans(d for d, _ in failed)} (every other day "
+            f"was asked for): {failed[0][1]}",
+            function="stock_notice_report",
+        )
 
 
 def _one_day_failure(exc: ProviderError) -> bool:

@@ -30,7 +30,15 @@ from typing import Any
 
 import pandas as pd
 
-from screening.data.providers.base import IncompleteData, MarketSnapshot, ProgressCallback, ProvidedStock
+from screening.data.providers.base import (
+    CircuitOpen,
+    IncompleteData,
+    MarketSnapshot,
+    NotEntitled,
+    ProgressCallback,
+    ProvidedStock,
+    ProviderUnavailable,
+)
 from screening.data.providers.fetch_plan import CallPlan, supporting_periods
 from screening.data.providers.frames import code_of, day, num, text
 from screening.data.providers.fundamentals import (
@@ -54,6 +62,7 @@ from screening.data.providers.records import (
     report_day,
 )
 from screening.data.providers.report_text import Announcement, Forecast, compose_report_text
+from screening.data.providers.title_days import DayTitles, partial_block, spans, unread_flag
 from screening.data.providers.tushare_calls import FIELDS, TushareCalls, open_api, tushare_version
 
 _ST_NAME = re.compile(r"^(S\*ST|SST|\*ST|ST)")
@@ -130,7 +139,7 @@ class _Market:
     latest: dict[str, PeriodFigures]
     reports: _Reports
     forecasts: dict[str, Forecast] | None  # None: forecast_vip not available
-    titles: dict[str, list[Announcement]] | None  # None: anns_d not available
+    titles: DayTitles | None  # None: anns_d not available
 
 
 class TushareProvider(ProviderBase):
@@ -161,6 +170,8 @@ class TushareProvider(ProviderBase):
         # the rows say what an optional endpoint left out (no permission, or it failed), as with AKShare
         degraded = [flag for flag, missing in ((FLAG_NO_TITLES, titles is None),
                                                (FLAG_NO_FORECASTS, forecasts is None)) if missing]
+        if titles is not None and titles.unread:
+            degraded.append(unread_flag(titles.unread, titles.read))
         return self._snapshot(version=version, trade_date=trade_date, now=now, latest=latest.values(),
                               stocks=stocks, notes=notes, calls=calls.records, degraded=degraded)
 
@@ -234,20 +245,39 @@ class TushareProvider(ProviderBase):
         return forecasts
 
     @staticmethod
-    def _load_titles(calls: TushareCalls, days: list[dt.date]) -> dict[str, list[Announcement]] | None:
-        """Announcement titles per day; None (with a note) when anns_d is not available to this account."""
-        titles: dict[str, list[Announcement]] = {}
+    def _load_titles(calls: TushareCalls, days: list[dt.date]) -> DayTitles | None:
+        """Announcement titles per day, newest first; None (with a note) when anns_d is not available to this
+        account, or no day could be read. A day that fails on its own (a 5xx or the rate limit after the retries)
+        is skipped and named, as on the AKShare path (title_days.py): the other days are kept, never all lost for
+        one; an open circuit ends the window."""
+        got = DayTitles()
         for d in days:
-            frame = optional(calls, "anns_d", f"anns_d({ymd(d)})", ann_date=ymd(d))
-            if frame is None:
-                calls.notes.append(f"{WARNING}{FLAG_NO_TITLES}: announcement titles left out of the report texts "
-                                   "(anns_d not available)")
-                return None
+            label = f"anns_d({ymd(d)})"
+            try:
+                frame = calls.query("anns_d", label, ann_date=ymd(d))
+            except (NotEntitled, ProviderUnavailable) as exc:
+                calls.notes.append(f"{WARNING}{label} left out: {exc}")
+                if isinstance(exc, NotEntitled) or isinstance(exc, CircuitOpen):
+                    break
+                continue
+            finally:
+                calls.plan.step()
+            got.read.append(d)
+            if frame.empty:
+                got.quiet.append(d)
             for r in frame[list(FIELDS["anns_d"])].itertuples(index=False):
                 code, when, title = code_of(r[1]), day(r[0]), text(r[2])
                 if code is not None and when is not None and title is not None:
-                    titles.setdefault(code, []).append(Announcement(when, title))
-        return titles
+                    got.by_code.setdefault(code, []).append(Announcement(when, title))
+        got.unread = [d for d in days if d not in got.read]
+        if got.unread and not got.by_code:
+            calls.notes.append(f"{WARNING}{FLAG_NO_TITLES}: announcement titles left out of the report texts "
+                               "(anns_d not available)")
+            return None
+        if got.unread:
+            calls.notes.append(f"{WARNING}{FLAG_NO_TITLES}: announcement titles of {spans(got.unread)} not fetched, "
+                               f"those of {spans(got.read)} kept")
+        return got
 
     # ---- one record per listed stock --------------------------------------------------------------------
     def _assemble(self, market: _Market, trade_date: dt.date, days: int, notes: list[str]) -> list[ProvidedStock]:
@@ -283,8 +313,9 @@ class TushareProvider(ProviderBase):
             put_fiscal_years(record, figures, find)  # ROE from the last annual report: a quarter's is cumulative
         outcome = self._put_pe(record, pe, mv, code in market.valuation, figures, find, quote_day)
         forecast = current_forecast(None if market.forecasts is None else market.forecasts.get(code), figures)
-        titles = None if market.titles is None else market.titles.get(code, [])
-        self._put_report_text(record, name, figures, forecast, titles, quote_day, days)
+        titles = None if market.titles is None else market.titles.by_code.get(code, [])
+        partly = market.titles if market.titles is not None and market.titles.unread else None
+        self._put_report_text(record, name, figures, forecast, titles, quote_day, days, partly)
         return record, outcome
 
     @staticmethod
@@ -325,9 +356,14 @@ class TushareProvider(ProviderBase):
         titles: list[Announcement] | None,
         quote_day: str,
         days: int,
+        partly: DayTitles | None = None,
     ) -> None:
-        report = compose_report_text(latest=figures, forecast=forecast, announcements=titles, days=days,
-                                     name=name, max_titles=self.max_titles)
+        """``partly``: the window was read in part; the titles go under a heading naming the days read and not."""
+        report = compose_report_text(latest=figures, forecast=forecast, announcements=None if partly else titles,
+                                     days=days, name=name, max_titles=self.max_titles)
+        if partly is not None:
+            block = partial_block(titles or [], partly, name)
+            report = f"{report}\n{block}" if report else block
         if report is None:
             return
         parts = (("fina_indicator_vip", figures is not None), ("forecast_vip", forecast is not None),
