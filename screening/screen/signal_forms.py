@@ -32,8 +32,9 @@ QUESTION_WORDS = ("未", "含", "截至(?![^，,。；;：:]{0,6}?(?:进展|进�
 NO_ANSWERS = ("无", "不适用")
 PERIOD_WORDS = ("报告期内", "本报告期内?", "报告期末")  # 是否存在违规担保：报告期内无
 # a heading right after the risk words, answered no without 是否 (违规担保情况：无, 违规对外担保情况：不适用, 资金占用
-# 事项：报告期内无; review 12); a longer field (解除情况, 整改措施) is another question's
-HEADINGS = ("", "情况", "事项", "事项情况")
+# 事项：报告期内无; review 12); a longer field (解除情况, 整改措施) is another question's. The annual report's heading
+# names 诉讼 with 仲裁 (重大诉讼、仲裁事项：无; review 13)
+HEADINGS = ("", "情况", "事项", "事项情况", "(?:、|及|和)仲裁(?:事项|情况)?")
 # what may follow an answer: the sentence's end, the next numbered item or question, a bracket
 ANSWER_END = r"(?:[。；;]|$|(?=[一二三四五六七八九十]{1,3}、|\d{1,2}[、.]|是否|[（(]))"
 

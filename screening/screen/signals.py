@@ -37,6 +37,9 @@ from screening.screen.signal_words import (
     OTHER_PARTY,
     PARTIAL_END,
     PARTIES,
+    PLANNED,
+    REMAINDER,
+    REMAINDER_OPEN,
     RUMOUR,
 )
 
@@ -70,41 +73,22 @@ _PARTIAL = re.compile(PARTIAL_END)
 # a mention that names a further case of the same risk, and an end that names them all
 _AGAIN = re.compile(r"再次|又一次|又收到|第二次|另案|新的")
 # the risk done again after the good news: a new matter, which the earlier end does not clear (已于2025年11月18日解除，
-# 2025年12月3日公司再次为控股股东提供违规担保; review 12), not 再次承诺不再发生 / 再次提醒
-_DONE_AGAIN = re.compile(r"(?:再次|又|重新)(?:被|为|向|对外|发生|出现|提供|违规|新增)")
+# 2025年12月3日公司再次为控股股东提供违规担保; review 12), not 再次承诺不再发生 / 再次提醒. Not denied, feared
+# or weighed (此后未再次发生违规担保, 且未再次被司法冻结, 若/如再次…, 避免/杜绝再次…, 再次发生违规担保的可能性
+# 较小), nor 向 someone other than for money (再次向广大投资者致歉, 再次向董监高强调违规担保的严重性); 发生/出现
+# only before the risk words, not after them (杜绝违规担保再次发生, 避免违规担保情形再次出现; review 13)
+_DONE_AGAIN = re.compile(r"(?<![未不无没若如免止绝防])(?<!一旦)(?:再次|又|重新)"
+                         r"(?:被|为|对外|(?P<happen>发生|出现)|提供|违规|新增"
+                         r"|向(?=[^，,。；;]{0,12}?(?:提供|担保|划转|借出|拆借|转移|支付)))"
+                         r"(?![^，,。；;]*?(?:可能性|风险较(?:小|低)))")
 _BOTH = re.compile(r"全部|均|两起|两项|两次|各项|上述")
 _CONTRAST = re.compile(r"(?<!披露)但(?!不限于)是?|然而|不过")  # not 应披露但未披露, 包括但不限于
 _GOOD_BREAK = re.compile(r"[，,：:；;暨]|" + _CONTRAST.pattern)
-# a plan or a promise before good news in its sentence (将督促…归还，消除…影响; 承诺…前归还), not one kept (履行承诺)
-_PLANNED = re.compile(r"将(?:努力|积极|尽快|督促|采取|通过|争取|力争|消除|归还|偿还|解决)|(?<!履行)(?<!兑现)承诺|"
-                      r"督促(?!下)|以消除|拟|力争|争取|"
-                      # under way, not done (a trial on 2026-12-06): 正在筹措资金归还, 计划于…前归还, 预计整改完成时间,
-                      # 表示将以现金方式归还, 为消除…的重大不确定性, 积极采取措施消除, 与银行沟通偿还方案
-                      r"正在|正通过|(?<!减持)(?<!持股)计划(?=于|在|将|通过|以|年内|\d)|预计|表示将|为消除|"
-                      r"采取(?:了)?(?:以下|相关|有效)?措施|(?:正在|持续|积极|将)[^，,。；;]{0,6}(?:沟通|协商)|"
-                      r"(?:沟通|协商)(?:中|过程中|偿还|还款|解决)|"
-                      r"(?:偿还|还款|清偿|整改)(?:方案|计划|安排)|要求(?:公司)?(?:提前)?(?:偿还|归还)|有权")
-# a remainder still open after good news (剩余3.5亿元尚未解除, 仍有4.5亿元逾期); a routine item (另有正常经营性往来款
-# 尚在结算中) is none, a loan for daily operations overdue is one (尚有日常经营流动资金贷款1.5亿元逾期; review 10)
-_ROUTINE = (r"(?:正常|日常)(?:经营性?)?(?:往来|业务|结算|交易|关联交易)|"
-            r"(?<!非)经营性(?:往来|业务|结算|交易)(?![^，,。；;]{0,6}?占用)")
-_REMAINDER = re.compile(r"(?:剩余|尚余|仍有|其余)[^。；;]{0,12}?(?:尚未|未|仍|逾期)|"
-                        r"(?:尚有|还有|另有|余下)(?:(?!" + _ROUTINE + r")[^。；;]){0,16}?"
-                        r"(?:尚未|仍未|未能|(?:尚在|仍在)(?!信用期|结算|正常|履行|账期)|(?<!未)逾期|"
-                        r"(?<!均)未(?=归还|偿还|清偿|解除|收回|支付|兑付|按期|按时|如期))|"
-                        # further off only a cure not done or a risk still on (尚有1笔违规担保涉及金额5,000万元
-                        # 未能解除, 还有12个账户仍被冻结), not 另有对子公司的担保仍处于担保期内 (review 8)
-                        r"(?:尚有|还有|另有|余下)[^。；;]{0,24}?(?:(?:尚未|仍未|未能|(?<!均)未)(?=归还|偿还|清偿|解除|收回|支付|兑付|"
-                        r"按期|按时|如期|解冻)|仍(?:处于|被|在)?(?:司法)?(?:冻结|查封|逾期|违约|占用))|"
-                        r"(?<=[，,（(])余额(?:为|约为)?\s*(?:[1-9]|0\.\d*[1-9])(?![^，,。；;]{0,12}?(?:(?<!法)(?<!能)正常|(?<!非)经营性))|"
-                        # 剩余占用资金余额1.1亿元 / 占用余额为1.1亿元: a balance still owed, not zero
-                        r"(?:剩余|尚余|其余)[^。；;]{0,12}?(?<![\d.])(?!0(?:\.0+)?(?![\d.]))\d|"
-                        r"(?:占用(?:资金)?|违规担保|逾期(?:借款|债务)?|未归还|未偿还|欠款)[^，,。；;]{0,4}余额(?:为|约为|合计)?\s*(?:[1-9]|0\.\d*[1-9])")
-# after good news of an amount, not of all (已解除2笔, 已归还占用资金1.2亿元), a remainder still open counts further
-# off (尚有…尚在催收中, …仍处于有效期内); after 已全部解除 only _REMAINDER (另有对子公司的担保仍处于担保期内) (review 9)
-_AMOUNT = re.compile(r"[^，,。；;全均]{0,8}?\d")
-_REMAINDER_OPEN = re.compile(r"(?:尚有|还有|另有|余下)(?:(?!" + _ROUTINE + r"|(?:对|为|向)(?:全资|控股)?子公司)"
-                             r"[^。；;]){0,24}?(?:尚未|仍未|未能|(?:尚在|仍在|仍处于)(?!信用期|结算|正常|履行|账期)|仍被|(?<!未)逾期)")
+# good news not come yet: a plan before it, a remainder after it (signal_words.PLANNED, REMAINDER, REMAINDER_OPEN)
+_PLANNED = re.compile(PLANNED)
+_REMAINDER = re.compile(REMAINDER)
+_AMOUNT = re.compile(r"[^，,。；;全均]{0,8}?\d")  # good news of an amount (已归还1.2亿元): see REMAINDER_OPEN
+_REMAINDER_OPEN = re.compile(REMAINDER_OPEN)
 _BACK_REF = re.compile(r"[对向]其")  # 公司对其提起诉讼: the suit of a party named before, not a suit stated before it
 _SUIT_SUM = re.compile(r"(?:涉及|累计)[^，,。；;]{0,4}?(?:诉讼|仲裁)(?:标的)?(?:金额|本金)")  # …, unless only its sum
 _SUED = re.compile(r"起诉|诉(?:本|上市)?公司|被告|被申请人|应诉|传票|判令|要求(?:本)?公司")
@@ -318,7 +302,8 @@ def _clears(unit: str, m: re.Match[str], start: int) -> bool:
     if _CONTRAST.search(unit, lo, hi):
         return False
     ra, rb = _part(unit, start)  # the risk's clause: 已于…解除，…再次为控股股东提供违规担保 / 其所持股份再次被司法冻结
-    if m.end() <= start and _DONE_AGAIN.search(unit, max(m.end(), ra), rb):
+    if m.end() <= start and any(not again.group("happen") or again.start() < start
+                                for again in _DONE_AGAIN.finditer(unit, max(m.end(), ra), rb)):
         return False
     a, b = _part(unit, m.start())
     if _EARLIER.search(unit, a, m.start()) and not a <= start < b:
