@@ -3,7 +3,8 @@
 已于2025年11月18日, 公司 and 本公司 opening a sentence, and 控股股东 with or without its full name after it
 (控股股东某某控股集团有限公司), 公司 and 某某科技股份有限公司（以下简称“公司”）, simplified and traditional characters,
 half- and full-width digits, a title with and without its issuer's full name (某某科技股份有限公司关于…的公告),
-控股股东 alone or in a list (控股股东、实际控制人, 控股股东及其关联方), 公司 or 上市公司.
+控股股东 alone or in a list (控股股东、实际控制人, 控股股东及其关联方), 公司 or 上市公司, 已于 or 已在, 子公司 with or
+without 全资, 55% or 55.00%, 3000万元 or 0.3亿元.
 
 Why: the hand-written reviews of the tenth session (2026-12-06) fixed wording by wording and each round found
 regressions in the last; two of the worst hidden risks were an amount's form, not its words: a thousands comma
@@ -33,6 +34,10 @@ def _with_commas(m: re.Match[str]) -> str:
     return f"{int(whole):,}{dot}{frac}"
 
 
+def _as_yi(m: re.Match[str]) -> str:
+    return f"{float(m.group(1)) / 10000:g}亿元"
+
+
 # (name, pattern, replacement, count): each rewrites a text's amounts, dates or names one way (count 0: all)
 FORMS: tuple[tuple[str, str, object, int], ...] = (
     ("thousands commas", r"(?<![\d,.])\d{4,}(?:\.\d+)?(?=\s*(?:万|亿|元|股))", _with_commas, 0),
@@ -50,6 +55,11 @@ FORMS: tuple[tuple[str, str, object, int], ...] = (
     # the controlling side named as a list (20 and 7 of 516 changed tier, 2026-12-06)
     ("the controller and its 实际控制人", r"控股股东(?!及|、|和|与|或)", "控股股东、实际控制人", 1),
     ("the controller and its related parties", r"控股股东(?!及|、|和|与|或)", "控股股东及其关联方", 1),
+    ("已在 for 已于", r"已于(?=\d)", "已在", 0),
+    ("子公司 without 全资", r"全资子公司", "子公司", 1),
+    ("子公司 with 全资", r"(?<![全控资股])子公司", "全资子公司", 1),
+    ("a percent with decimals", r"(?<![\d.])(\d+)%", r"\1.00%", 0),
+    ("万元 as 亿元", r"(?<![\d.,])(\d{4,}(?:\.\d+)?)万元", _as_yi, 0),
     ("traditional characters", r"(?s).+", lambda m: _S2T.convert(m.group(0)), 1),
     # the issuer's full name heading every title, as Shanghai filings write it (11 of 664 titles changed, 2026-12-06)
     ("the issuer's name heading its titles", r"(?m)((?:^|(?<=[；;]))\s*(?:\d{4}-\d{2}-\d{2}\s+)?)关于",
@@ -84,12 +94,13 @@ def test_the_forms_are_generated() -> None:
         "thousands commas": "违规担保余额3,000万元", "space before the unit": "违规担保余额3000 万元",
         "decimals": "违规担保余额3000.00万元", "currency": "违规担保余额人民币3000万元",
         "about": "违规担保余额约3000万元", "traditional characters": "違規擔保餘額3000萬元",
-        "full-width digits": "违规担保余额３０００万元"}
+        "full-width digits": "违规担保余额３０００万元", "万元 as 亿元": "违规担保余额0.3亿元"}
     assert forms("控股股东已于2025年4月归还") == {
         "a day in the date": "控股股东已于2025年4月18日归还",
         "a full name after the role": "控股股东某某控股集团有限公司已于2025年4月归还",
         "the controller and its 实际控制人": "控股股东、实际控制人已于2025年4月归还",
         "the controller and its related parties": "控股股东及其关联方已于2025年4月归还",
+        "已在 for 已于": "控股股东已在2025年4月归还",
         "traditional characters": "控股股東已於2025年4月歸還", "full-width digits": "控股股东已于２０２５年４月归还"}
     named = forms("公司账户被冻结")["the company named before its 简称"]
     assert named == "某某科技股份有限公司（以下简称“公司”）账户被冻结"

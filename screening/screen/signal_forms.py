@@ -78,8 +78,8 @@ _BOX_NO_AT_END = re.compile(r"(?:(?!是否|已|未|尚)(?:[^，,。；;" + _MARK
                             + r")\s*[。；;]?\s*$")
 # the SSE 重大诉讼 line (□本年度公司有重大诉讼、仲裁事项 √本年度公司无…): the heading before it, and the unticked option
 _OPTION_NO = re.compile(_FIELD + r"{0,12}\s*" + _BOX + "[^" + _MARKS + "]{0,24}" + _TICK
-                        + r"\s*本(?:年度|报告期)(?:公司)?无")
-_UNTICKED_BEFORE = re.compile(_BOX + r"\s*本(?:年度|报告期)(?:公司)?有$")
+                        + r"\s*本(?:年度|报告期)(?:本?公司)?无")
+_UNTICKED_BEFORE = re.compile(_BOX + r"\s*本(?:年度|报告期)(?:本?公司)?有$")
 _EXISTS_Q = re.compile(r"是否存在")
 # (a bracket of what came after takes the answer back: 违规担保情况：无（期后新增违规担保3,000万元）)
 _HEADING_NO = re.compile(r"(?:的)?(?:相关)?" + _any(HEADINGS) + r"\s*[：:]\s*(?:" + _any(PERIOD_WORDS) + r"\s*)?"
