@@ -27,6 +27,7 @@ from screening.screen.signals import read_signals, text_tier
 _FILE = Path(__file__).parent / "data" / "signals_review9.tsv"
 _AMOUNT_UNIT = r"(?:万元|亿元|元)"
 _S2T = opencc.OpenCC("s2t")
+_CONTROLLER = r"控股股东(?!及|、|和|与|或|收到|被|因涉嫌|涉嫌|所持|持有|名下|[^，,。；;]{0,20}?有限公司)"
 
 
 def _with_commas(m: re.Match[str]) -> str:
@@ -53,8 +54,10 @@ FORMS: tuple[tuple[str, str, object, int], ...] = (
     ("the company named before its 简称", r"^(?:本公司|公司)(?!章程|法)", "某某科技股份有限公司（以下简称“公司”）", 1),
     ("上市公司", r"^(?:本公司|公司)(?!章程|法)", "上市公司", 1),
     # the controlling side named as a list (20 and 7 of 516 changed tier, 2026-12-06)
-    ("the controller and its 实际控制人", r"控股股东(?!及|、|和|与|或)", "控股股东、实际控制人", 1),
-    ("the controller and its related parties", r"控股股东(?!及|、|和|与|或)", "控股股东及其关联方", 1),
+    # (not where the list is what a title's news is about or whose holding it is: 控股股东、实际控制人收到立案告知书 /
+    # …所持股份被冻结 names two parties, and a 结案 or a lift of the controller's alone leaves the other's standing)
+    ("the controller and its 实际控制人", _CONTROLLER, "控股股东、实际控制人", 1),
+    ("the controller and its related parties", _CONTROLLER, "控股股东及其关联方", 1),
     ("已在 for 已于", r"已于(?=\d)", "已在", 0),
     ("子公司 without 全资", r"全资子公司", "子公司", 1),
     ("子公司 with 全资", r"(?<![全控资股])子公司", "全资子公司", 1),

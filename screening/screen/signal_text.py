@@ -58,7 +58,9 @@ _AMOUNT_NOISE = re.compile(r"人民币(?=\s*-?\d)|(?<=\d)\s+(?=万|亿|元|股|%
 # 某某按揭服务有限公司, 某某产权转让服务有限公司 are names; 拖欠, 挪用, 兑付, 延期支付 are deeds;
 # review 13: 延迟/迟延/推迟/暂缓支付 too)
 _ROLES = ("控股股东", "实际控制人", "子公司", "参股公司", "债权人", "申请人", "供应商", "客户")
-_NO_NAME = (r"未(?!来)|无法|无力|不能|冻结|查封|质押|减持|(?<!产权|技术)转让|收购|出售|占用|导致|致使|到期|约定|收到|"
+# (review 14: 未名 is a name, 山东未名生物医药股份有限公司关于…)
+_NO_NAME = (r"未(?!来|名)|无法|无力|不能|冻结|查封|质押|减持|(?<!产权|技术)转让|收购|出售|占用|导致|致使|到期|约定|"
+            r"收到|"
             r"股东|客户|供应商|债务人|债权人|参股|交易对|侵占|(?<!支)付|拖欠|拖延|挪用|兑付|兑现|按(?!揭)|延期|延迟|迟延|推迟|暂缓|拒绝|暂停|停止")
 _NAMED = re.compile("(?:" + "|".join(f"(?<={role})" for role in _ROLES) + ")"
                     r"(?!控股|全资|实际控制人|实控人|子公司|董事|监事|高级管理人员|股东|法定代表人|被)"
@@ -69,7 +71,11 @@ _NAMED = re.compile("(?:" + "|".join(f"(?<={role})" for role in _ROLES) + ")"
 # 公司 alone, as the patterns read it (a mutation test, 2026-12-06: …（以下简称“公司”）所持某某科技55%股权被冻结
 # read 中, not 高). A full name without its 简称 stays: it may be a bank or a plaintiff (某某银行股份有限公司向法院
 # 申请冻结公司银行账户)
-_SELF_NAMED = re.compile(r"(?:^|(?<=[，,。；;\s]))[^，,。；;：:、\s（()）]{2,30}?(?:股份有限公司|有限责任公司|有限公司)"
+# (review 14: a deed before the name in its clause is no part of it: 法院冻结了某某科技股份有限公司（以下简称“公司”）
+# 名下银行账户, 中国证监会决定对…立案, 控股股东占用…资金 lost 冻结/立案/占用 with the name; the name starts after one)
+_SELF_NAMED = re.compile(r"(?:^|(?<=[，,。；;\s对向为了])|(?<=占用)|(?<=冻结)|(?<=查封))"
+                         r"(?:(?!" + _NO_NAME + r")[^，,。；;：:、\s（()）被向对为了]){2,30}?"
+                         r"(?:股份有限公司|有限责任公司|有限公司)"
                          r"[（(](?:以下|下文)?(?:简称|称)(?:为)?(?:[“\"「『][^”\"」』（()）]{1,12}[”\"」』](?:或|、))?"
                          r"[“\"「『]?(?:上市)?(?P<keep>本公司|公司|我司)[”\"」』]?[）)]")
 # a list of the controlling side's roles (控股股东、实际控制人, 控股股东及其关联方, 控股股东及其一致行动人,
@@ -77,16 +83,30 @@ _SELF_NAMED = re.compile(r"(?:^|(?<=[，,。；;\s]))[^，,。；;：:、\s（()
 # (a mutation test, 2026-12-06: 公司违规为控股股东、实际控制人提供担保 and 控股股东及其关联方已向公司归还资金
 # 5,000万元，剩余1.2亿元尚未归还 read nothing; 20 of 516 pinned inputs changed tier with 、实际控制人, 7 with
 # 及其关联方)
-_ROLE_GROUP = re.compile(r"(?:(?<=控股股东)|(?<=实际控制人)|(?<=实控人))(?:、|及其|及|和|与|或)"
-                         r"(?:控股股东|实际控制人|实控人|一致行动人|关联方|关联人)(?:(?:、|及其|及)(?:一致行动人|关联方|关联人))?")
+_GROUP_TAIL = (r"(?:、|及其|及|和|与|或)"
+               r"(?:控股股东|实际控制人|实控人|一致行动人|关联方|关联人)(?:(?:、|及其|及)(?:一致行动人|关联方|关联人))?"
+               # (not where the list is the one a title's own news is about, 关于控股股东、实际控制人收到立案告知书:
+               # read as 控股股东 alone, the controller's 结案 ended the 实际控制人's 立案; review 14)
+               # nor where it holds what the news is about (控股股东、实际控制人所持股份被司法冻结: a lift of the
+               # controller's shares leaves the other's frozen)
+               r"(?!(?:(?:、|及其|及)(?:一致行动人|关联方|关联人))?(?:收到|被|因涉嫌|涉嫌|所持|持有|名下))")
+_ROLE_GROUP = re.compile(r"(?:(?<=控股股东)|(?<=实际控制人)|(?<=实控人))" + _GROUP_TAIL)
+# (and after the role's full name, which _NAMED drops: 公司违规为控股股东某某控股集团有限公司、实际控制人提供担保
+# read nothing; review 14)
+_NAMED_GROUP = re.compile(r"(?<=有限公司)" + _GROUP_TAIL)
 # the company called 上市公司 opening a clause (上市公司向法院申请诉前财产保全): 公司, as the patterns read it
 _LISTED = re.compile(r"(?:^|(?<=[，,。；;\s]))上市(?=公司)")
 # the issuer's full name heading its own title (Shanghai filings: 某某科技股份有限公司关于公司银行账户被冻结的公告,
 # 某某科技股份有限公司董事会关于…; Eastmoney adds 简称: before it): it is the company, and read as a party of its own it
 # let a subsidiary's 解除冻结 or 结案 end the company's own freeze or 立案 (a mutation test, 2026-12-06: 11 of 664
 # titles changed tier, 5 of them hid a risk). Dropped: the title reads 关于…, as Shenzhen filings write it
-_ISSUER_TITLE = re.compile(r"(?:^|(?<=[，,。；;\s]))(?:[^，,。；;：:、\s]{2,10}[:：]\s*)?"
-                           r"[^，,。；;：:、\s（()）]{2,30}?(?:[（(][^，,。；;：:、\s（()）]{1,6}[）)][^，,。；;：:、\s（()）]{0,10}?)?"
+# (review 14: not a date or a bracket before the name, 2026-11-20某某科技股份有限公司关于…, 【2026-11-20】…: the date
+# went with the name and the titles lost their order; nor a clause whose text before 关于 holds a deed or a role,
+# 公司收到控股股东某某集团有限公司关于其所持股份被司法冻结的告知函, 法院冻结全资子公司某某有限公司关于…)
+_ISSUER_TITLE = re.compile(r"(?:^|(?<=[，,。；;\s】\]])|(?<=\d日)|(?<=[-/.]\d)|(?<=[-/.]\d\d))"
+                           r"(?:[^，,。；;：:、\s]{2,10}[:：]\s*)?"
+                           r"(?:(?!" + _NO_NAME + r"|子公司|法院)[^，,。；;：:、\s（()）\d【】\[\]]){2,30}?"
+                           r"(?:[（(][^，,。；;：:、\s（()）]{1,6}[）)][^，,。；;：:、\s（()）]{0,10}?)?"
                            r"(?:股份有限公司|有限责任公司|有限公司)(?:董事会|监事会)?(?=关于)")
 _TRAILING = ",，、;；。:：|/ \t\r"
 
@@ -140,6 +160,8 @@ def normalize(source: str) -> Normalized:
     text = simple
     drop: set[int] = {i for rx in (_AMOUNT_NOISE, _NAMED) for m in rx.finditer(text) for i in range(m.start(), m.end())}
     drop.update(i for rx in (_ISSUER_TITLE, _ROLE_GROUP) for m in rx.finditer(text) for i in range(m.start(), m.end()))
+    named = {m.end() for m in _NAMED.finditer(text) if text[:m.start()].endswith(("控股股东", "实际控制人", "实控人"))}
+    drop.update(i for m in _NAMED_GROUP.finditer(text) if m.start() in named for i in range(m.start(), m.end()))
     for m in _LISTED.finditer(text):
         drop.update(range(m.start(), m.end()))
         origin[m.end()] = origin[m.start()]  # the quote shows 上市公司 as written
