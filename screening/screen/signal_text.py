@@ -89,7 +89,10 @@ _GROUP_TAIL = (r"(?:、|及其|及|和|与|或)"
                # read as 控股股东 alone, the controller's 结案 ended the 实际控制人's 立案; review 14)
                # nor where it holds what the news is about (控股股东、实际控制人所持股份被司法冻结: a lift of the
                # controller's shares leaves the other's frozen)
-               r"(?!(?:(?:、|及其|及)(?:一致行动人|关联方|关联人))?(?:收到|被|因涉嫌|涉嫌|所持|持有|名下))")
+               # (review 15: and where the second role has its own name, 关于控股股东某某集团有限公司、实际控制人
+               # 张某某收到立案告知书: the controller's 结案 ended the other's 立案)
+               r"(?!(?:(?:、|及其|及)(?:一致行动人|关联方|关联人))?(?:[一-龥]{2,4}?|[^，,。；;：:、\s（()）]{2,30}?有限公司)?"
+               r"(?:收到|被|因涉嫌|涉嫌|所持|持有|名下))")
 _ROLE_GROUP = re.compile(r"(?:(?<=控股股东)|(?<=实际控制人)|(?<=实控人))" + _GROUP_TAIL)
 # (and after the role's full name, which _NAMED drops: 公司违规为控股股东某某控股集团有限公司、实际控制人提供担保
 # read nothing; review 14)
@@ -103,9 +106,15 @@ _LISTED = re.compile(r"(?:^|(?<=[，,。；;\s]))上市(?=公司)")
 # (review 14: not a date or a bracket before the name, 2026-11-20某某科技股份有限公司关于…, 【2026-11-20】…: the date
 # went with the name and the titles lost their order; nor a clause whose text before 关于 holds a deed or a role,
 # 公司收到控股股东某某集团有限公司关于其所持股份被司法冻结的告知函, 法院冻结全资子公司某某有限公司关于…)
+# (review 15: not _NO_NAME's words that a name may hold, 付/按/收购/出售/转让/约定/到期: 某某联付科技股份有限公司关于…,
+# 某某收购服务…, 某某按摩器具… kept their names, and a subsidiary's 解除冻结 ended the company's own freeze; the roles
+# and deeds stay, 公司参股公司某某有限公司关于…, and 接到 joins 收到)
+_TITLE_NO_NAME = (r"未(?!来|名)|无法|无力|不能|冻结|查封|质押|减持|占用|导致|致使|收到|接到|股东|客户|供应商|"
+                  r"债务人|债权人|参股|交易对|侵占|拖欠|拖延|挪用|兑付|兑现|延期|延迟|迟延|推迟|暂缓|拒绝|暂停|停止|"
+                  r"子公司|法院")
 _ISSUER_TITLE = re.compile(r"(?:^|(?<=[，,。；;\s】\]])|(?<=\d日)|(?<=[-/.]\d)|(?<=[-/.]\d\d))"
                            r"(?:[^，,。；;：:、\s]{2,10}[:：]\s*)?"
-                           r"(?:(?!" + _NO_NAME + r"|子公司|法院)[^，,。；;：:、\s（()）\d【】\[\]]){2,30}?"
+                           r"(?:(?!" + _TITLE_NO_NAME + r")[^，,。；;：:、\s（()）\d【】\[\]]){2,30}?"
                            r"(?:[（(][^，,。；;：:、\s（()）]{1,6}[）)][^，,。；;：:、\s（()）]{0,10}?)?"
                            r"(?:股份有限公司|有限责任公司|有限公司)(?:董事会|监事会)?(?=关于)")
 _TRAILING = ",，、;；。:：|/ \t\r"
