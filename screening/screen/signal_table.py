@@ -23,6 +23,7 @@ from screening.screen.signal_freeze import FROZEN, FROZEN_CLEARS, FROZEN_NOT, FR
 from screening.screen.signal_gaps import G as _G
 from screening.screen.signal_gaps import L as _L
 from screening.screen.signal_gaps import S as _S
+from screening.screen.signal_words import RULE_NOT_FAILED
 
 # the gaps between a row's words (signal_gaps.py): _G within a clause, _L its shortest, _S within a sentence
 
@@ -234,9 +235,8 @@ SIGNALS: tuple[SignalRule, ...] = (
         r"(?:严禁|禁止|防止|杜绝|不得)[^，,。；;]{0,4}挪用",
         # the rule against it (防止控股股东及关联方侵占上市公司资金, 承诺不以任何方式侵占; review 13; and 占用:
         # 《防范控股股东及关联方占用公司资金管理制度》, 承诺不以任何方式占用, review 14), not one that failed
-        # (未能有效防范…占用; review 15: 未能严格防范, 无法防止, 不能有效防范…占用 read no risk)
-        r"(?<!未)(?<!未能|没有|无法|不能)(?<!未有效|未及时|未严格|未切实|未充分)"
-        r"(?<!未能有效|未能及时|未能严格|未能切实|未能充分|不能有效|无法有效|没有有效)(?:严禁|禁止|防止|防范|严防|杜绝|避免|不得|不以任何方式)"
+        # (未能有效防范…占用; reviews 15, 16: signal_words.RULE_NOT_FAILED)
+        RULE_NOT_FAILED + r"(?:严禁|禁止|防止|防范|严防|杜绝|避免|不得|不以任何方式)"
         r"[^，,。；;]{0,16}?(?:侵占|占用)",
         r"(?:员工|职员|财务人员|出纳)[^，,。；;]{0,8}挪用",
         r"(?:关注|核查|检查|是否存在)[^，,。；;]{0,12}资金" + _G + r"流向"),

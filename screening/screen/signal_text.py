@@ -91,7 +91,11 @@ _GROUP_TAIL = (r"(?:、|及其|及|和|与|或)"
                # controller's shares leaves the other's frozen)
                # (review 15: and where the second role has its own name, 关于控股股东某某集团有限公司、实际控制人
                # 张某某收到立案告知书: the controller's 结案 ended the other's 立案)
-               r"(?!(?:(?:、|及其|及)(?:一致行动人|关联方|关联人))?(?:[一-龥]{2,4}?|[^，,。；;：:、\s（()）]{2,30}?有限公司)?"
+               # (review 16: a person's name, not a deed of 2-4 characters: 公司违规为控股股东、实际控制人提供担保被
+               # 债权人起诉 kept the list, which pushed 提供担保 past the gap, and lost 违规担保)
+               r"(?!(?:(?:、|及其|及)(?:一致行动人|关联方|关联人))?"
+               r"(?:(?:(?!提供|担保|占用|资金|违规|尚未|已)[一-龥]){2,4}?"
+               r"|[^，,。；;：:、\s（()）]{2,30}?有限公司)?"
                r"(?:收到|被|因涉嫌|涉嫌|所持|持有|名下))")
 _ROLE_GROUP = re.compile(r"(?:(?<=控股股东)|(?<=实际控制人)|(?<=实控人))" + _GROUP_TAIL)
 # (and after the role's full name, which _NAMED drops: 公司违规为控股股东某某控股集团有限公司、实际控制人提供担保

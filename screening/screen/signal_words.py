@@ -11,6 +11,17 @@ from __future__ import annotations
 _CURE_NOT_DONE = (r"按期|按时|如期|及时|足额|兑付|偿还|偿付|清偿|归还|收回|解除|消除|整改|履行|"
                   r"[^，,。；;需要求未]{0,12}?(?:偿还|归还|清偿|还款|解除|履行)")  # 并未对违规担保事项履行信息披露义务
 _HOW_TAKEN = r"商业实质|真实(?:的)?(?:交易|业务|贸易)|交易实质|关联关系(?=的)|合理(?:的)?(?:商业)?理由|正当理由"
+# A rule against 占用/侵占 (signal_table.py's counter) is standing only where no failure comes before it (the
+# lookbehinds are fixed width, one per width): 未能有效防范…占用; review 15: 未能严格防范, 无法防止, 不能有效防范;
+# review 16: 未能完全杜绝, 未能及时有效防范, 未能充分有效防止, 没能有效防范, 没有及时防止 read no risk
+RULE_NOT_FAILED = (r"(?<!未)(?<!未能|没有|无法|不能|没能)(?<!未有效|未及时|未严格|未切实|未充分|未完全)"
+                   r"(?<!未能有效|未能及时|未能严格|未能切实|未能充分|未能完全|不能有效|无法有效|没有有效|没能有效|"
+                   r"没有及时|没有严格|没有切实|没有完全|不能完全|无法完全|不能及时|无法及时|没能及时)"
+                   r"(?<!未及时有效|未充分有效|未切实有效|未严格有效)"
+                   r"(?<!未能及时有效|未能充分有效|未能切实有效|未能严格有效|没有及时有效|没能及时有效)")
+# 没有 before such a rule with its adverb (没有有效防止控股股东占用公司资金) says the rule failed, not that 占用 is
+# absent; bare 没有防范 stays a denial (没有防范…占用的专门制度，但报告期内未发生占用 is no 占用)
+_RULE_FAILED = r"(?:有效|及时|严格|切实|完全|充分)(?:地)?(?:防止|防范|严防|杜绝)"
 # Denials: one of these earlier in a match's clause (or inside the match) says the risk is absent
 # ("不存在违规担保", "未收到立案调查通知", "无重大诉讼"). "无法" is a risk word (无法表示意见, 无法按期披露) and
 # 无锡/无偿 are not denials; "未" alone is too wide (未履行减持预披露义务 is a violation), so only its
@@ -20,7 +31,8 @@ _HOW_TAKEN = r"商业实质|真实(?:的)?(?:交易|业务|贸易)|交易实质|
 # 未发现 (自查未发现…失信被执行人或失联的情形), 不属于 (担保对象不属于失信被执行人), 未逾期, and 未(对…)出具
 # an opinion (未对财务报表出具保留意见、否定意见或无法表示意见: one denial covers the list, which has no clause
 # break) deny as well.
-NEGATIONS = (r"不存在|不涉及|不构成|不属于|不会|没有(?!" + _CURE_NOT_DONE + r")|并无(?!能力)|"
+# (review 16: nor 没有 before a rule it failed, 公司没有有效防止控股股东占用公司资金: 没有 denied the 占用 after it)
+NEGATIONS = (r"不存在|不涉及|不构成|不属于|不会|没有(?!" + _CURE_NOT_DONE + r"|" + _RULE_FAILED + r")|并无(?!能力)|"
              r"并未(?!" + _CURE_NOT_DONE + r")|未发生|(?<!尚)未收到(?!" + _CURE_NOT_DONE + r")|"
              r"未受到|未实施|未涉及|未被|未曾|"
              r"尚未收到(?=[^，,。；;]{0,20}?(?:立案告知书|立案调查(?:的)?(?:任何)?(?:书面)?通知))|[未不]触及|"
