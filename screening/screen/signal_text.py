@@ -171,9 +171,10 @@ def normalize(source: str) -> Normalized:
         origin = [o for o, p in zip(origin, pieces, strict=True) for _ in p]
         simple = "".join(pieces)
     text = simple
-    drop: set[int] = {i for rx in (_AMOUNT_NOISE, _NAMED) for m in rx.finditer(text) for i in range(m.start(), m.end())}
-    drop.update(i for rx in (_ISSUER_TITLE, _ROLE_GROUP) for m in rx.finditer(text) for i in range(m.start(), m.end()))
-    named = {m.end() for m in _NAMED.finditer(text) if text[:m.start()].endswith(("控股股东", "实际控制人", "实控人"))}
+    names = list(_NAMED.finditer(text))
+    spans = [*names, *(m for rx in (_AMOUNT_NOISE, _ISSUER_TITLE, _ROLE_GROUP) for m in rx.finditer(text))]
+    drop: set[int] = {i for m in spans for i in range(m.start(), m.end())}
+    named = {m.end() for m in names if text.endswith(("控股股东", "实际控制人", "实控人"), 0, m.start())}
     drop.update(i for m in _NAMED_GROUP.finditer(text) if m.start() in named for i in range(m.start(), m.end()))
     for m in _LISTED.finditer(text):
         drop.update(range(m.start(), m.end()))

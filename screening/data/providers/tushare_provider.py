@@ -257,7 +257,7 @@ class TushareProvider(ProviderBase):
                 frame = calls.query("anns_d", label, ann_date=ymd(d))
             except (NotEntitled, ProviderUnavailable) as exc:
                 calls.notes.append(f"{WARNING}{label} left out: {exc}")
-                if isinstance(exc, NotEntitled) or isinstance(exc, CircuitOpen):
+                if isinstance(exc, (NotEntitled, CircuitOpen)):
                     break
                 continue
             finally:
