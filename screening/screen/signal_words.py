@@ -27,7 +27,10 @@ RULE_NOT_FAILED = (r"(?<!未)(?<!未能|没有|无法|不能|没能)(?<!未有�
                                       for a in ("有效", "及时", "严格", "切实", "充分", "完全")) + ")")
 # 没有 before such a rule with its adverb (没有有效防止控股股东占用公司资金) says the rule failed, not that 占用 is
 # absent; bare 没有防范 stays a denial (没有防范…占用的专门制度，但报告期内未发生占用 is no 占用)
-_RULE_FAILED = r"(?:有效|及时|严格|切实|完全|充分)(?:地)?(?:防止|防范|严防|杜绝)"
+_RULE_FAILED = (r"(?:有效|及时|严格|切实|完全|充分)(?:地)?(?:防止|防范|严防|杜绝)"
+                # (review 17's open list: 公司没有防止控股股东占用公司资金 says the 占用 came; 没有防范…占用的专门制度
+                # says a rule is missing and stays a denial)
+                r"|(?:防止|防范|杜绝)(?=[^，,。；;]{0,16}?(?:占用|侵占)(?![^，,。；;]{0,8}?(?:的)?(?:专门|相关)?(?:制度|机制|措施|规定|办法)))")
 # Denials: one of these earlier in a match's clause (or inside the match) says the risk is absent
 # ("不存在违规担保", "未收到立案调查通知", "无重大诉讼"). "无法" is a risk word (无法表示意见, 无法按期披露) and
 # 无锡/无偿 are not denials; "未" alone is too wide (未履行减持预披露义务 is a violation), so only its

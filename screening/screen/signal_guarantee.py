@@ -1,0 +1,48 @@
+"""The broken-rule guarantee row's words (违规担保): a guarantee given without the board's or the meeting's review,
+and the rule against one cited as kept.
+
+Second only to the asset-freeze row in the reviews' attention (the 不得 rule cited as followed or broken, a balance of
+nought, a long party named between 违规 and 担保). Kept in a module of its own, as signal_freeze.py is, so
+signal_table.py stays a table a reader can check against the prompt; the row there reads these tuples unchanged
+(``signals.TABLE_ID`` hashes every signal_*.py module).
+"""
+
+from __future__ import annotations
+
+from screening.screen.signal_gaps import G as _G
+from screening.screen.signal_gaps import S as _S
+from screening.screen.signal_words import RULE_NOT_FAILED
+
+GUARANTEE = (
+    # wording 2024-2026 filings use (a trial, 2026-12-06)
+    r"违反(?:规定)?(?:的)?决策程序" + _G + r"担保", r"未经审批的?" + _G + r"担保",
+    r"违规" + _G + r"担保", r"担保" + _G + r"未履行" + _G + r"(?:审议|决策)程序",
+    # a long party between (违规为控股股东及其关联方以外的第三方提供担保, 违规为控股股东、实际控制人张某某及其关联方
+    # 提供担保, 违规为控股股东某某集团有限公司（以下简称“某某集团”）提供担保: twelfth session)
+    r"违规(?:为|向)[^，,。；;！!？?\n]{0,40}?提供" + _G + r"担保",
+)
+
+GUARANTEE_NOT = (
+    r"(?<!未)解除[^，,。；;违]{0,12}?担保",  # not 尚未解除的违规担保, 已解除部分违规担保
+    RULE_NOT_FAILED + r"(?:严禁|禁止|防止|防范|严防|杜绝|避免|不得)[^，,。；;]{0,4}违规[^，,。；;]{0,40}?担保",
+    # a balance of nought (违规担保余额为人民币0.00万元, 报告期末违规担保余额：0元; review 12)
+    r"违规(?:对外)?担保(?:的)?(?:余额|发生额)(?:为|：|:)?\s*(?<![\d.,])(?:0|零)(?:\.0+)?\s*(?:元|万元|亿元)?(?![\d.,])"
+    # not before a balance that is not nought (违规担保发生额为0元，期末余额为3,000万元; review 13)
+    r"(?!\s*(?:元|万元|亿元)?[，,、\s]{0,2}(?:报告)?(?:期末)?(?:的)?余额(?:为|：|:)?\s*(?:人民币)?\s*(?:[1-9]|0\.\d*[1-9]))",
+    # a 不得 rule cited as followed (根据/按照/制定…未经审议不得对外担保的规定): its 未经 is no lapse, unless the
+    # sentence breaks it (…的规定，公司却为控股股东提供担保 / …构成违规 / …应属无效) (reviews 7-10)
+    r"(?<![未不没违])(?<!未能)(?<!没有)(?<!未严格)(?<!未能严格)(?<!没有严格)(?<!未有效)(?<!未认真)(?<!未切实)(?<!未完全)(?:根据|按照|依据|依照|遵守|遵循|执行|明确|对照|参照|按(?![期时约])|制定|建立|设有|落实|完善)了?[^，,。；;违]{0,16}?未(?:经|履行)(?=[^。；;！!？?\n]{0,40}?不得)(?![^。；;！!？?\n]{0,80}?(?:却|仍然?(?:为|向|对外|以)|但(?:是)?(?:本|(?:全资|控股)?子)?公司(?:仍然?|还|依然)?(?:为|向|对外|以)(?![^，,。；;]{0,20}?除外)|擅自|构成违规|属于违规|系违规|(?<![未不])违反|无效|不符合))",
+)
+
+GUARANTEE_SENTENCE = (
+    r"担保" + _S + r"未(?:经|履行)" + _G + r"(?:审议|决策|董事会|股东大会)"
+    r"(?![^，,。；;]{0,8}?不得|[^，,。；;]{0,4}[，,](?:任何人|任何部门|任何单位|任何个人|均|一律)不得)",
+    r"未(?:经|履行)" + _G + r"(?:审议|决策|董事会|股东大会)"
+    r"(?:(?!不得)[^。；;！!？?\n]){0,40}担保",
+    # a cited rule the company broke (违反了未经审议不得对外担保的规定，为控股股东提供担保): a
+    # guarantee after the rule
+    r"未(?:经|履行)" + _G + r"(?:审议|决策|董事会|股东大会)[^。；;！!？?\n]{0,40}?不得"
+    r"[^。；;！!？?\n]{0,24}?(?:(?:的规定|之规定|规定的|的情况下|的(?:制度)?要求)[，,]?(?:[^，,。；;！!？?\n未不没无]{0,10}?)(?:而|仍然?|却|擅自)?|[，,]但(?:是)?(?:本|(?:全资|控股)?子)?公司(?:仍然?|依然|还|却))"
+    r"(?:(?:以[^，,。；;]{0,8}?名义)?(?:为|向|对外|对)[^。；;！!？?\n]{0,30}?(?:提供[^。；;！!？?\n]{0,10}?担保|承担[^。；;！!？?\n]{0,6}?(?:担保|保证)责任)|"
+    r"与[^。；;！!？?\n]{0,20}?(?:签署|签订)了?[^。；;！!？?\n]{0,8}?(?:担保|保证)(?:合同|协议))"
+)
