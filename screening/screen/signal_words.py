@@ -88,6 +88,7 @@ OTHER_PARTY = (r"(?:(?<![方过被与])(?:客户|供应商)|(?<=与)客户(?![^�
 # same parties): a 结案 of the chairman's case does not close the company's, nor a director's 解除留置 the
 # controller's. The roles named before the signal's words in the title (公司董事长 is the chairman, 公司及实际控制人
 # both); none named: the company.
+OTHER_COMPANY = "他方"
 PARTIES: tuple[tuple[str, str], ...] = (
     ("控股股东", r"控股股东"), ("实际控制人", r"实际控制人|实控人"), ("副董事长", r"副董事长"),
     ("董事长", r"(?<!副)董事长"), ("董事会秘书", r"董事会秘书|董秘"), ("独立董事", r"独立董事"),
@@ -96,6 +97,12 @@ PARTIES: tuple[tuple[str, str], ...] = (
     ("子公司", r"(?:控股|全资|下属)?子公司"), ("股东", r"(?<!控股)股东(?!大会|会)"), ("当事人", r"当事人"),
     # a former or acting holder of a role is not the company (公司原董事长收到结案通知书 closes his case only)
     ("原任", r"(?:原|前任|时任)(?=董事|监事|总经理|副总|总裁|财务|实际控制人|实控人|控股股东|高级管理人员|高管|董秘)"),
+    # another company named in full after its role in the deal (出售资产受让方某某有限公司关于银行账户解除冻结的说明,
+    # 公司收购标的某某有限公司…, 按揭贷款银行某某银行股份有限公司…): its 公司 is not the company's, so its lift does not
+    # end the company's own freeze (review 17's open list)
+    (OTHER_COMPANY, r"(?:(?:本|上市)?公司的?)?"
+                    r"(?:受让方|转让方|出让方|交易对方|交易对手|收购标的|标的公司|(?:贷款|按揭|债权|开户)银行)"
+            r"[^，,。；;：:、\s]{0,30}?(?:股份有限公司|有限责任公司|有限公司)"),
 )
 COMPANY = "公司"
 # the company named as a party itself, not as the owner of a role (公司董事长, 公司原董事长) or inside 子公司

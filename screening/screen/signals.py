@@ -34,6 +34,7 @@ from screening.screen.signal_words import (
     NEGATION_SCOPE_END,
     NEGATIONS,
     NOT_DONE,
+    OTHER_COMPANY,
     OTHER_PARTY,
     PARTIAL_END,
     PARTIES,
@@ -69,6 +70,7 @@ _OFFICIAL = re.compile(r"收到|暨")
 _SHOWN_CHARS = 60  # a sentence quoted in a flag is cut to this
 _PARTIES = tuple((label, re.compile(p)) for label, p in PARTIES)
 _COMPANY = re.compile(COMPANY_NAMED)
+_OTHER_NAMED = dict(_PARTIES)[OTHER_COMPANY]  # another company's full name: its 公司 does not name the company
 _PARTIAL = re.compile(PARTIAL_END)
 # a mention that names a further case of the same risk, and an end that names them all
 _AGAIN = re.compile(r"再次|又一次|又收到|第二次|另案|新的")
@@ -170,7 +172,10 @@ class _Compiled:
         # the roles named before the words, or in brackets after them (《结案通知书》（子公司）)
         named = head + "".join(m.group(0) for m in _BRACKETED.finditer(text, start, end))
         parties = {label for label, rx in _PARTIES if rx.search(named)}
-        if _COMPANY.search(head) or not parties:
+        # another company of a deal named alone is the subject unless the words name the company's own (交易对方
+        #某某有限公司关于解除对公司银行账户冻结的说明 lifts the company's freeze)
+        if (_COMPANY.search(_OTHER_NAMED.sub("", head)) or not parties
+                or (parties == {OTHER_COMPANY} and _COMPANY.search(text, start, end))):
             parties.add(COMPANY)
         kinds = {label for label, rx in self.kinds if rx.search(text, start, end)}
         return frozenset(parties), frozenset(kinds or (label for label, _ in self.kinds))
@@ -319,7 +324,7 @@ def _clears(unit: str, m: re.Match[str], start: int) -> bool:
 def _named(head: str) -> frozenset[str]:
     """The parties a clause names before a word; the company only where it is named as itself."""
     named = {label for label, rx in _PARTIES if rx.search(head)}
-    return frozenset(named | ({COMPANY} if _COMPANY.search(head) else set()))
+    return frozenset(named | ({COMPANY} if _COMPANY.search(_OTHER_NAMED.sub("", head)) else set()))
 
 
 def _rumoured(unit: str, start: int, end: int) -> bool:
@@ -374,8 +379,11 @@ def read_signals(text: str | None) -> list[SignalHit]:
             if hit.state == CLARIFIED:
                 rumours[hit.name] = _newer(rumours.get(hit.name), hit)
             else:
-                # a mention is about every warning its title names (退市风险警示及其他风险警示: both)
-                live.setdefault(hit.name, []).append((hit, c.scope(unit.text, found[0], len(unit.text))))
+                # a mention is about every warning its title names (退市风险警示及其他风险警示: both); one about
+                # another company of a deal alone (受让方某某有限公司关于银行账户被冻结的说明) is not the company's
+                scope = c.scope(unit.text, found[0], len(unit.text))
+                if scope[0] != {OTHER_COMPANY}:
+                    live.setdefault(hit.name, []).append((hit, scope))
     today = dt.datetime.now(_MARKET_TZ).date().isoformat()
     out = [_resolved(hits, ends.get(name, []), today) for name, hits in live.items()]
     out += [hit for name, hit in rumours.items() if name not in live]
