@@ -134,6 +134,9 @@ _REPAID = (r"已全部(?:归还|偿还|清偿|收回)", r"已将" + _G + r"全�
            r"是否(?:已)?(?:全部|全额)?(?:归还|偿还|清偿|收回)")  # counts only with 是 ticked (signals._came)
 # a payment held back or late (twelfth session: 拒绝/停止/暂停/逾期支付 as well as 延期支付)
 _PAY_LATE = r"(?:延期|延迟|迟延|推迟|逾期|拒绝|拒不|停止|暂停)支付"
+# the gap in "a customer owes the company": not over the company's staff or suppliers (下游回款困难拖欠公司员工工资
+# 及供应商货款 is the company's arrears; twelfth session)
+_NOT_STAFF = r"(?:(?!员工|职工|工人|工资|供应商)[^，,。；;：:！!？?\n]){0,12}"
 # a release that is not followed by a harder measure: 解除留置并被采取刑事强制措施 moves the case to the police
 # (the gap may not run over 并/被/后/及 to a later measure's words, nor may one follow the release)
 _NO_NEXT = r"[^，,。；;：:！!？?\n并被后及]{0,12}"
@@ -393,11 +396,11 @@ SIGNALS: tuple[SignalRule, ...] = (
     ), (r"(?:客户|对方|债务人|被告|经销商|买方|承租人|被执行人|业主(?:方|单位)?|发包方|商户|租户|用户|政府|下游)"
         # not across a cause's end (受客户回款不及时影响公司拖欠供应商货款) unless owed to it (导致拖欠公司工程款)
         r"(?:(?!影响|导致|致使|造成|使得)[^，,。；;：:！!？?\n]){0,12}"
-        + r"(?:拖欠|欠付|欠缴|" + _PAY_LATE + r")" + _G + r"(?:公司|本公司|子公司|我司)?" + _G
+        + r"(?:拖欠|欠付|欠缴|" + _PAY_LATE + r")" + _NOT_STAFF + r"(?:公司|本公司|子公司|我司)?" + _NOT_STAFF
         + r"(?:货款|工程款|款项|账款|租金|电费|水费)",
         r"(?:客户|对方|债务人|被告|经销商|买方|承租人|被执行人|业主(?:方|单位)?|发包方|商户|租户|用户|政府|下游)[^，,。；;：:！!？?\n]{0,12}"
         r"(?:拖欠|欠付|欠缴|" + _PAY_LATE + r")(?:公司|本公司|子公司|我司)"
-        r"[^，,。；;：:！!？?\n]{0,12}(?:货款|工程款|款项|账款|租金|电费|水费)",
+        + _NOT_STAFF + r"(?:货款|工程款|款项|账款|租金|电费|水费)",
         r"(?<![及与和])(?:其|该公司)" + _G + r"(?:拖欠|欠付)(?:公司|本公司|子公司|我司)" + _G
         + r"(?:货款|工程款|款项|账款|租金)",
         r"(?:拖欠|欠付|(?:延期|延迟|迟延|推迟)支付)[^，,。；;]{0,8}的(?:客户|业主|经销商|商户|租户|用户)",

@@ -31,6 +31,8 @@ _RULE_FAILED = (r"(?:有效|及时|严格|切实|完全|充分)(?:地)?(?:防止
                 # (review 17's open list: 公司没有防止控股股东占用公司资金 says the 占用 came; 没有防范…占用的专门制度
                 # says a rule is missing and stays a denial)
                 r"|(?:防止|防范|杜绝)(?=[^，,。；;]{0,16}?(?:占用|侵占)(?![^，,。；;]{0,8}?(?:的)?(?:专门|相关)?(?:制度|机制|措施|规定|办法)))")
+# 没有 before a rule it did not keep (没有遵照未经董事会审议不得对外担保的规定，为控股股东提供担保; twelfth session)
+_RULE_NOT_KEPT = r"(?:严格)?(?:遵照|遵守|遵循|按照|依照|依据|执行)(?=[^，,。；;]{0,30}?(?:规定|制度|要求|程序))"
 # Denials: one of these earlier in a match's clause (or inside the match) says the risk is absent
 # ("不存在违规担保", "未收到立案调查通知", "无重大诉讼"). "无法" is a risk word (无法表示意见, 无法按期披露) and
 # 无锡/无偿 are not denials; "未" alone is too wide (未履行减持预披露义务 is a violation), so only its
@@ -41,7 +43,8 @@ _RULE_FAILED = (r"(?:有效|及时|严格|切实|完全|充分)(?:地)?(?:防止
 # an opinion (未对财务报表出具保留意见、否定意见或无法表示意见: one denial covers the list, which has no clause
 # break) deny as well.
 # (review 16: nor 没有 before a rule it failed, 公司没有有效防止控股股东占用公司资金: 没有 denied the 占用 after it)
-NEGATIONS = (r"不存在|不涉及|不构成|不属于|不会|没有(?!" + _CURE_NOT_DONE + r"|" + _RULE_FAILED + r")|并无(?!能力)|"
+NEGATIONS = (r"不存在|不涉及|不构成|不属于|不会|"
+             r"没有(?!" + _CURE_NOT_DONE + r"|" + _RULE_FAILED + r"|" + _RULE_NOT_KEPT + r")|并无(?!能力)|"
              r"并未(?!" + _CURE_NOT_DONE + r")|未发生|(?<!尚)未收到(?!" + _CURE_NOT_DONE + r")|"
              r"未受到|未实施|未涉及|未被|未曾|"
              r"尚未收到(?=[^，,。；;]{0,20}?(?:立案告知书|立案调查(?:的)?(?:任何)?(?:书面)?通知))|[未不]触及|"
@@ -78,7 +81,9 @@ _ON_COMPANY = (r"(?![^，,。；;]{0,40}?(?:(?:冻结|查封|扣押|扣划|划�
 OTHER_PARTY = (r"(?:(?<![方过被与])(?:客户|供应商)|(?<=与)客户(?![^，,。；;]{0,20}?(?:纠纷|争议|诉讼|仲裁))"
                r"(?=[^，,。；;]{0,20}?(?:商票|汇票|承兑|应收|回款|货款)))"
                r"(?!申请对|对公司|对本公司|起诉|提起|[^，,。；;]{0,4}(?:纠纷|争议))"
-               + _ON_COMPANY + r"|交易对方" + _ON_COMPANY + r"|交易对手" + _ON_COMPANY + r"|债务人" + _ON_COMPANY
+               + _ON_COMPANY + r"|交易对方" + _ON_COMPANY + r"|交易对手" + _ON_COMPANY
+               # not the company as the debtor (公司作为债务人的…, 重整债务人名下的…, 债务人（即公司）: twelfth session)
+               + r"|(?<!作为)(?<!重整)债务人(?![（(](?:即|系)?(?:本|上市)?公司)" + _ON_COMPANY
                + r"|被投资(?:企业|单位)|"
                r"投资标的|(?:(?<!公司[与和及])(?<!公司[与和及]其)|(?=[^，,。；;]{2,16}之间))(?:参股(?:公司|子公司|企业)|合营企业|联营企业)"
                r"(?![^，,。；;]{0,24}?占用(?:本|上市)?公司)|"
