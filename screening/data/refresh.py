@@ -35,6 +35,7 @@ from screening.data.providers import (
     RetryPolicy,
     get_provider,
 )
+from screening.data.providers.provider_base import ProviderBase
 from screening.data.refresh_titles import WARNING, keep_known_titles
 from screening.data.trading_calendar import SessionUncertain, board_session
 from screening.data.universe import Record, Universe, UniverseInfo
@@ -100,6 +101,8 @@ class Refresher:
             provider = get_provider(
                 name, retry=RetryPolicy(attempts=us.refresh_attempts), pace_s=us.pace_s,
                 breaker=CircuitBreaker(name, failure_threshold=us.breaker_failures, cooldown_s=us.breaker_cooldown_s))
+            if isinstance(provider, ProviderBase):
+                provider.use_clock(self._now)
             use_calendar = getattr(provider, "use_calendar", None)  # AKShare: its board stands for one session
             if use_calendar is not None:
                 use_calendar(self.settings.digest.holiday_set(), self.settings.digest.calendar_store(), self._now)

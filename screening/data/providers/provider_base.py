@@ -50,6 +50,12 @@ class ProviderBase:
         self._now = now or (lambda: dt.datetime.now(SHANGHAI))
         self._sleep = sleep
 
+    def use_clock(self, now: Callable[[], dt.datetime]) -> None:
+        """The refresh's clock: the session it chose, the announcement window and the time a fetch is stored
+        under are one reading (Tushare's fetch read its own clock, so a refresh at a fixed or shifted time named
+        another moment as the source of the titles it carried; found by tests/test_refresh_tushare_titles.py)."""
+        self._now = now
+
     def _start(self, trade_date: dt.date, announcement_days: int) -> tuple[dt.datetime, list[dt.date]]:
         """The fetch's clock (Shanghai) and its announcement days, newest first."""
         now = self._now().astimezone(SHANGHAI)
