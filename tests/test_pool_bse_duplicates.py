@@ -140,3 +140,34 @@ def test_import_moves_an_old_code_to_its_920_stock_or_refuses_it(
     moved_to = u.get("920799.BJ")
     assert moved_to is not None and moved_to.roe == 11.5
     assert u.record("830799.BJ") is None and u.record("871234.BJ") is None
+
+
+@pytest.mark.parametrize("rows, kept_row", [
+    ("830799,艾融软件,31,11.5\n920799,艾融软件,31,11.5\n", 2),  # the same figures twice: one record, no conflict
+    ("920799,艾融软件,31,11.5\n830799,艾融软件,29,10.8\n", 2),  # other figures: neither is guessed the newer
+])
+def test_import_of_a_file_listing_both_codes_is_one_stock(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, rows: str,
+        kept_row: int) -> None:
+    """A file listing a stock under its old code and its 920 code is read by `universe import` as `screen` reads
+    it: the later row fails as the earlier one's duplicate, named with both codes; it used to import both rows
+    into the one 920 record, the later row's figures silently winning. Where the two rows' figures differ, both
+    are flagged as `screen` flags them, and a flagged row is not imported: nothing is guessed to be newer."""
+    u_path = _universe(tmp_path)
+    monkeypatch.setenv("SCREENER_UNIVERSE__PATH", str(u_path))
+    f = tmp_path / "both.csv"
+    f.write_text(HEADER + rows, encoding="utf-8")
+    rc = main(["universe", "import", str(f)])
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "注意: 未导入 both.csv, 第3行, 列 '代码', 值 '" in err, err
+    assert f"与第 {kept_row} 行重复 (830799 即 920799.BJ 艾融软件: 北交所 2025-10-09 起的代码, 同一只股票)" in err, err
+    u = Universe.load(u_path)
+    assert u.record("830799.BJ") is None
+    stock = u.get("920799.BJ")
+    assert stock is not None
+    if rows.count("31,11.5") == 2:
+        assert rc == 0 and (stock.pe_ttm, stock.roe) == (31.0, 11.5)
+    else:  # the kept row is flagged for the conflict and refused: the data keeps its own figures
+        assert NOTE_DUPLICATE_CONFLICT in err
+        assert (stock.pe_ttm, stock.roe) == (40.0, 9.5)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from screening.config import InputSettings, load_settings
-from screening.data.load import is_old_bse_code, moved_bse_code, open_universe
+from screening.data.load import is_old_bse_code, move_bse_codes, open_universe
 from screening.data.pool import read_pool
 from screening.data.providers.records import NOTICE
 from screening.data.refresh import Refresher, RefreshFailed, note_line
@@ -42,6 +42,9 @@ def _import(universe: Universe, path: Path, as_of: str | None, limits: InputSett
         return 2
     for warning in pool.warnings:
         print(f"注意: {warning}", file=sys.stderr)
+    # an old BSE code read as its 920 stock, and a row that then repeats one an earlier row gave, as `screen` reads
+    # them (a file listing 830799 and 920799 imported both into the one record, the later row's figures winning)
+    moved = move_bse_codes(pool, universe)
     for item in pool.failed_items:
         print(f"注意: 未导入 {item.error}", file=sys.stderr)
     dated = _file_dates(path) if as_of is None and AS_OF in pool.columns else {}
@@ -49,9 +52,8 @@ def _import(universe: Universe, path: Path, as_of: str | None, limits: InputSett
     refused = 0
     for item in pool.ok_items:
         assert item.stock is not None
-        moved = moved_bse_code(item.stock, universe)
-        if moved is not None:
-            print(f"注意: {path.name}, 第{item.row}行: {moved}, 导入到 {item.stock.code}", file=sys.stderr)
+        if item.index in moved:
+            print(f"注意: {path.name}, 第{item.row}行: {moved[item.index]}, 导入到 {item.stock.code}", file=sys.stderr)
         why = import_refusal(item.stock, universe)
         if why is not None:
             refused += 1

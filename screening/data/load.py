@@ -164,7 +164,7 @@ def load_file(path: Path, settings: Settings, universe: Universe, *, source_name
     # the shipped examples' figures are illustrative (invented names on real codes in risk_pool.csv): demo,
     # not "file", and said on every row, wherever they are screened
     sample = is_example(Path(path))
-    moved = _move_bse_codes(pool, universe)
+    moved = move_bse_codes(pool, universe)
     for item in pool.items:
         if item.stock is not None:
             conflict = name_conflict(item.stock, universe)
@@ -180,7 +180,7 @@ def load_file(path: Path, settings: Settings, universe: Universe, *, source_name
     return pool
 
 
-def _move_bse_codes(pool: Pool, universe: Universe) -> dict[int, str]:
+def move_bse_codes(pool: Pool, universe: Universe) -> dict[int, str]:
     """Read each row under an old BSE code as its 920xxx stock where the data names it (``moved_bse_code``), and
     fail a row that then gives a stock an earlier row already gave: {item index: the moved row's note}.
 
