@@ -7,16 +7,13 @@ party's cause ends), then review 7 (the tenth session: 125 inputs against the si
 review 8 (149 inputs against the tenth session's own fixes, which had 48 regressions) 135 and review 9 (139
 inputs against review 8's fixes, which had 51) 128 and review 10 (144 inputs against review 9's fixes, which had
 23) 137 and review 11 (113 inputs against the normalisation of amounts and names, which had 29) 101; the wrong ones
-are listed in signals_review9_open.txt. The twelfth session (2026-12-06) fixed 16 of the open ones (遭…起诉,
-暂停兑付, 拒绝/停止支付, 违规为<a long party>提供担保, 被判/被追索, 尚未解除质押的股份被冻结, 没有防止…占用, 已归还被
-占用的全部资金) and pinned them with 34 inputs written against those fixes (50 added); then 3 more (another company of
-a deal named in full before 关于, 出售资产受让方某某有限公司关于银行账户解除冻结的说明: its lift is not the company's) with
-13 inputs on that (16 added); then 7 more (the company as the debtor, 公司作为债务人/重整债务人/债务人（即公司）; a 不得
-rule the company did not keep, 没有遵照…的规定 / …时存在疏漏 / 实际控制人指使公司…; 拖欠公司员工工资及供应商货款 is the
-company's) with 17 inputs (24 added); then 公司通过全资子公司间接持有的…股权被司法冻结 (the company's asset, 高) with 5
-inputs (6 added); then this year's estimated loss beside last year's profit (较上年同期净利润，预计为-6,200万元; 上年同期
-…为2,300万元，本期预计为-1,800万元) with 5 inputs (7 added); then a 简称 list with 公司 first (以下简称“公司”或“某某科技”) and a stake named in full after
-冻结了公司持有的 with 5 inputs (7 added).
+are listed in signals_review9_open.txt. The twelfth session (2026-12-06) fixed 31 of the open
+ones (遭…起诉, 暂停兑付, 拒绝/停止支付, 违规为<a long party>提供担保, 被判/被追索,
+尚未解除质押的股份被冻结, 没有防止…占用, 已归还被占用的全部资金; another company of a
+deal named in full before 关于; the company as the debtor; a 不得 rule not kept;
+staff arrears; a stake held through a subsidiary; this year's estimated loss; a
+简称 list with 公司 first) and pinned them with the inputs written against each fix
+(110 added, 2,287 in all).
 tests/data/signals_review9.tsv: one input a line (\\n between dated titles or lines of a report), the
 expectation first (N: nothing, 中, 高, H: 中 or 高, L: not 高)."""
 
