@@ -17,7 +17,6 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from screening.config import DigestSettings, Settings, UniverseSettings
 from screening.data.providers import RetryPolicy
 from screening.data.providers.akshare_provider import AkshareProvider
 from screening.data.refresh import Refresher
@@ -26,6 +25,7 @@ from screening.data.universe import Universe
 from screening.screen.rules import assess
 from tests.fakes.market_data import FakeAnnouncement, FakeMarket
 from tests.fakes.market_proxy import FakeMarketRemote
+from tests.universes import fixed_clock_refresher
 
 pytestmark = [pytest.mark.slow]  # real refreshes of a 300-stock fake market (seconds each)
 
@@ -69,10 +69,7 @@ def env(remote: FakeMarketRemote, monkeypatch: pytest.MonkeyPatch) -> FakeMarket
 
 
 def _refresher(tmp_path: Path, now: dt.datetime) -> Refresher:
-    us = UniverseSettings(path=str(tmp_path / "universe.sqlite"), provider="akshare", announcement_days=5, pace_s=0,
-                          refresh_attempts=1)
-    settings = Settings().model_copy(update={"universe": us, "digest": DigestSettings(calendar_dir=str(tmp_path))})
-    return Refresher(settings, now=lambda: now)
+    return fixed_clock_refresher(tmp_path, now, "akshare")
 
 
 def _titles(market: FakeMarket, day: dt.date) -> dict[str, list[str]]:

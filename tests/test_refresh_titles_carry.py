@@ -15,7 +15,6 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from screening.config import DigestSettings, Settings, UniverseSettings
 from screening.data.providers import MarketSnapshot, ProvidedStock
 from screening.data.refresh import Refresher, note_line
 from screening.data.refresh_titles import FLAG_CARRIED, dated_titles, keep_known_titles
@@ -24,6 +23,7 @@ from screening.models import StockInput
 from screening.screen.rules import assess
 from tests.fakes.market_data import FakeMarket
 from tests.fakes.market_proxy import DEFAULT_TOKEN, FakeMarketRemote
+from tests.universes import fixed_clock_refresher
 
 pytestmark = [pytest.mark.slow]  # two real refreshes of a 300-stock fake market (seconds)
 
@@ -40,10 +40,7 @@ def remote() -> Iterator[FakeMarketRemote]:
 
 
 def _refresher(tmp_path: Path) -> Refresher:
-    us = UniverseSettings(path=str(tmp_path / "universe.sqlite"), provider="akshare", announcement_days=5, pace_s=0,
-                          refresh_attempts=1)
-    settings = Settings().model_copy(update={"universe": us, "digest": DigestSettings(calendar_dir=str(tmp_path))})
-    return Refresher(settings, now=lambda: NOW)
+    return fixed_clock_refresher(tmp_path, NOW)
 
 
 @pytest.mark.parametrize("failure", ["eastmoney-503", "tushare-without-anns_d"])

@@ -18,13 +18,13 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from screening.config import DigestSettings, Settings, UniverseSettings
 from screening.data.refresh import Refresher
 from screening.data.refresh_titles import FLAG_CARRIED, dated_titles
 from screening.data.universe import Universe
 from screening.screen.rules import assess
 from tests.fakes.market_data import FakeMarket
 from tests.fakes.market_proxy import FULL_TOKEN, FakeMarketRemote
+from tests.universes import fixed_clock_refresher
 
 pytestmark = [pytest.mark.slow]  # two real refreshes of a 300-stock fake market (seconds each)
 
@@ -42,10 +42,7 @@ def remote() -> Iterator[FakeMarketRemote]:
 
 
 def _refresher(tmp_path: Path, now: dt.datetime) -> Refresher:
-    us = UniverseSettings(path=str(tmp_path / "universe.sqlite"), provider="tushare", announcement_days=5, pace_s=0,
-                          refresh_attempts=1)
-    settings = Settings().model_copy(update={"universe": us, "digest": DigestSettings(calendar_dir=str(tmp_path))})
-    return Refresher(settings, now=lambda: now)
+    return fixed_clock_refresher(tmp_path, now, "tushare")
 
 
 def test_a_day_tushare_missed_is_carried_from_the_refresh_that_read_it(
