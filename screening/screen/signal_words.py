@@ -107,7 +107,7 @@ PARTIES: tuple[tuple[str, str], ...] = (
     # end the company's own freeze (review 17's open list)
     (OTHER_COMPANY, r"(?:(?:本|上市)?公司的?)?"
                     r"(?:受让方|转让方|出让方|交易对方|交易对手|收购标的|标的公司|(?:贷款|按揭|债权|开户)银行)"
-            r"[^，,。；;：:、\s]{0,30}?(?:股份有限公司|有限责任公司|有限公司)"),
+                    r"[^，,。；;：:、\s]{0,30}?(?:股份有限公司|有限责任公司|有限公司)"),
 )
 COMPANY = "公司"
 # the company named as a party itself, not as the owner of a role (公司董事长, 公司原董事长) or inside 子公司

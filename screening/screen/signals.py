@@ -71,6 +71,7 @@ _SHOWN_CHARS = 60  # a sentence quoted in a flag is cut to this
 _PARTIES = tuple((label, re.compile(p)) for label, p in PARTIES)
 _COMPANY = re.compile(COMPANY_NAMED)
 _OTHER_NAMED = dict(_PARTIES)[OTHER_COMPANY]  # another company's full name: its 公司 does not name the company
+_ACTS = re.compile(r"申请|起诉|诉讼|仲裁|向法院")
 _PARTIAL = re.compile(PARTIAL_END)
 # a mention that names a further case of the same risk, and an end that names them all
 _AGAIN = re.compile(r"再次|又一次|又收到|第二次|另案|新的")
@@ -172,8 +173,8 @@ class _Compiled:
         # the roles named before the words, or in brackets after them (《结案通知书》（子公司）)
         named = head + "".join(m.group(0) for m in _BRACKETED.finditer(text, start, end))
         parties = {label for label, rx in _PARTIES if rx.search(named)}
-        # another company of a deal named alone is the subject unless the words name the company's own (交易对方
-        #某某有限公司关于解除对公司银行账户冻结的说明 lifts the company's freeze)
+        # another company of a deal named alone is the subject unless the words name the company's own
+        # (交易对方某某有限公司关于解除对公司银行账户冻结的说明 lifts the company's freeze)
         if (_COMPANY.search(_OTHER_NAMED.sub("", head)) or not parties
                 or (parties == {OTHER_COMPANY} and _COMPANY.search(text, start, end))):
             parties.add(COMPANY)
@@ -379,10 +380,11 @@ def read_signals(text: str | None) -> list[SignalHit]:
             if hit.state == CLARIFIED:
                 rumours[hit.name] = _newer(rumours.get(hit.name), hit)
             else:
-                # a mention is about every warning its title names (退市风险警示及其他风险警示: both); one about
-                # another company of a deal alone (受让方某某有限公司关于银行账户被冻结的说明) is not the company's
+                # a mention is about every warning its title names (退市风险警示及其他风险警示: both); a title of
+                # another company of a deal about itself (受让方某某有限公司关于银行账户被冻结的说明) is not the
+                # company's, unless that company acts (申请, 起诉: 交易对方某某有限公司向法院申请…冻结银行存款)
                 scope = c.scope(unit.text, found[0], len(unit.text))
-                if scope[0] != {OTHER_COMPANY}:
+                if not (unit.is_title and scope[0] == {OTHER_COMPANY} and not _ACTS.search(unit.text, 0, found[0])):
                     live.setdefault(hit.name, []).append((hit, scope))
     today = dt.datetime.now(_MARKET_TZ).date().isoformat()
     out = [_resolved(hits, ends.get(name, []), today) for name, hits in live.items()]
