@@ -14,7 +14,11 @@ deal named in full before 关于; the company as the debtor; a 不得 rule not k
 staff arrears; a stake held through a subsidiary; this year's estimated loss; a
 简称 list with 公司 first; a risk factor's 无法完全杜绝…占用资金的风险, no event)
 and pinned them with the inputs written against each fix
-(172 added, 2,349 in all; three self-review rounds of 60 inputs on the fixes found 5 regressions, mended).
+(172 added; three self-review rounds of 60 inputs on the fixes found 5 regressions, mended). Review 18 (182
+inputs against the session's first fix, 7dc0d29) found 56 regressions (19 hidden 高, 37 false alarms: an order to
+归还占用的全部资金 read as repaid, a broken 严禁违规担保 rule read as kept, counterparties' 违约未支付/拒绝支付, bought
+products' 暂停兑付, 存在被追索的风险, 未遭到起诉); its fix, merged by hand, leaves 1; 166 of its inputs pinned (2,515
+in all), 14 open.
 tests/data/signals_review9.tsv: one input a line (\\n between dated titles or lines of a report), the
 expectation first (N: nothing, 中, 高, H: 中 or 高, L: not 高)."""
 
@@ -40,4 +44,4 @@ def test_the_review_inputs_read_as_expected(expected: str, text: str) -> None:
 
 
 def test_the_review_set_is_whole() -> None:
-    assert len(CASES) == 2349 and {e for e, _ in CASES} <= set(_OK)
+    assert len(CASES) == 2515 and {e for e, _ in CASES} <= set(_OK)

@@ -30,7 +30,7 @@ RULE_NOT_FAILED = (r"(?<!未)(?<!未能|没有|无法|不能|没能)(?<!未有�
 _RULE_FAILED = (r"(?:有效|及时|严格|切实|完全|充分)(?:地)?(?:防止|防范|严防|杜绝)"
                 # (review 17's open list: 公司没有防止控股股东占用公司资金 says the 占用 came; 没有防范…占用的专门制度
                 # says a rule is missing and stays a denial)
-                r"|(?:防止|防范|杜绝)(?=[^，,。；;]{0,16}?(?:占用|侵占)(?![^，,。；;]{0,8}?(?:的)?(?:专门|相关)?(?:制度|机制|措施|规定|办法)))")
+                r"|(?:防止|防范|杜绝)(?=[^，,。；;]{0,16}?(?:占用|侵占)(?![^，,。；;]{0,8}?(?:的)?(?:专门|相关)?(?:制度|机制|措施|规定|办法|流程|条款|程序)))")
 # 没有 before a rule it did not keep (没有遵照未经董事会审议不得对外担保的规定，为控股股东提供担保; twelfth session)
 _RULE_NOT_KEPT = r"(?:严格)?(?:遵照|遵守|遵循|按照|依照|依据|执行)(?=[^，,。；;]{0,30}?(?:规定|制度|要求|程序))"
 # Denials: one of these earlier in a match's clause (or inside the match) says the risk is absent

@@ -1,0 +1,44 @@
+"""The operating-arrears row's words (拖欠经营款项): suppliers, builders, staff or the tax office unpaid, and the
+counterparties whose arrears to the company are not the company's.
+
+Moved out of signal_table.py (at its 450-line limit) when review 18 (2026-12-06) added the counterparties that refuse
+to pay the company (总包方, 甲方, 受让方…) and a contract's 如…逾期支付 boilerplate; the row there reads these tuples
+unchanged (``signals.TABLE_ID`` hashes every signal_*.py module).
+"""
+
+from __future__ import annotations
+
+from screening.screen.signal_gaps import G as _G
+
+# a payment held back or late (twelfth session: 拒绝/停止/暂停/逾期支付 as well as 延期支付)
+PAY_LATE = r"(?:延期|延迟|迟延|推迟|逾期|拒绝|拒不|停止|暂停)支付"
+# the gap in "a customer owes the company": not over the company's staff or suppliers (下游回款困难拖欠公司员工工资
+# 及供应商货款 is the company's arrears; twelfth session)
+_NOT_STAFF = r"(?:(?!员工|职工|工人|工资|供应商)[^，,。；;：:！!？?\n]){0,12}"
+
+ARREARS = (
+    r"(?:拖欠|欠付|欠缴)" + _G + r"(?:货款|工资|薪酬|薪资|工程款|款项|账款|租金|社保|社会保险|税款|税费|电费)",
+    r"欠薪", PAY_LATE + _G + r"(?:货款|工资|薪酬|工程款|款项|账款|运费|租金|转让款)",
+)
+
+ARREARS_NOT = (
+    r"(?:拒绝|拒不|停止|暂停|逾期)支付(?:本|我)?(?:子)?公司(?!员工|职工|债)",  # review 18
+    r"(?:(?:如|若|如果|倘若|一旦)[^，,。；;]{0,8}?|(?:采购方|受让方|承租方|总包方|甲方|合作方)[^，,。；;]{0,12}?)"
+    r"(?:拒绝|拒不|停止|暂停|逾期)支付",
+    r"(?:客户|对方|债务人|被告|经销商|买方|承租人|被执行人|业主(?:方|单位)?|发包方|商户|租户|用户|政府|下游)"
+    # not across a cause's end (受客户回款不及时影响公司拖欠供应商货款) unless owed to it (导致拖欠公司工程款)
+    r"(?:(?!影响|导致|致使|造成|使得)[^，,。；;：:！!？?\n]){0,12}"
+    + r"(?:拖欠|欠付|欠缴|" + PAY_LATE + r")" + _NOT_STAFF + r"(?:公司|本公司|子公司|我司)?" + _NOT_STAFF
+    + r"(?:货款|工程款|款项|账款|租金|电费|水费)",
+    r"(?:客户|对方|债务人|被告|经销商|买方|承租人|被执行人|业主(?:方|单位)?|发包方|商户|租户|用户|政府|下游)[^，,。；;：:！!？?\n]{0,12}"
+    r"(?:拖欠|欠付|欠缴|" + PAY_LATE + r")(?:公司|本公司|子公司|我司)"
+    + _NOT_STAFF + r"(?:货款|工程款|款项|账款|租金|电费|水费)",
+    r"(?<![及与和])(?:其|该公司)" + _G + r"(?:拖欠|欠付)(?:公司|本公司|子公司|我司)" + _G
+    + r"(?:货款|工程款|款项|账款|租金)",
+    r"(?:拖欠|欠付|" + PAY_LATE + r")[^，,。；;]{0,8}的(?:客户|业主|经销商|商户|租户|用户)",
+    r"(?:防范|化解|清理|清欠|杜绝|根治|治欠|防止|严禁|避免|确保不|不得)[^，,。；;]{0,4}(?:拖欠|欠薪|欠付)[^，,。；;]{0,8}",
+    r"绩效(?:薪酬|年薪)?[^，,。；;]{0,4}(?:延期|延迟)支付|(?:延期|延迟)支付的?(?:部分)?绩效(?:薪酬|年薪)?",
+)
+
+ARREARS_PAID = (r"已(?![^，,。；;]{0,16}(?:协议|方案|计划))[^，,。；;]{0,16}"
+                r"(?:支付|付清|结清|清偿|偿还|缴纳|补缴)(?:完毕)?(?!首期|第一期|部分)",)
