@@ -1,5 +1,6 @@
 """One stock listed under its old Beijing code and its 920xxx code (the BSE moved 43/83/87 to 920 on
-2025-10-09) is one stock: the second row fails as the first one's duplicate, as one code written twice does.
+2025-10-09) is one stock: the row under the old code fails as the 920 row's duplicate, wherever it stands (the 920
+code is the stock's current one); between old-code rows only, the later fails, as one code written twice does.
 
 The pool reader compares codes as written, before any local data is read; only the data says 830799 is
 920799 (``load.moved_bse_code``, by the stock's full name). The duplicate check is made again once the
@@ -41,17 +42,19 @@ def _load(tmp_path: Path, rows: str) -> Pool:
 
 
 def test_an_old_bse_code_and_its_920_code_are_one_row(tmp_path: Path) -> None:
+    """The old code first: the later row, under the 920 code, is the one kept; the old-code row fails naming it."""
     pool = _load(tmp_path, "600519,贵州茅台,22,34.2\n830799,艾融软件,30,12\n920799,艾融软件,30,12\n")
     _, old, new = pool.items
-    assert old.stock is not None and old.stock.code == "920799.BJ"
-    assert any(n.startswith("北交所旧代码 830799 按名称读作 920799.BJ") for n in old.stock.notes)
-    assert new.stock is None and new.error is not None
-    assert new.error.message == "与第 3 行重复 (830799 即 920799.BJ 艾融软件: 北交所 2025-10-09 起的代码, 同一只股票)"
-    assert (new.error.row, new.error.column, new.error.value) == (4, "代码", "920799")
-    assert (new.code, new.name) == ("920799.BJ", "艾融软件")  # the failed row is found by its code and name
-    assert not any(n.startswith(NOTE_DUPLICATE_CONFLICT) for n in old.stock.notes)  # the same figures
+    assert new.stock is not None and new.stock.code == "920799.BJ"
+    assert not any(n.startswith("北交所旧代码") for n in new.stock.notes)
+    assert old.stock is None and old.error is not None
+    assert old.error.message == "与第 4 行重复 (830799 即 920799.BJ 艾融软件: 北交所 2025-10-09 起的代码, 同一只股票)"
+    assert (old.error.row, old.error.column, old.error.value) == (3, "代码", "830799")
+    assert (old.code, old.name) == ("920799.BJ", "艾融软件")  # the failed row is found by its code and name
+    assert not any(n.startswith(NOTE_DUPLICATE_CONFLICT) for n in new.stock.notes)  # the same figures
     rows = Screener(RulesEngine(), EngineSettings(kind="rules"), BatcherSettings()).run(pool.items)
     assert [r.code for r in rows if r.status == "ok"] == ["600519.SH", "920799.BJ"]
+    assert [r.status for r in rows] == ["ok", "failed", "ok"]  # every row in input order, none dropped
 
 
 def test_the_920_code_first_fails_the_old_code_after_it(tmp_path: Path) -> None:
@@ -67,7 +70,7 @@ def test_other_figures_under_the_two_codes_flag_both_rows(tmp_path: Path) -> Non
     """As for one code written twice (pool_rows.flag_conflict): the failure names the figures, and the screened
     row carries 重复行不一致 (数据存疑). A cell the duplicate leaves blank is no conflict, although the local data
     would fill it (PE 40 against the file's 30)."""
-    kept, dup = _load(tmp_path, "830799,艾融软件,30,12\n920799,艾融软件,,15\n").items
+    kept, dup = _load(tmp_path, "920799,艾融软件,30,12\n830799,艾融软件,,15\n").items
     assert dup.error is not None and kept.stock is not None
     assert dup.error.message.endswith("同一只股票); 两行数据不同 (第 2 行 / 本行): ROE 12 / 15")
     (note,) = [n for n in kept.stock.notes if n.startswith(NOTE_DUPLICATE_CONFLICT)]
@@ -114,11 +117,15 @@ def test_an_old_code_the_data_still_holds_is_read_as_its_920_stock(tmp_path: Pat
     pool_file.write_text(HEADER + "830799,艾融软件,,\n920799,艾融软件,,\n", encoding="utf-8")
     settings = Settings().model_copy(update={"universe": UniverseSettings(path=str(u_path))})
     old, new = load_file(pool_file, settings, Universe.load(u_path)).items
-    assert old.stock is not None and old.stock.code == "920799.BJ"
-    assert old.stock.roe == 9.5 and old.stock.pe_ttm == 40.0  # the 920 stock's figures, not the old import's
+    assert new.stock is not None and new.stock.code == "920799.BJ"
+    assert new.stock.roe == 9.5 and new.stock.pe_ttm == 40.0  # the 920 stock's figures, not the old import's
+    assert old.stock is None and old.error is not None and old.error.message.startswith("与第 3 行重复 (830799")
+    pool_file.write_text(HEADER + "830799,艾融软件,,\n", encoding="utf-8")  # the old code alone
+    (alone,) = load_file(pool_file, settings, Universe.load(u_path)).items
+    assert alone.stock is not None and alone.stock.code == "920799.BJ"
+    assert alone.stock.roe == 9.5 and alone.stock.pe_ttm == 40.0
     assert any(n.startswith("北交所旧代码 830799 按名称读作 920799.BJ") and n.endswith("旧代码的记录不再使用")
-               for n in old.stock.notes)
-    assert new.stock is None and new.error is not None and new.error.message.startswith("与第 2 行重复 (830799")
+               for n in alone.stock.notes)
 
 
 def test_import_moves_an_old_code_to_its_920_stock_or_refuses_it(
@@ -142,17 +149,43 @@ def test_import_moves_an_old_code_to_its_920_stock_or_refuses_it(
     assert u.record("830799.BJ") is None and u.record("871234.BJ") is None
 
 
-@pytest.mark.parametrize("rows, kept_row", [
-    ("830799,艾融软件,31,11.5\n920799,艾融软件,31,11.5\n", 2),  # the same figures twice: one record, no conflict
-    ("920799,艾融软件,31,11.5\n830799,艾融软件,29,10.8\n", 2),  # other figures: neither is guessed the newer
+_SAME = "830799 即 920799.BJ 艾融软件: 北交所 2025-10-09 起的代码, 同一只股票"
+_MOVED = "北交所旧代码 830799 按名称读作 920799.BJ 艾融软件 (2025-10-09 起的代码), 导入到 920799.BJ"
+
+
+@pytest.mark.parametrize("rows, lines, figures", [
+    # the old code first: the 920 row is kept, whichever comes first; one line names the file, both rows, both
+    # codes and the row whose figures went in
+    ("830799,艾融软件,31,11.5\n920799,艾融软件,31,11.5\n",
+     [f"未导入 both.csv, 第2行, 列 '代码', 值 '830799': 与第 3 行重复 ({_SAME}); 导入的是第 3 行 (920799) 的数字"],
+     (31.0, 11.5)),
+    ("920799,艾融软件,31,11.5\n830799,艾融软件,31,11.5\n",
+     [f"未导入 both.csv, 第3行, 列 '代码', 值 '830799': 与第 2 行重复 ({_SAME}); 导入的是第 2 行 (920799) 的数字"],
+     (31.0, 11.5)),
+    # other figures: as for one code written twice, neither row goes in (neither is guessed the newer), said once
+    ("830799,艾融软件,31,11.5\n920799,艾融软件,29,10.8\n",
+     [f"未导入 both.csv, 第2行, 列 '代码', 值 '830799': 与第 3 行重复 ({_SAME}); 两行数据不同 (第 3 行 / 本行): "
+      "PE-TTM 29 / 31; ROE 10.8 / 11.5; 第 3 行 (920799) 也未导入: 两行数字不同, 不猜哪一行较新; 改正文件后再导入"],
+     None),
+    # one code written twice says the same: which row went in
+    ("920799,艾融软件,31,11.5\n920799,艾融软件,31,11.5\n",
+     ["未导入 both.csv, 第3行, 列 '代码', 值 '920799': 与第 2 行重复 (同一代码 920799.BJ); "
+      "导入的是第 2 行 (920799) 的数字"],
+     (31.0, 11.5)),
+    # old-code rows only: the usual rule, the first row stays (read as its 920 stock by its name)
+    ("830799,艾融软件,31,11.5\n830799,艾融软件,31,11.5\n",
+     ["未导入 both.csv, 第3行, 列 '代码', 值 '830799': 与第 2 行重复 (同一代码 830799.BJ); "
+      "导入的是第 2 行 (830799) 的数字",
+      f"both.csv, 第2行: {_MOVED}"],
+     (31.0, 11.5)),
 ])
 def test_import_of_a_file_listing_both_codes_is_one_stock(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, rows: str,
-        kept_row: int) -> None:
+        lines: list[str], figures: tuple[float, float] | None) -> None:
     """A file listing a stock under its old code and its 920 code is read by `universe import` as `screen` reads
-    it: the later row fails as the earlier one's duplicate, named with both codes; it used to import both rows
-    into the one 920 record, the later row's figures silently winning. Where the two rows' figures differ, both
-    are flagged as `screen` flags them, and a flagged row is not imported: nothing is guessed to be newer."""
+    it: one record, and one stderr line for the pair; it used to import both rows into the one 920 record, the
+    later row's figures silently winning. Where the two rows' figures differ, neither goes in: the data keeps
+    its own figures and nothing is guessed to be newer."""
     u_path = _universe(tmp_path)
     monkeypatch.setenv("SCREENER_UNIVERSE__PATH", str(u_path))
     f = tmp_path / "both.csv"
@@ -160,14 +193,45 @@ def test_import_of_a_file_listing_both_codes_is_one_stock(
     rc = main(["universe", "import", str(f)])
     out, err = capsys.readouterr()
     assert out == ""
-    assert "注意: 未导入 both.csv, 第3行, 列 '代码', 值 '" in err, err
-    assert f"与第 {kept_row} 行重复 (830799 即 920799.BJ 艾融软件: 北交所 2025-10-09 起的代码, 同一只股票)" in err, err
+    assert [line.removeprefix("注意: ") for line in err.splitlines() if line.startswith("注意: ")] == lines, err
     u = Universe.load(u_path)
-    assert u.record("830799.BJ") is None
+    assert u.record("830799.BJ") is None and len(u) == 2
     stock = u.get("920799.BJ")
     assert stock is not None
-    if rows.count("31,11.5") == 2:
-        assert rc == 0 and (stock.pe_ttm, stock.roe) == (31.0, 11.5)
-    else:  # the kept row is flagged for the conflict and refused: the data keeps its own figures
-        assert NOTE_DUPLICATE_CONFLICT in err
-        assert (stock.pe_ttm, stock.roe) == (40.0, 9.5)
+    assert (stock.pe_ttm, stock.roe) == (figures or (40.0, 9.5))
+    assert rc == (0 if figures else 2)
+
+
+def test_an_old_code_without_a_name_beside_920_codes_keeps_its_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """An old code with no name cannot be mapped (never by its digits: 830799 -> 920799 only where the data names
+    it), even when the same request lists 920 codes: typed, its row fails with the one-line "find its new code";
+    in a file it is screened on the file's figures with the one-line note; `import` refuses it in one line. In
+    each case the 920 row is screened or imported once, no row is dropped, and nothing is read as a duplicate."""
+    u_path = _universe(tmp_path)
+    settings = Settings().model_copy(update={"universe": UniverseSettings(path=str(u_path))})
+    screener = Screener(RulesEngine(), EngineSettings(kind="rules"), BatcherSettings())
+    typed = codes_pool(["920799", "830799.BJ", "600519"], settings, Universe.load(u_path))
+    rows = screener.run(typed.items)
+    assert [(r.code, r.status) for r in rows] == [("920799.BJ", "ok"), ("830799.BJ", "failed"), ("600519.SH", "ok")]
+    error = rows[1].error or ""
+    assert "\n" not in error and error.count("830799") == 2 and "请查到它的新代码" in error, error
+    assert "北交所已于 2025-10-09 把全部股票改为 920xxx 代码" in error and "920799" not in error  # no guess
+
+    f = tmp_path / "noname.csv"
+    f.write_text("代码,市盈率(TTM),ROE\n830799,31,11.5\n920799,30,12\n", encoding="utf-8")
+    rows = screener.run(load_file(f, settings, Universe.load(u_path)).items)
+    assert [(r.code, r.status) for r in rows] == [("830799.BJ", "ok"), ("920799.BJ", "ok")]
+    assert "北交所旧代码 830799: 2025-10-09 起为 920xxx, 本地数据查不到它, 未补入公告与ST标记" in rows[0].flags
+    assert not any("北交所" in flag or "重复" in flag for flag in rows[1].flags)
+
+    monkeypatch.setenv("SCREENER_UNIVERSE__PATH", str(u_path))
+    assert main(["universe", "import", str(f)]) == 0
+    _, err = capsys.readouterr()
+    (line,) = [line for line in err.splitlines() if line.startswith("注意: ")]
+    assert line.startswith("注意: 未导入 noname.csv, 第2行 (830799.BJ): 北交所旧代码 830799: 2025-10-09 起为 920xxx, "
+                           "本地数据中没有同名的 920 股票; 改用新代码后再导入"), line
+    u = Universe.load(u_path)
+    assert u.record("830799.BJ") is None and len(u) == 2
+    stock = u.get("920799.BJ")
+    assert stock is not None and (stock.pe_ttm, stock.roe) == (30.0, 12.0)

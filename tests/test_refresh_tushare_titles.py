@@ -6,7 +6,7 @@ Tushare missed, names it on every row, and keeps a 立案 title of that day rais
 the tushare SDK against the fake Tushare API (300 stocks, fixed clocks, a token with the anns_d permission; the fake
 publishes daily_basic for Thu 12-03 only): a good refresh on Fri 12-04 at 08:00 (window 11-30..12-04), then one at
 09:00 whose anns_d call for 12-02 answers 502 every time. 12-02 is carried from the first refresh; 11-30, 12-01,
-12-03 and 12-04 are fresh.
+12-03 and 12-04 are fresh. With no earlier refresh to carry it from, 12-02 is named missing on every row.
 """
 
 from __future__ import annotations
@@ -74,3 +74,30 @@ def test_a_day_tushare_missed_is_carried_from_the_refresh_that_read_it(
     assert all(carried in s.notes for s in u), stock.notes  # every row says so
     assert any(n.startswith("warning: ") and str(BAD) in n and FIRST.isoformat() in n for n in outcome.notes), \
         outcome.notes
+
+
+def test_a_day_tushare_missed_with_no_earlier_refresh_is_named_on_every_row(
+        remote: FakeMarketRemote, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first refresh into an empty folder, anns_d answering 502 for 12-02 alone: nothing can carry that day, so
+    the universe and every row name it as missing beside the days read (as AKShare's path does,
+    tests/test_refresh_ban_titles.py), the refresh warns of it, and the other days' titles still reach their stocks."""
+    remote.faults.reset()
+    for key, value in remote.env(tushare_token=FULL_TOKEN).items():
+        monkeypatch.setenv(key, value)
+    remote.faults.status_days["tushare:anns_d"] = {BAD.isoformat(): 502}
+    outcome = _refresher(tmp_path, SECOND).refresh(choice="tushare")
+    remote.faults.reset()
+
+    u = Universe.load(tmp_path / "universe.sqlite")
+    read = "2026-11-30 至 2026-12-01、2026-12-03 至 2026-12-04"
+    missing = f"公告数据缺失: {BAD} 未取得 (本次取得 {read})"
+    assert u.info.degraded == [missing], u.info.degraded
+    assert len(u) == 300 and all(missing in s.notes for s in u)  # every row says which day is missing
+    assert not any(d == BAD for s in u for d, _ in dated_titles(s.report_text))
+    assert not any("沿用此前刷新的公告" in (s.report_text or "") for s in u)  # nothing to carry it from
+    warnings = [n for n in outcome.notes if n.startswith("warning: ")]
+    assert any("anns_d(20261202)" in n for n in warnings), warnings
+    older = dt.date(2026, 11, 30)  # a day read on either side of the missing one still reaches its stock
+    code = sorted(a.code for a in remote.market.announcements(older))[0]
+    stock = next(s for s in u if s.code.split(".")[0] == code)
+    assert older in {d for d, _ in dated_titles(stock.report_text)}, stock.report_text

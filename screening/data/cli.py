@@ -23,7 +23,7 @@ from screening.data.refresh import Refresher, RefreshFailed, note_line
 from screening.data.row_checks import name_conflict, quarter_roe
 from screening.data.stock_csv import AS_OF, UniverseError, read_stock_csv, stocks_csv
 from screening.data.universe import Universe
-from screening.models import PoolRejected, StockInput, is_doubt
+from screening.models import NOTE_DUPLICATE_CONFLICT, PoolItem, PoolRejected, StockInput, is_doubt
 
 
 def _import(universe: Universe, path: Path, as_of: str | None, limits: InputSettings) -> int:
@@ -42,23 +42,26 @@ def _import(universe: Universe, path: Path, as_of: str | None, limits: InputSett
         return 2
     for warning in pool.warnings:
         print(f"注意: {warning}", file=sys.stderr)
-    # an old BSE code read as its 920 stock, and a row that then repeats one an earlier row gave, as `screen` reads
+    # an old BSE code read as its 920 stock, and a row that repeats a stock another row gives, as `screen` reads
     # them (a file listing 830799 and 920799 imported both into the one record, the later row's figures winning)
     moved = move_bse_codes(pool, universe)
+    refusals = {item.index: import_refusal(item.stock, universe) for item in pool.ok_items if item.stock is not None}
+    told: set[int] = set()  # kept rows whose refusal a duplicate's line already gave
     for item in pool.failed_items:
-        print(f"注意: 未导入 {item.error}", file=sys.stderr)
+        print(f"注意: 未导入 {item.error}{_kept_row(item, pool.ok_items, refusals, told)}", file=sys.stderr)
     dated = _file_dates(path) if as_of is None and AS_OF in pool.columns else {}
     by_day: dict[str | None, list[StockInput]] = {}
     refused = 0
     for item in pool.ok_items:
         assert item.stock is not None
-        if item.index in moved:
-            print(f"注意: {path.name}, 第{item.row}行: {moved[item.index]}, 导入到 {item.stock.code}", file=sys.stderr)
-        why = import_refusal(item.stock, universe)
+        why = refusals[item.index]
         if why is not None:
             refused += 1
-            print(f"注意: 未导入 {path.name}, 第{item.row}行 ({item.stock.code}): {why}", file=sys.stderr)
+            if item.index not in told:
+                print(f"注意: 未导入 {path.name}, 第{item.row}行 ({item.stock.code}): {why}", file=sys.stderr)
             continue
+        if item.index in moved:
+            print(f"注意: {path.name}, 第{item.row}行: {moved[item.index]}, 导入到 {item.stock.code}", file=sys.stderr)
         by_day.setdefault(as_of or dated.get(item.stock.code), []).append(item.stock)
     stocks = [s for group in by_day.values() for s in group]
     failed = len(pool.failed_items) + refused
@@ -73,6 +76,26 @@ def _import(universe: Universe, path: Path, as_of: str | None, limits: InputSett
         print(f"注意: {len(stocks) - n} 行没有改变本地数据: 与已有数字相同, 或比已有数字旧 (较旧的只补充缺少的数字; "
               "日期见 --as-of 或文件的 as_of 列)", file=sys.stderr)
     return 0
+
+
+def _kept_row(dup: PoolItem, kept_items: list[PoolItem], refusals: dict[int, str | None], told: set[int]) -> str:
+    """What a duplicate row's line adds: which row's figures were imported, or why that row was not either (then
+    said here once, not on a line of its own). The same for one code written twice and for an old BSE code beside
+    its 920 code; any other failed row adds nothing."""
+    assert dup.error is not None
+    kept = next((k for k in kept_items if dup.error.message.startswith(f"与第 {k.row} 行重复")), None)
+    if kept is None or kept.stock is None:
+        return ""
+    given = kept.raw_code.strip() or kept.stock.code
+    why = refusals.get(kept.index)
+    if why is None:
+        return f"; 导入的是第 {kept.row} 行 ({given}) 的数字"
+    if kept.index in told:
+        return f"; 第 {kept.row} 行 ({given}) 也未导入 (见上)"
+    told.add(kept.index)
+    if why.startswith(NOTE_DUPLICATE_CONFLICT):
+        return f"; 第 {kept.row} 行 ({given}) 也未导入: 两行数字不同, 不猜哪一行较新; 改正文件后再导入"
+    return f"; 第 {kept.row} 行 ({given}) 也未导入: {why}"
 
 
 def import_refusal(stock: StockInput, universe: Universe) -> str | None:

@@ -182,11 +182,15 @@ def load_file(path: Path, settings: Settings, universe: Universe, *, source_name
 
 def move_bse_codes(pool: Pool, universe: Universe) -> dict[int, str]:
     """Read each row under an old BSE code as its 920xxx stock where the data names it (``moved_bse_code``), and
-    fail a row that then gives a stock an earlier row already gave: {item index: the moved row's note}.
+    fail a row that then gives a stock another row already gave: {item index: the moved row's note}.
 
     Why here: the file's own duplicate check (``pool_rows.parse_row``) compares codes as written, before any
     data is read, and must not read it; that 830799 is 920799 only the data says. A file listing both gave two
-    screened rows of one stock. Done before any row is filled, so a conflict is between the file's figures."""
+    screened rows of one stock. Done before any row is filled, so a conflict is between the file's figures.
+
+    Which row stays: the one under the 920 code, wherever it stands (the stock's current code; the old-code row
+    fails as its duplicate); between rows under old codes only, the first, as for one code written twice. Nothing
+    else (the figures, a date) is read as telling which row is newer."""
     notes: dict[int, str] = {}
     first: dict[str, tuple[PoolItem, str]] = {}
     column = next((header for header, field in pool.mapped.items() if field == "code"), None)
@@ -196,14 +200,20 @@ def move_bse_codes(pool: Pool, universe: Universe) -> dict[int, str]:
         given = item.stock.code
         note = moved_bse_code(item.stock, universe)
         kept, kept_given = first.setdefault(item.stock.code, (item, given))
-        if kept is not item:
-            stock = item.stock
-            olds = "、".join(sorted({c[:6] for c in (kept_given, given) if c != stock.code}))
-            same = (f"{olds} 即 {stock.code} {stock.name or ''}".rstrip() + ": 北交所 2025-10-09 起的代码" if olds
-                    else f"同一代码 {stock.code}")
-            fail_as_same_stock(kept, item, same, pool.source, column)
-        elif note is not None:
-            notes[item.index] = note
+        if kept is item:
+            if note is not None:
+                notes[item.index] = note
+            continue
+        dup = item
+        if is_old_bse_code(kept_given) and not is_old_bse_code(given):  # 830799 first, then 920799: keep 920799
+            kept, dup = item, kept
+            first[given] = (item, given)  # a 920 code is never moved: given is the stock's code
+            notes.pop(dup.index, None)
+        code = item.stock.code
+        name = next((i.stock.name for i in (item, dup) if i.stock is not None and i.stock.name), "")
+        olds = "、".join(sorted({c[:6] for c in (kept_given, given) if c != code}))
+        same = f"{olds} 即 {code} {name}".rstrip() + ": 北交所 2025-10-09 起的代码" if olds else f"同一代码 {code}"
+        fail_as_same_stock(kept, dup, same, pool.source, column)
     return notes
 
 

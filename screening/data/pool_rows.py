@@ -156,7 +156,7 @@ def _note_conflict(kept: PoolItem, dup: PoolItem, differ: list[str], same: str) 
 
 
 def fail_as_same_stock(kept: PoolItem, dup: PoolItem, same: str, source: str, column: str | None) -> None:
-    """A row naming, under another code, the stock an earlier row gives (830799 is 920799 since the BSE's
+    """A row naming, under another code, the stock another row gives (830799 is 920799 since the BSE's
     2025-10-09 switch, known only once the local data is read): it fails as that row's duplicate, as one code
     written twice does in ``parse_row``, saying why the two codes are one stock (``same``), and a duplicate
     with other figures flags both rows (``flag_conflict``). Both items are as read, not yet filled from the
