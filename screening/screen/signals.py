@@ -175,7 +175,7 @@ class _Compiled:
         parties = {label for label, rx in _PARTIES if rx.search(named)}
         # another company of a deal named alone is the subject unless the words name the company's own
         # (交易对方某某有限公司关于解除对公司银行账户冻结的说明 lifts the company's freeze)
-        if (_COMPANY.search(_OTHER_NAMED.sub("", head)) or not parties
+        if (_company_named(head) or not parties
                 or (parties == {OTHER_COMPANY} and _COMPANY.search(text, start, end))):
             parties.add(COMPANY)
         kinds = {label for label, rx in self.kinds if rx.search(text, start, end)}
@@ -325,7 +325,12 @@ def _clears(unit: str, m: re.Match[str], start: int) -> bool:
 def _named(head: str) -> frozenset[str]:
     """The parties a clause names before a word; the company only where it is named as itself."""
     named = {label for label, rx in _PARTIES if rx.search(head)}
-    return frozenset(named | ({COMPANY} if _COMPANY.search(_OTHER_NAMED.sub("", head)) else set()))
+    return frozenset(named | ({COMPANY} if _company_named(head) else set()))
+
+
+def _company_named(head: str) -> bool:
+    """Whether ``head`` names the company itself: not inside another deal party's full name (受让方某某有限公司)."""
+    return _COMPANY.search(_OTHER_NAMED.sub("", head)) is not None
 
 
 def _rumoured(unit: str, start: int, end: int) -> bool:
