@@ -70,3 +70,13 @@ def test_the_guided_backend_reaches_vllm_and_vllm_serve() -> None:
     assert kw["structured_outputs_config"] == {"backend": "guidance", "disable_any_whitespace": True}
     flags = serve_flags(kw)
     assert json.loads(_flag_value(flags, "--structured-outputs-config"))["backend"] == "guidance"
+
+
+def test_auto_dtype_is_float32_only_on_a_cpu_without_bf16() -> None:
+    """bf16 is emulated (slowly) on an AVX2-only CPU; a GPU, a bf16 CPU and a dtype the user set keep theirs."""
+    from screening.engines.vllm_engine import dtype_for
+
+    assert dtype_for("auto", on_cpu=True, cpu_bf16=False) == "float32"
+    assert dtype_for("auto", on_cpu=True, cpu_bf16=True) == "auto"
+    assert dtype_for("auto", on_cpu=False, cpu_bf16=False) == "auto"
+    assert dtype_for("bfloat16", on_cpu=True, cpu_bf16=False) == "bfloat16"
