@@ -1,0 +1,31 @@
+"""The fund-occupation row's good news (资金占用 repaid): what says the controller's debt to the company was paid.
+
+Moved out of signal_table.py (at its 450-line limit) when review 19 (2026-12-06) found that review 18's order rule
+(责令…归还占用的全部资金 is no repayment) had lost the repayments said with 向公司, 已通过…方式 or 已于…前; the row
+there reads ``REPAID`` unchanged (``signals.TABLE_ID`` hashes every signal_*.py module).
+"""
+
+from __future__ import annotations
+
+from screening.screen.signal_gaps import G as _G
+
+# a month and maybe its day or end (11月, 11月30日, 12月底, 12月18日底: a form the date test writes)
+_MD = tuple(m + d + e for m in (r"\d月", r"\d\d月") for d in ("", r"\d日", r"\d\d日") for e in ("", "底", "末"))
+# what says a repayment was made (review 19): 已, 已按(监管)要求, 于/在2026年3月 (not 应于/需于/未于), 已于/已在…前
+_PAID_ON = ("已", "已全额", "已以现金方式", "已通过现金方式",
+            *(f"已{by}{who}要求" for by in ("按", "按照", "根据") for who in ("", "监管")),
+            *(r"(?<![应需须将拟未迟限])" + at + r"20\d\d年" + md for at in "于在" for md in _MD),
+            *("已" + at + r"20\d\d年" + md + "前" for at in "于在" for md in _MD))
+_TO = ("", "向公司", "向本公司", "向上市公司")
+REPAID = (r"已全部(?:归还|偿还|清偿|收回)", r"已将" + _G + r"全部(?:归还|偿还|清偿|收回)",
+          r"已[^，,。；;]{0,16}(?:归还|偿还|清偿|收回)全部", r"已[^，,。；;]{0,20}全部(?:归还|偿还|清偿|收回)",
+          r"(?<!未)消除",
+          r"已解决",
+          r"整改(?:完成|完毕)", r"(?:归还|收回)" + _G + r"占用(?:的)?资金",  # NOT_DONE: 仍未能消除
+          # 占用的全部资金 only once repaid (已…, 于2026年3月…; not 责令/要求/需/应于…前 归还; review 18), each
+          # context a lookbehind, so the match starts at 归还 and 控股股东已于…向公司 is its parties, as the risk's
+          # (review 19: 控股股东已向公司归还占用的全部资金 read 高)
+          # (the verb looked for first: the lookbehinds are tried only before it)
+          "(?=归还|收回)(?:" + "|".join(f"(?<={on}{to})" for on in _PAID_ON for to in _TO) + ")(?:归还|收回)"
+          + _G + r"占用(?:的)?全部资金",
+          r"是否(?:已)?(?:全部|全额)?(?:归还|偿还|清偿|收回)")  # counts only with 是 ticked (signals._came)
