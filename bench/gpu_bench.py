@@ -97,6 +97,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--in-process", action="store_true", help="run configs in this process (no child)")
     p.add_argument("--fast-every", type=float, default=3.0, help="interactive: seconds between fast jobs")
     p.add_argument("--fast-jobs", type=int, default=20, help="interactive: at least this many fast jobs")
+    p.add_argument("--fast-max-waiting", type=int, default=64,
+                   help="interactive: no new fast job while this many are unanswered (counted as held back)")
     p.add_argument("--warmup", type=int, default=16, help="requests run before the first phase (at most n/4)")
     p.add_argument("--probe", action="store_true",
                    help="time the engine core's calls (bench/probe_site): OUT/probe, read by bench/step_probe.py")
@@ -135,6 +137,10 @@ def main(argv: list[str] | None = None) -> int:
         a.configs = a.configs if a.configs.startswith("smoke") else "smoke"
         a.serial_n = min(a.serial_n, 3)
         a.fast_every, a.fast_jobs = min(a.fast_every, 0.3), min(a.fast_jobs, 3)
+        a.fast_max_waiting = min(a.fast_max_waiting, 2)  # a slow CPU must not pile fast jobs up without end
+        # the smoke's serve child (SmolLM2, dummy weights) took 36 s to load and 41 s for its two phases on a 2-core
+        # AVX2 CPU (2026-12-06), while the in-process engine's nine phases ran out of the 300 s left them
+        a.serve_reserve_s = min(a.serve_reserve_s, 180.0)
         if a.phases == ",".join(ALL_PHASES):  # the smoke run also takes the fast-lane hold's path
             a.phases += ",interactive@hold"
     if not a.out:
@@ -197,6 +203,7 @@ def main(argv: list[str] | None = None) -> int:
                     "--config", name, "--deadline", str(end), "--run-id", run_id, "--command", command,
                     "--out", str(out), "--n", str(a.n), "--phases", a.phases, "--serial-n", str(a.serial_n),
                     "--fast-every", str(a.fast_every), "--fast-jobs", str(a.fast_jobs), "--warmup", str(a.warmup),
+                    "--fast-max-waiting", str(a.fast_max_waiting),
                     "--profile-steps", str(a.profile_steps),
                     "--model-dir", str(model_root), "--tokenizer-dir", str(tokenizer_dir), *extra,
                 ]

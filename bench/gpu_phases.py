@@ -322,7 +322,7 @@ def run_interactive_phase(a, base, es, batcher, worker_settings, engine, items, 
         return
     every = phase_every(label) or a.fast_every
     with BenchQueue(a, base, es, batcher, worker_settings, engine, fast_engine) as bq:
-        res = run_interactive(bq.queue, items, every_s=every, min_jobs=a.fast_jobs,
+        res = run_interactive(bq.queue, items, every_s=every, min_jobs=a.fast_jobs, max_waiting=a.fast_max_waiting,
                               timeout_s=max(10.0, clock.left() - 10), alive=bq.alive)
     summary = res.summary()
     traces = list(bq.traced.fast_traces) if bq.traced is not None else []  # in the order the jobs finished

@@ -180,3 +180,17 @@ def test_the_bench_stops_waiting_once_its_worker_is_gone(queue_settings: Setting
     t = time.monotonic()
     assert not wait_alive(q, jid, timeout=1.0, alive=lambda: True).finished and time.monotonic() - t < 8.0
     q.close()
+
+
+def test_the_bench_sends_no_fast_job_while_too_many_are_unanswered(queue_settings: Settings) -> None:
+    """On a CPU slower than the cadence, followers (one Redis connection each) piled up past redis-py's
+    100-connection pool and the phase died with MaxConnectionsError; a cap holds the cadence back instead and
+    says how often."""
+    from screening.ops.bench.interactive import run_interactive
+
+    q = _queue(queue_settings)
+    res = run_interactive(q, make_items(2), every_s=0.05, min_jobs=20, timeout_s=2.0, max_waiting=3)
+    summary = res.summary()  # nobody serves: every fast job stays unanswered
+    assert summary["fast_jobs"] == 3 and res.unfinished == 3 and summary["fast_held_back"] > 0, summary
+    assert not res.bulk_finished
+    q.close()
