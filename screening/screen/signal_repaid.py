@@ -12,8 +12,10 @@ from screening.screen.signal_gaps import G as _G
 # a month and maybe its day or end (11月, 11月30日, 12月底, 12月18日底: a form the date test writes)
 _MD = tuple(m + d + e for m in (r"\d月", r"\d\d月") for d in ("", r"\d日", r"\d\d日") for e in ("", "底", "末"))
 # what says a repayment was made (review 19): 已, 已按(监管)要求, 于/在2026年3月 (not 应于/需于/未于), 已于/已在…前
-_PAID_ON = ("已", "已全额", "已以现金方式", "已通过现金方式",
-            *(f"已{by}{who}要求" for by in ("按", "按照", "根据") for who in ("", "监管")),
+# (review 20: 已通过银行转账方式, 已按监管部门要求: up to 6 characters between, each width a lookbehind of its own)
+_HOW = (("以", "方式"), ("通过", "方式"), ("按", "要求"), ("按照", "要求"), ("根据", "要求"), ("应", "要求"),
+        ("依照", "要求"), ("依据", "要求"), ("以", "资金"))  # review 21: 已以自有资金, 已依照监管要求
+_PAID_ON = ("已", "已全额", *(f"已{by}[^，,。；;]{{{k}}}{what}" for by, what in _HOW for k in range(7)),
             *(r"(?<![应需须将拟未迟限])" + at + r"20\d\d年" + md for at in "于在" for md in _MD),
             *("已" + at + r"20\d\d年" + md + "前" for at in "于在" for md in _MD))
 _TO = ("", "向公司", "向本公司", "向上市公司")

@@ -110,6 +110,11 @@ PARTIES: tuple[tuple[str, str], ...] = (
                     r"[^，,。；;：:、\s]{0,30}?(?:股份有限公司|有限责任公司|有限公司)"),
 )
 COMPANY = "公司"
+# another party of the company's that a court ruled against (公司原第一大股东/时任董事长/副总经理某某被判令…;
+# reviews 20, 21)
+JUDGED_OTHER = (r"(?:原|前任|前|时任)?(?:第[一二三]大|持股\d+(?:\.\d+)?%以上的?)?(?:关联方|关联公司|关联企业|控股股东"
+                r"|股东|实际控制人|实控人|客户|供应商|债务人|董事|监事|高级管理人员|高管|副?总经理|副?总裁"
+                r"|财务总监|财务负责人|董事会秘书|董秘|法定代表人)")
 # the company named as a party itself, not as the owner of a role (公司董事长, 公司原董事长) or inside 子公司
 COMPANY_NAMED = r"(?<!子)公司(?!的?(?:" + "|".join(p for _, p in PARTIES) + r"))"
 # a title or sentence that ends only part of a risk (部分股份解除冻结, 撤销部分风险警示, 其中已偿还1.2亿元, 剩余…尚未
@@ -119,10 +124,12 @@ PARTIAL_END = r"部分|其中(?=[^，,。；;]{0,6}(?:已|尚未|未))|剩余|�
 # one of these in its clause clears nothing (无法表示意见 is an opinion, not a negation). Plans and promises
 # (将督促…归还, 承诺…归还) are signals._PLANNED.
 NOT_DONE = (r"尚未|未能|无法(?!表示)|不能|仍未|没有|并未|未(?=偿还|兑付|偿付|清偿|归还|收回|解除|消除|恢复|取得)|"
-            r"无能力|无力|没有能力")  # 暂无能力归还: not repaid
+            r"无能力|无力|没有能力|"  # 暂无能力归还: not repaid
+            r"未(?=按|依照|依据|根据)|拒不")  # 未按证监局要求归还 (review 21)
 # What says good news has not come yet, read by signals.py around every clear and end: a plan or a promise before it,
 # a remainder still open after it. Moved here from signals.py (2026-12-06) as the vocabulary it is.
 # a plan or a promise before good news in its sentence (将督促…归还，消除…影响; 承诺…前归还), not one kept (履行承诺)
+_ORDERED = r"控股股东|实际控制人|实控人|大股东|其|关联方|占用方|相关方|股东|该"  # who is ordered to repay
 PLANNED = (r"将(?:努力|积极|尽快|督促|采取|通过|争取|力争|消除|归还|偿还|解决)|(?<!履行)(?<!兑现)承诺|"
                       r"督促(?!下)|以消除|拟|力争|争取|"
                       # under way, not done (a trial on 2026-12-06): 正在筹措资金归还, 计划于…前归还, 预计整改完成时间,
@@ -133,7 +140,13 @@ PLANNED = (r"将(?:努力|积极|尽快|督促|采取|通过|争取|力争|消�
                       r"(?:偿还|还款|清偿|整改)(?:方案|计划|安排)|有权|"
                       # an order to repay is no repayment (要求公司提前偿还; review 19: 要求控股股东尽快归还占用资金,
                       # 责令控股股东于…归还占用的全部资金), unless it says it was done (已按监管要求归还, 按照要求归还)
-                      r"(?<![按据照依已])(?<!监管)(?<!相关)(?:要求|责令)(?=[^，,。；;已]{0,24}?(?:归还|偿还|清偿))")
+                      # (review 20: not after 按/据/照/应 up to 8 characters back: 已按监管部门要求, 应证监局要求;
+                      # 已要求 and 已责令 are orders too)
+                      + "".join(f"(?<!{w}[^，,。；;]{{{k}}})" for w in "按据照依应" for k in range(9))
+                      + r"(?<!监管)(?<!相关)(?:要求|责令)(?!并)(?=[^，,。；;已]{0,24}?(?:归还|偿还|清偿))|"
+                      # (review 21: 依法/按规定/依据《…》 要求控股股东…归还 is the verb, a party after it)
+                      r"(?:要求|责令)(?=" + _ORDERED + r")(?=[^，,。；;已]{0,24}?(?:归还|偿还|清偿))|"
+                      r"(?<![供响相反对适])应(?:当|按|依|根据|尽快|及时|于|在)(?=[^，,。；;]{0,30}?(?:归还|偿还|清偿))")
 # a remainder still open after good news (剩余3.5亿元尚未解除, 仍有4.5亿元逾期); a routine item (另有正常经营性往来款
 # 尚在结算中) is none, a loan for daily operations overdue is one (尚有日常经营流动资金贷款1.5亿元逾期; review 10)
 ROUTINE = (r"(?:正常|日常)(?:经营性?)?(?:往来|业务|结算|交易|关联交易)|"
