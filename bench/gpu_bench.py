@@ -138,9 +138,6 @@ def main(argv: list[str] | None = None) -> int:
         a.serial_n = min(a.serial_n, 3)
         a.fast_every, a.fast_jobs = min(a.fast_every, 0.3), min(a.fast_jobs, 3)
         a.fast_max_waiting = min(a.fast_max_waiting, 2)  # a slow CPU must not pile fast jobs up without end
-        # the smoke's serve child (SmolLM2, dummy weights) took 36 s to load and 41 s for its two phases on a 2-core
-        # AVX2 CPU (2026-12-06), while the in-process engine's nine phases ran out of the 300 s left them
-        a.serve_reserve_s = min(a.serve_reserve_s, 180.0)
         if a.phases == ",".join(ALL_PHASES):  # the smoke run also takes the fast-lane hold's path
             a.phases += ",interactive@hold"
     if not a.out:
