@@ -31,8 +31,12 @@ mended (已按监管部门要求/应…要求/已通过…方式 before 归还; 
 被告 before 被判令; 董事长/原控股股东 被判; 公司及全资子公司合计持有; 仍有…股处于冻结状态; 拖欠的货款及利息 no
 default): 31 more pinned, 76 open. Review 21 (172 inputs against those) found 34 regressions (按/依 up to 8
 characters before 要求 lifted 依法要求控股股东…归还 too; demands on the company read as its claims; a shareholder's
-stake read as the company's; 拖欠供应商货款及银行借款利息 lost 高); its fix mends 30: 154 pinned (3,131 in
-all), 94 open.
+stake read as the company's; 拖欠供应商货款及银行借款利息 lost 高); its fix mends 30: 154 pinned, 94 open.
+Review 22 (165 inputs against that) found 27 regressions, 17 of them hidden risks (依据《证券法》要求控股股东…归还
+read repaid; 公司遭员工投诉拖欠工资 read as owed to it; a subsidiary named in full read as a debtor; 拖欠…票款及利息
+read nothing); mended by narrowing (an order is lifted only after 已按/已依照…/…日按; 未按…要求; a named debtor after
+遭), at one pinned input's cost (控股股东应证监局要求于…归还, now 高, moved to the open list): 126 pinned (3,256 in
+all), 132 open.
 tests/data/signals_review9.tsv: one input a line (\\n between dated titles or lines of a report), the
 expectation first (N: nothing, 中, 高, H: 中 or 高, L: not 高)."""
 
@@ -58,4 +62,4 @@ def test_the_review_inputs_read_as_expected(expected: str, text: str) -> None:
 
 
 def test_the_review_set_is_whole() -> None:
-    assert len(CASES) == 3131 and {e for e, _ in CASES} <= set(_OK)
+    assert len(CASES) == 3256 and {e for e, _ in CASES} <= set(_OK)

@@ -35,7 +35,7 @@ FROZEN = (
     r"(?:间接|直接|合计|及|和|与|或|(?:全资|控股)?子公司){0,4}(?:持有|所持)"
     r"(?!的?(?:本|上市)?公司股)的?"  # not a shareholder 某某实业公司持有的公司股权 (review 21)
     + r"[^，,。；;：:！!？?\n]{0,20}?股权" + _G
-    + r"(?:被" + _G + r"|(?<!是否)仍处于)冻结",  # a full name and 70.00%: 20; not 是否仍处于 (review 21)
+    + r"(?:被" + _G + r"|(?<!是否)(?<!是否存在)仍处于)冻结",  # a full name and 70.00%: 20; not 是否仍处于 (review 21)
     r"公司(?:名下|所)?(?:持有|所持)有?的?(?:全资|控股)?子公司[^，,。；;]{0,16}?股权[^，,。；;：:！!？?\n]{0,12}被[^，,。；;：:！!？?\n]{0,12}冻结",
     # the company first of those whose accounts a court froze (冻结了公司、控股股东…名下的银行账户), the court
     # acting on it (法院从公司基本户中扣划…), an account frozen without naming whose (诉前保全冻结银行账户), and

@@ -125,7 +125,8 @@ PARTIAL_END = r"部分|其中(?=[^，,。；;]{0,6}(?:已|尚未|未))|剩余|�
 # (将督促…归还, 承诺…归还) are signals._PLANNED.
 NOT_DONE = (r"尚未|未能|无法(?!表示)|不能|仍未|没有|并未|未(?=偿还|兑付|偿付|清偿|归还|收回|解除|消除|恢复|取得)|"
             r"无能力|无力|没有能力|"  # 暂无能力归还: not repaid
-            r"未(?=按|依照|依据|根据)|拒不")  # 未按证监局要求归还 (review 21)
+            # 未按证监局要求归还 (review 21), not 此前未按规定披露的…已归还 (review 22)
+            r"未(?=(?:按|按照|依照|依据|根据)[^，,。；;]{0,10}?要求)")
 # What says good news has not come yet, read by signals.py around every clear and end: a plan or a promise before it,
 # a remainder still open after it. Moved here from signals.py (2026-12-06) as the vocabulary it is.
 # a plan or a promise before good news in its sentence (将督促…归还，消除…影响; 承诺…前归还), not one kept (履行承诺)
@@ -140,10 +141,13 @@ PLANNED = (r"将(?:努力|积极|尽快|督促|采取|通过|争取|力争|消�
                       r"(?:偿还|还款|清偿|整改)(?:方案|计划|安排)|有权|"
                       # an order to repay is no repayment (要求公司提前偿还; review 19: 要求控股股东尽快归还占用资金,
                       # 责令控股股东于…归还占用的全部资金), unless it says it was done (已按监管要求归还, 按照要求归还)
-                      # (review 20: not after 按/据/照/应 up to 8 characters back: 已按监管部门要求, 应证监局要求;
-                      # 已要求 and 已责令 are orders too)
-                      + "".join(f"(?<!{w}[^，,。；;]{{{k}}})" for w in "按据照依应" for k in range(9))
-                      + r"(?<!监管)(?<!相关)(?:要求|责令)(?!并)(?=[^，,。；;已]{0,24}?(?:归还|偿还|清偿))|"
+                      # (已要求 and 已责令 are orders too; review 20 lifted the order after 按/据/照/依/应 up to 8
+                      # characters back, and review 22 found that it lifted 依据《证券法》要求…归还 too, a live 资金占用
+                      # read as repaid: now only after 已按/已依照/…日按 (已按监管部门要求归还, 已于…日按公司要求归还)
+                      + "".join(f"(?<!{done}{by}[^，,。；;]{{{k}}})" for done in "已日"
+                                for by in ("按", "按照", "依照", "依据", "根据", "应", "遵照") for k in range(9))
+                      + r"(?<![按据照依])(?<!监管)(?<!相关)(?:要求|责令)(?!并)"
+                      r"(?=[^，,。；;已]{0,24}?(?:归还|偿还|清偿))|"
                       # (review 21: 依法/按规定/依据《…》 要求控股股东…归还 is the verb, a party after it)
                       r"(?:要求|责令)(?=" + _ORDERED + r")(?=[^，,。；;已]{0,24}?(?:归还|偿还|清偿))|"
                       r"(?<![供响相反对适])应(?:当|按|依|根据|尽快|及时|于|在)(?=[^，,。；;]{0,30}?(?:归还|偿还|清偿))")
