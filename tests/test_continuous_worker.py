@@ -72,18 +72,19 @@ def _wait_rows(q: JobQueue, job: str, more_than: int, timeout: float) -> int:
 
 
 def _freeze_at_first_row(workers: list, timeout: float) -> None:
-    """SIGSTOP each worker as soon as its log shows a first written row, so it is frozen mid-job whatever
-    the machine's speed (a fast machine answers a whole 40-stock job in 5 s: a kill timed by rows raced it).
-    Its vLLM engine process keeps running, but nothing reaches Redis until the worker goes on."""
+    """SIGSTOP every worker as soon as any log shows a first written row, so each is frozen mid-job whatever the
+    machine's speed (a fast machine answers a whole 40-stock job in 5 s: a kill timed by rows raced it). All at
+    once: frozen one at a time, the other, still running, rightly took the frozen one's entry over once it had
+    been idle past CLAIM_IDLE_MS (20 s); in the CI run of 2026-12-06 19:27 on a 2-core AVX2 machine the two first
+    rows came 23 s apart. Each holds its job by then (both claimed one at the submit). Their vLLM engine
+    processes keep running, but nothing reaches Redis until a worker goes on."""
     deadline = time.monotonic() + timeout
-    waiting = list(workers)
-    while waiting:
-        for w in [w for w in waiting if "rows:" in w.log()]:
-            w.proc.send_signal(signal.SIGSTOP)
-            waiting.remove(w)
+    while not any("rows:" in w.log() for w in workers):
         if time.monotonic() > deadline:
-            raise AssertionError(f"no row from {[w.name for w in waiting]} in {timeout} s")
+            raise AssertionError(f"no row from {[w.name for w in workers]} in {timeout} s")
         time.sleep(0.05)
+    for w in workers:
+        w.proc.send_signal(signal.SIGSTOP)
 
 
 def _jobs_held_by(q: JobQueue, consumer: str) -> set[str]:
