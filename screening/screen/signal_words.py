@@ -144,6 +144,7 @@ PLANNED = (r"将(?:努力|积极|尽快|督促|采取|通过|争取|力争|消�
                       # (已要求 and 已责令 are orders too; review 20 lifted the order after 按/据/照/依/应 up to 8
                       # characters back, and review 22 found that it lifted 依据《证券法》要求…归还 too, a live 资金占用
                       # read as repaid: now only after 已按/已依照/…日按 (已按监管部门要求归还, 已于…日按公司要求归还)
+                      + r"(?=要求|责令)"  # the verb first: the 126 lookbehinds are tried only before it
                       + "".join(f"(?<!{done}{by}[^，,。；;]{{{k}}})" for done in "已日"
                                 for by in ("按", "按照", "依照", "依据", "根据", "应", "遵照") for k in range(9))
                       + r"(?<![按据照依])(?<!监管)(?<!相关)(?:要求|责令)(?!并)"
