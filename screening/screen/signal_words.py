@@ -14,9 +14,9 @@ _HOW_TAKEN = r"商业实质|真实(?:的)?(?:交易|业务|贸易)|交易实质|
 # A rule against 占用/侵占 (signal_table.py's counter) is standing only where no failure comes before it (the
 # lookbehinds are fixed width, one per width): 未能有效防范…占用; review 15: 未能严格防范, 无法防止, 不能有效防范;
 # review 16: 未能完全杜绝, 未能及时有效防范, 未能充分有效防止, 没能有效防范, 没有及时防止 read no risk
-RULE_NOT_FAILED = (r"(?<!未)(?<!未能|没有|无法|不能|没能)(?<!未有效|未及时|未严格|未切实|未充分|未完全)"
+RULE_NOT_FAILED = (r"(?<!未)(?<!未能|没有|无法|不能|没能)(?<!未有效|未及时|未严格|未切实|未充分|未完全|没能够|未能够)"
                    r"(?<!未能有效|未能及时|未能严格|未能切实|未能充分|未能完全|不能有效|无法有效|没有有效|没能有效|"
-                   r"没有及时|没有严格|没有切实|没有完全|不能完全|无法完全|不能及时|无法及时|没能及时)"
+                   r"没有及时|没有严格|没有切实|没有完全|不能完全|无法完全|不能及时|无法及时|没能及时|没有能够)"
                    r"(?<!未及时有效|未充分有效|未切实有效|未严格有效)"
                    r"(?<!未能及时有效|未能充分有效|未能切实有效|未能严格有效|没有及时有效|没能及时有效)"
                    # (review 17: the adverb with 地, 未能有效地防范控股股东占用公司资金, 没有有效地防止…占用,
@@ -30,7 +30,7 @@ RULE_NOT_FAILED = (r"(?<!未)(?<!未能|没有|无法|不能|没能)(?<!未有�
 _RULE_FAILED = (r"(?:有效|及时|严格|切实|完全|充分)(?:地)?(?:防止|防范|严防|杜绝)"
                 # (review 17's open list: 公司没有防止控股股东占用公司资金 says the 占用 came; 没有防范…占用的专门制度
                 # says a rule is missing and stays a denial)
-                r"|(?:防止|防范|杜绝)(?=[^，,。；;]{0,16}?(?:占用|侵占)(?![^，,。；;]{0,8}?(?:的)?(?:专门|相关)?(?:制度|机制|措施|规定|办法|流程|条款|程序)))")
+                r"|(?:能够)?(?:防止|防范|杜绝)(?=[^，,。；;]{0,16}?(?:占用|侵占|违规担保)(?![^，,。；;]{0,8}?(?:的)?(?:专门|相关)?(?:制度|机制|措施|规定|办法|流程|条款|程序)))")
 # 没有 before a rule it did not keep (没有遵照未经董事会审议不得对外担保的规定，为控股股东提供担保; twelfth session)
 _RULE_NOT_KEPT = r"(?:严格)?(?:遵照|遵守|遵循|按照|依照|依据|执行)(?=[^，,。；;]{0,30}?(?:规定|制度|要求|程序))"
 # Denials: one of these earlier in a match's clause (or inside the match) says the risk is absent
@@ -44,7 +44,7 @@ _RULE_NOT_KEPT = r"(?:严格)?(?:遵照|遵守|遵循|按照|依照|依据|执�
 # break) deny as well.
 # (review 16: nor 没有 before a rule it failed, 公司没有有效防止控股股东占用公司资金: 没有 denied the 占用 after it)
 NEGATIONS = (r"不存在|不涉及|不构成|不属于|不会|"
-             r"没有(?!" + _CURE_NOT_DONE + r"|" + _RULE_FAILED + r"|" + _RULE_NOT_KEPT + r")|并无(?!能力)|"
+             r"没有(?!能够|能力|" + _CURE_NOT_DONE + r"|" + _RULE_FAILED + r"|" + _RULE_NOT_KEPT + r")|并无(?!能力)|"
              r"并未(?!" + _CURE_NOT_DONE + r")|未发生|(?<!尚)未收到(?!" + _CURE_NOT_DONE + r")|"
              r"未受到|未实施|未涉及|未被|未曾|"
              r"尚未收到(?=[^，,。；;]{0,20}?(?:立案告知书|立案调查(?:的)?(?:任何)?(?:书面)?通知))|[未不]触及|"
@@ -76,7 +76,9 @@ _ON_COMPANY = (r"(?![^，,。；;]{0,40}?(?:(?:冻结|查封|扣押|扣划|划�
                r"|对(?:本|我)?公司(?:提起|进行|申请|采取)|申请对(?:本|我)?公司"
                r"|(?:本公司|我公司|[本我]司|(?<!有限)(?<!责任)(?<!集团)(?<!标的)公司)[^，,。；;]{0,8}被[^，,。；;]{0,4}"
                r"(?:冻结|查封|扣划|起诉)"
-               r"|(?:民事)?起诉状|仲裁申请书|要求(?:本|我)?公司))")
+               r"|(?:民事)?起诉状|仲裁申请书|要求(?:本|我)?公司"
+               # a supplier's demand for what the company owes it (供应商要求我方支付拖欠的采购款, 遭供应商追讨拖欠…)
+               r"|(?:要求|催促|催收|追讨|催讨|敦促|追索)[^，,。；;]{0,30}?(?:拖欠|欠付|欠款)))")
 # 与客户 only before the customer's own bills (与客户结算的商票到期未兑付), not 与客户签订虚假合同 (the company's fraud)
 OTHER_PARTY = (r"(?:(?<![方过被与])(?:客户|供应商)|(?<=与)客户(?![^，,。；;]{0,20}?(?:纠纷|争议|诉讼|仲裁))"
                r"(?=[^，,。；;]{0,20}?(?:商票|汇票|承兑|应收|回款|货款)))"
@@ -125,14 +127,21 @@ PARTIAL_END = r"部分|其中(?=[^，,。；;]{0,6}(?:已|尚未|未))|剩余|�
 # (将督促…归还, 承诺…归还) are signals._PLANNED.
 NOT_DONE = (r"尚未|未能|无法(?!表示)|不能|仍未|没有|并未|未(?=偿还|兑付|偿付|清偿|归还|收回|解除|消除|恢复|取得)|"
             r"无能力|无力|没有能力|"  # 暂无能力归还: not repaid
-            # 未按证监局要求归还 (review 21), not 此前未按规定披露的…已归还 (review 22)
-            r"未(?=(?:按|按照|依照|依据|根据)[^，,。；;]{0,10}?要求)")
+            # 未按证监局要求归还 (review 21), not 此前未按规定披露的…已归还 (review 22); 未按期/未依照决定书/未在…内
+            # 归还 and 拒不归还 too, not what they name (此前未按期偿还的贷款已清偿, 此前拒不归还的…已收回; review 23),
+            # 未及时/未足额/未全额归还 (the thirteenth session's open list)
+            r"未(?=(?:按|按照|依照|依据|根据)[^，,。；;]{0,10}?(?:要求|决定))|"
+            r"(?:未(?=按|依照|依据|根据|遵照|在|于|如期|及时|足额|全额|如数)|拒不|拒绝)"
+            r"(?=[^，,。；;已]{0,16}?(?:归还|偿还|清偿|兑付|偿付|解除|收回|消除|支付)(?!的))")
 # What says good news has not come yet, read by signals.py around every clear and end: a plan or a promise before it,
 # a remainder still open after it. Moved here from signals.py (2026-12-06) as the vocabulary it is.
 # a plan or a promise before good news in its sentence (将督促…归还，消除…影响; 承诺…前归还), not one kept (履行承诺)
+# what follows 要求 as a noun (已按监管要求于…归还, 按照公司要求全额归还), not as a verb with a party after it
+_NOUN_AFTER = (r"于|在|将|已|全额|全部|足额|如期|按期|按时|及时|归还|偿还|清偿|了|向(?:本|上市)?公司|通过|以|"
+               r"改正|整改|的|予以|一次性|分期|如数|全数")  # 已按照证监局责令改正要求归还, 按照…要求的期限
 _ORDERED = r"控股股东|实际控制人|实控人|大股东|其|关联方|占用方|相关方|股东|该"  # who is ordered to repay
 PLANNED = (r"将(?:努力|积极|尽快|督促|采取|通过|争取|力争|消除|归还|偿还|解决)|(?<!履行)(?<!兑现)承诺|"
-                      r"督促(?!下)|以消除|拟|力争|争取|"
+                      r"(?:督促|催促|敦促|催告)(?!下)|以消除|拟|力争|争取|"
                       # under way, not done (a trial on 2026-12-06): 正在筹措资金归还, 计划于…前归还, 预计整改完成时间,
                       # 表示将以现金方式归还, 为消除…的重大不确定性, 积极采取措施消除, 与银行沟通偿还方案
                       r"正在|正通过|(?<!减持)(?<!持股)计划(?=于|在|将|通过|以|年内|\d)|预计|表示将|为消除|"
@@ -143,11 +152,15 @@ PLANNED = (r"将(?:努力|积极|尽快|督促|采取|通过|争取|力争|消�
                       # 责令控股股东于…归还占用的全部资金), unless it says it was done (已按监管要求归还, 按照要求归还)
                       # (已要求 and 已责令 are orders too; review 20 lifted the order after 按/据/照/依/应 up to 8
                       # characters back, and review 22 found that it lifted 依据《证券法》要求…归还 too, a live 资金占用
-                      # read as repaid: now only after 已按/已依照/…日按 (已按监管部门要求归还, 已于…日按公司要求归还)
-                      + r"(?=要求|责令)"  # the verb first: the 126 lookbehinds are tried only before it
-                      + "".join(f"(?<!{done}{by}[^，,。；;]{{{k}}})" for done in "已日"
-                                for by in ("按", "按照", "依照", "依据", "根据", "应", "遵照") for k in range(9))
-                      + r"(?<![按据照依])(?<!监管)(?<!相关)(?:要求|责令)(?!并)"
+                      # read as repaid; review 22 then lifted it only after 已按/…日按, which missed 近日依据…要求公司
+                      # 控股股东)
+                      # (review 23: 已 is no sign, a party after the verb is: 近日依据《证券法》要求公司控股股东…归还
+                      # is an order, 按照证监局要求归还了/已严格按照…要求归还 a repayment; the noun 要求 is followed by
+                      # the repayment itself or its time, the verb by whom it orders)
+                      + r"(?=要求|责令)"  # the verb first: the 45 lookbehinds are tried only before it
+                      + "".join(f"(?<!{w}[^，,。；;]{{{k}}})" for w in "按据照依应" for k in range(9))
+                      + r"(?<!监管)(?<!相关)(?:要求|责令)(?!并)(?=[^，,。；;已]{0,24}?(?:归还|偿还|清偿))|"
+                      r"(?<!监管)(?<!相关)(?:要求|责令)(?!并|" + _NOUN_AFTER + r")"
                       r"(?=[^，,。；;已]{0,24}?(?:归还|偿还|清偿))|"
                       # (review 21: 依法/按规定/依据《…》 要求控股股东…归还 is the verb, a party after it)
                       r"(?:要求|责令)(?=" + _ORDERED + r")(?=[^，,。；;已]{0,24}?(?:归还|偿还|清偿))|"
@@ -167,7 +180,9 @@ REMAINDER = (r"(?:剩余|尚余|仍有|其余)[^。；;]{0,12}?(?:尚未|未|仍
                         r"(?<=[，,（(])余额(?:为|约为)?\s*(?:[1-9]|0\.\d*[1-9])(?![^，,。；;]{0,12}?(?:(?<!法)(?<!能)正常|(?<!非)经营性))|"
                         # 剩余占用资金余额1.1亿元 / 占用余额为1.1亿元: a balance still owed, not zero
                         r"(?:剩余|尚余|其余)[^。；;]{0,12}?(?<![\d.])(?!0(?:\.0+)?(?![\d.]))\d|"
-                        r"(?:占用(?:资金)?|违规担保|逾期(?:借款|债务)?|未归还|未偿还|欠款)[^，,。；;]{0,4}余额(?:为|约为|合计)?\s*(?:[1-9]|0\.\d*[1-9])")
+                        r"(?:占用(?:资金)?|违规担保|逾期(?:借款|债务)?|未归还|未偿还|欠款)[^，,。；;]{0,4}余额(?:为|约为|合计)?\s*(?:[1-9]|0\.\d*[1-9])|"
+                        # a repayment in assets not yet transferred (以资抵债…，但抵债资产尚未完成过户)
+                        r"(?:抵债|抵偿)资产[^。；;]{0,12}?(?:尚未|未|仍未)(?:完成|办理)?(?:过户|交割|转让|移交)")
 # after good news of an amount, not of all (已解除2笔, 已归还占用资金1.2亿元), a remainder still open counts further
 # off (尚有…尚在催收中, …仍处于有效期内); after 已全部解除 only _REMAINDER (另有对子公司的担保仍处于担保期内) (review 9)
 REMAINDER_OPEN = (r"(?:尚有|还有|另有|余下)(?:(?!" + ROUTINE + r"|(?:对|为|向)(?:全资|控股)?子公司)"
