@@ -99,6 +99,18 @@ def test_typed_old_and_new_codes_never_give_two_rows_of_one_stock(tmp_path: Path
     assert again.stock is None and again.error is not None and "与 920799.BJ 重复" in again.error.message
 
 
+def test_a_code_no_data_covers_typed_twice_fails_once_and_then_as_its_repeat(tmp_path: Path) -> None:
+    """The second of 830799 830799.BJ says it repeats the first (which says what to do), as a screened code typed
+    twice does; two identical failure lines read as two different stocks."""
+    u_path = _universe(tmp_path)
+    settings = Settings().model_copy(update={"universe": UniverseSettings(path=str(u_path))})
+    first, again, name = codes_pool(["830799", "830799.BJ", "艾融软件"], settings, Universe.load(u_path)).items
+    assert first.error is not None and "920xxx" in first.error.message
+    assert again.error is not None and again.error.message == "与 830799.BJ 重复 (第 1 项 '830799')"
+    assert again.code == "830799.BJ"
+    assert name.stock is not None and name.stock.code == "920799.BJ"  # the name resolves to the 920 stock
+
+
 def _universe_with_old_import(tmp_path: Path) -> Path:
     """A universe that still holds 830799.BJ from an import made before the BSE's move (no refresh lists it)."""
     path = _universe(tmp_path)

@@ -440,6 +440,8 @@ def pool_from_codes(tokens: list[str], universe: Universe, source: str = "输入
         if error is not None or stock is None:
             problem = InputProblem(source=source, message=error or "无法使用的输入", value=token)
             pool.items.append(PoolItem(index=index, raw_code=token, error=problem, code=code))
+            if code is not None:  # a code no data covers, typed again (830799 830799.BJ): 与…重复, not the same line
+                first_seen.setdefault(code, (index, token))
             continue
         assert code is not None
         first_seen[code] = (index, token)
