@@ -19,6 +19,8 @@ _PAID_ON = ("已", "已全额", *(f"已{by}[^，,。；;]{{{k}}}{what}" for by, 
             *(r"(?<![应需须将拟未迟限])" + at + r"20\d\d年" + md for at in "于在" for md in _MD),
             *("已" + at + r"20\d\d年" + md + "前" for at in "于在" for md in _MD))
 _TO = ("", "向公司", "向本公司", "向上市公司")
+# a character between 已 and 归还 that is no order, plan or demand (已要求/已责令/已督促/已函告…尽快/已承诺 are none)
+_FREE = r"[^，,。；;要责督催促函告尽限应需须将拟计划承诺未]"
 REPAID = (r"已全部(?:归还|偿还|清偿|收回)", r"已将" + _G + r"全部(?:归还|偿还|清偿|收回)",
           r"已[^，,。；;]{0,16}(?:归还|偿还|清偿|收回)全部", r"已[^，,。；;]{0,20}全部(?:归还|偿还|清偿|收回)",
           r"(?<!未)消除",
@@ -29,5 +31,9 @@ REPAID = (r"已全部(?:归还|偿还|清偿|收回)", r"已将" + _G + r"全部
           # (review 19: 控股股东已向公司归还占用的全部资金 read 高)
           # (the verb looked for first: the lookbehinds are tried only before it)
           "(?=归还|收回)(?:" + "|".join(f"(?<={on}{to})" for on in _PAID_ON for to in _TO) + ")(?:归还|收回)"
+          + _G + r"占用(?:的)?全部资金",
+          # (thirteenth session: 已于近日以现金方式, 已于2026年11月30日依据监管要求将…: 已 up to 16 characters back,
+          # none of them an order's, a plan's or a demand's; signals._came still reads PLANNED around it)
+          "(?=归还|收回)(?:" + "|".join(f"(?<=已{_FREE}{{{k}}})" for k in range(17)) + ")(?:归还|收回)"
           + _G + r"占用(?:的)?全部资金",
           r"是否(?:已)?(?:全部|全额)?(?:归还|偿还|清偿|收回)")  # counts only with 是 ticked (signals._came)

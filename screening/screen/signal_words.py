@@ -14,6 +14,7 @@ _HOW_TAKEN = r"商业实质|真实(?:的)?(?:交易|业务|贸易)|交易实质|
 # A rule against 占用/侵占 (signal_table.py's counter) is standing only where no failure comes before it (the
 # lookbehinds are fixed width, one per width): 未能有效防范…占用; review 15: 未能严格防范, 无法防止, 不能有效防范;
 # review 16: 未能完全杜绝, 未能及时有效防范, 未能充分有效防止, 没能有效防范, 没有及时防止 read no risk
+_ADVERBS = ("有效", "及时", "严格", "切实", "充分", "完全")  # how a rule against 占用 failed (未能有效防范)
 RULE_NOT_FAILED = (r"(?<!未)(?<!未能|没有|无法|不能|没能)(?<!未有效|未及时|未严格|未切实|未充分|未完全|没能够|未能够)"
                    r"(?<!未能有效|未能及时|未能严格|未能切实|未能充分|未能完全|不能有效|无法有效|没有有效|没能有效|"
                    r"没有及时|没有严格|没有切实|没有完全|不能完全|无法完全|不能及时|无法及时|没能及时|没有能够)"
@@ -24,13 +25,16 @@ RULE_NOT_FAILED = (r"(?<!未)(?<!未能|没有|无法|不能|没能)(?<!未有�
                    # (未能/没能/没有/不能/无法…地))
                    r"(?<!" + "|".join("未" + a + "地" for a in ("有效", "及时", "严格", "切实", "充分", "完全")) + ")"
                    r"(?<!" + "|".join(n + a + "地" for n in ("未能", "没能", "没有", "不能", "无法")
-                                      for a in ("有效", "及时", "严格", "切实", "充分", "完全")) + ")")
+                                      for a in ("有效", "及时", "严格", "切实", "充分", "完全")) + ")"
+                   # (review 24: 未能够有效防范, 没有能够及时防止)
+                   + "".join("(?<!" + "|".join(n + a for n in ns for a in _ADVERBS) + ")"
+                             for ns in (("未能够", "没能够"), ("没有能够",))))
 # 没有 before such a rule with its adverb (没有有效防止控股股东占用公司资金) says the rule failed, not that 占用 is
 # absent; bare 没有防范 stays a denial (没有防范…占用的专门制度，但报告期内未发生占用 is no 占用)
 _RULE_FAILED = (r"(?:有效|及时|严格|切实|完全|充分)(?:地)?(?:防止|防范|严防|杜绝)"
                 # (review 17's open list: 公司没有防止控股股东占用公司资金 says the 占用 came; 没有防范…占用的专门制度
                 # says a rule is missing and stays a denial)
-                r"|(?:能够)?(?:防止|防范|杜绝)(?=[^，,。；;]{0,16}?(?:占用|侵占|违规担保)(?![^，,。；;]{0,8}?(?:的)?(?:专门|相关)?(?:制度|机制|措施|规定|办法|流程|条款|程序)))")
+                r"|(?:能够)?(?:防止|防范|杜绝)(?=[^，,。；;]{0,16}?(?:占用|侵占|违规担保)(?![^，,。；;]{0,8}?(?:的)?(?:专门|相关)?(?:制度|机制|措施|规定|办法|流程|条款|程序|缺陷|漏洞)))")
 # 没有 before a rule it did not keep (没有遵照未经董事会审议不得对外担保的规定，为控股股东提供担保; twelfth session)
 _RULE_NOT_KEPT = r"(?:严格)?(?:遵照|遵守|遵循|按照|依照|依据|执行)(?=[^，,。；;]{0,30}?(?:规定|制度|要求|程序))"
 # Denials: one of these earlier in a match's clause (or inside the match) says the risk is absent
@@ -138,9 +142,13 @@ NOT_DONE = (r"尚未|未能|无法(?!表示)|不能|仍未|没有|并未|未(?=�
 # a plan or a promise before good news in its sentence (将督促…归还，消除…影响; 承诺…前归还), not one kept (履行承诺)
 # what follows 要求 as a noun (已按监管要求于…归还, 按照公司要求全额归还), not as a verb with a party after it
 _NOUN_AFTER = (r"于|在|将|已|全额|全部|足额|如期|按期|按时|及时|归还|偿还|清偿|了|向(?:本|上市)?公司|通过|以|"
-               r"改正|整改|的|予以|一次性|分期|如数|全数")  # 已按照证监局责令改正要求归还, 按照…要求的期限
+               r"改正|整改|的|予以|一次性|分期|如数|全数|期限|时限|下(?!达)")
+# (已按照证监局责令改正要求归还, 按照…要求的期限)
+# the noun 要求 with its time or its pressure (在证监局要求期限内归还了, 在证监局要求下…归还; review 24)
+_NOUN_TIME = r"期限|的期限|时限|下(?!达)"
 _ORDERED = r"控股股东|实际控制人|实控人|大股东|其|关联方|占用方|相关方|股东|该"  # who is ordered to repay
-PLANNED = (r"将(?:努力|积极|尽快|督促|采取|通过|争取|力争|消除|归还|偿还|解决)|(?<!履行)(?<!兑现)承诺|"
+PLANNED = (r"将(?:努力|积极|尽快|督促|采取|通过|争取|力争|消除|归还|偿还|解决)|"
+           r"(?<!履行)(?<!兑现)(?<!已按照)(?<!已按)承诺|"
                       r"(?:督促|催促|敦促|催告)(?!下)|以消除|拟|力争|争取|"
                       # under way, not done (a trial on 2026-12-06): 正在筹措资金归还, 计划于…前归还, 预计整改完成时间,
                       # 表示将以现金方式归还, 为消除…的重大不确定性, 积极采取措施消除, 与银行沟通偿还方案
@@ -159,7 +167,8 @@ PLANNED = (r"将(?:努力|积极|尽快|督促|采取|通过|争取|力争|消�
                       # the repayment itself or its time, the verb by whom it orders)
                       + r"(?=要求|责令)"  # the verb first: the 45 lookbehinds are tried only before it
                       + "".join(f"(?<!{w}[^，,。；;]{{{k}}})" for w in "按据照依应" for k in range(9))
-                      + r"(?<!监管)(?<!相关)(?:要求|责令)(?!并)(?=[^，,。；;已]{0,24}?(?:归还|偿还|清偿))|"
+                      + r"(?<!监管)(?<!相关)(?:要求|责令)(?!并|" + _NOUN_TIME + r")"
+                      r"(?=[^，,。；;已]{0,24}?(?:归还|偿还|清偿))|"
                       r"(?<!监管)(?<!相关)(?:要求|责令)(?!并|" + _NOUN_AFTER + r")"
                       r"(?=[^，,。；;已]{0,24}?(?:归还|偿还|清偿))|"
                       # (review 21: 依法/按规定/依据《…》 要求控股股东…归还 is the verb, a party after it)
