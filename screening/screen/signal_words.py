@@ -26,9 +26,10 @@ RULE_NOT_FAILED = (r"(?<!未)(?<!未能|没有|无法|不能|没能)(?<!未有�
                    r"(?<!" + "|".join("未" + a + "地" for a in ("有效", "及时", "严格", "切实", "充分", "完全")) + ")"
                    r"(?<!" + "|".join(n + a + "地" for n in ("未能", "没能", "没有", "不能", "无法")
                                       for a in ("有效", "及时", "严格", "切实", "充分", "完全")) + ")"
-                   # (review 24: 未能够有效防范, 没有能够及时防止)
-                   + "".join("(?<!" + "|".join(n + a for n in ns for a in _ADVERBS) + ")"
-                             for ns in (("未能够", "没能够"), ("没有能够",))))
+                   # (review 24: 未能够有效防范, 没有能够及时防止; review 25: 不能够有效防止, 未能够有效地防止)
+                   + "".join("(?<!" + "|".join(n + a + d for n in ns for a in _ADVERBS) + ")"
+                             for ns, d in ((("未能够", "没能够", "不能够"), ""), (("没有能够",), ""),
+                                           (("未能够", "没能够", "不能够"), "地"))))
 # 没有 before such a rule with its adverb (没有有效防止控股股东占用公司资金) says the rule failed, not that 占用 is
 # absent; bare 没有防范 stays a denial (没有防范…占用的专门制度，但报告期内未发生占用 is no 占用)
 _RULE_FAILED = (r"(?:有效|及时|严格|切实|完全|充分)(?:地)?(?:防止|防范|严防|杜绝)"
@@ -142,10 +143,10 @@ NOT_DONE = (r"尚未|未能|无法(?!表示)|不能|仍未|没有|并未|未(?=�
 # a plan or a promise before good news in its sentence (将督促…归还，消除…影响; 承诺…前归还), not one kept (履行承诺)
 # what follows 要求 as a noun (已按监管要求于…归还, 按照公司要求全额归还), not as a verb with a party after it
 _NOUN_AFTER = (r"于|在|将|已|全额|全部|足额|如期|按期|按时|及时|归还|偿还|清偿|了|向(?:本|上市)?公司|通过|以|"
-               r"改正|整改|的|予以|一次性|分期|如数|全数|期限|时限|下(?!达)")
+               r"改正|整改|的|予以|一次性|分期|如数|全数|期限|时限|下(?![达月周旬个一半年])")
 # (已按照证监局责令改正要求归还, 按照…要求的期限)
 # the noun 要求 with its time or its pressure (在证监局要求期限内归还了, 在证监局要求下…归还; review 24)
-_NOUN_TIME = r"期限|的期限|时限|下(?!达)"
+_NOUN_TIME = r"期限|的期限|时限|下(?![达月周旬个一半年])"
 _ORDERED = r"控股股东|实际控制人|实控人|大股东|其|关联方|占用方|相关方|股东|该"  # who is ordered to repay
 PLANNED = (r"将(?:努力|积极|尽快|督促|采取|通过|争取|力争|消除|归还|偿还|解决)|"
            r"(?<!履行)(?<!兑现)(?<!已按照)(?<!已按)承诺|"
