@@ -19,12 +19,33 @@ _PAID_ON = ("已", "已全额", *(f"已{by}[^，,。；;]{{{k}}}{what}" for by, 
             *(r"(?<![应需须将拟未迟限])" + at + r"20\d\d年" + md for at in "于在" for md in _MD),
             *("已" + at + r"20\d\d年" + md + "前" for at in "于在" for md in _MD))
 _TO = ("", "向公司", "向本公司", "向上市公司")
-# a character between 已 and 归还 that is no order, plan or demand (已要求/已责令/已督促/已函告…尽快/已承诺 are none),
-# no notice, talk, consent or refusal (review 25: 已通知, 已敦请/提请, 已协商/沟通, 已同意/表示愿意, 已申请延期,
-# 已拒绝, 已无力, 已签署协议约定, 已审议…议案, 已制定…方案, 判令, 已开始分期)
-_FREE = (r"(?:(?!协商|磋商|审议|议案|制定|延期|展期(?!届满))[^，,。；;要责督催促函告尽限应需须将拟计划承诺未"
-         r"知请沟意示拒无不没签案令始就诉裁追启措序争力预筹准望愿])")
-# (诉讼/仲裁/追讨/启动/措施/程序/争取/力争/预计/筹措/准备/愿意: the thirteenth session)
+# (review 26: the blacklist _FREE of reviews 24-25, one character that is no order, plan, notice, talk, consent or
+# refusal, is gone: 已决定于/已保证在/已约定于/法院已判决/已具备…能力/已说明…后才能 went through it, 已自筹资金/
+# 已按照承诺/已通过诉讼/已自愿/已无条件/已签订《协议》 were barred by it)
+# what may stand between 已 and 归还 in a repayment said done (review 26): a date or a deadline met, a way, a source
+# of the money, a rule or promise followed, the payee, a manner; nothing else (no verb of notice, plan, talk or order)
+_ANY = r"(?:(?!归还|收回)[^，,。；;])"
+_DATE = (r"(?:(?:[于在]|截至)?(?:20\d\d年)?(?:\d{1,2}月)?(?:\d{1,2}日)?(?:底|末|[上中下]旬)?(?:之?前|当日)?"
+         r"(?<=[年月日前底末旬])"
+         r"|[于在](?:近日|近期|日前|当日|同日|当天|此前|期限内)"
+         r"|[于在](?!其)" + _ANY + r"{0,18}?(?:之?前|期限内|时限内|期限届满前|期间内?|(?<!后[再才])内|督促下|要求下))")
+_RULE = r"要求|承诺|约定|判决|裁决|调解书|协议|计划|决定书|决定|规定|安排"  # the first one ends the rule followed
+_WAY = (r"(?:(?:以|通过|使用|利用|采用|采取|用)(?!期|便|确保|保证)(?:(?!决议|审议|议案|方案|计划)" + _ANY + r"){0,22}?"
+        r"(?:方式|形式|资金|现金|款项|价款|所得|转让款|股利|红利|途径|程序|转账|汇款|抵偿|抵债|诉讼|仲裁|执行|追偿)"
+        r"|(?:依照|依据|根据|按照|按|遵照|应|依)(?:(?!" + _RULE + r")" + _ANY + r"){0,30}?"
+        "(?:" + _RULE + r")》?(?:的)?(?:要求|约定|期限)?"
+        r"|(?:履行|兑现)了?" + _ANY + r"{0,8}?承诺"
+        r"|(?:自筹|自行筹集|筹集|筹得|筹措|自有)(?:的)?(?:资金|款项)?"
+        r"|(?:向|从)" + _ANY + r"{0,12}?(?:借款|贷款|融资)"
+        r"|(?:获得|取得)" + _ANY + r"{0,12}?(?:贷款|借款|融资|资金|款项)"
+        r"|(?:变卖|处置|出售|转让|拍卖)(?:其)?" + _ANY + r"{0,12}?(?:房产|股权|股份|资产|土地使用权|股票|物业)"
+        r"|将" + _ANY + r"{0,20}?(?:款项|资金|价款|所得|现金|转让款)(?:全部|全额)?(?:用于)?"
+        r"|收到(?:了)?(?:控股股东|实际控制人|实控人|大股东|关联方|占用方|相关方|其)"
+        r"|(?:由|通过|委托)" + _ANY + r"{0,16}?代为|代为)")
+_HOW_ADV = (r"(?:向(?:本|上市)?公司|全额|足额|一次性|如数|全数|全部|及时|按时|如期|按期|主动|提前|自愿|无条件|"
+            r"不附带任何条件|依法|陆续|分别|和|分批|分[一二两三四五六七八九十\d]+(?:次|笔|期|批)|均|并|了|现金)")
+_NOT_PART = r"(?!的?(?:一半|半数|部分|\d|[一二三四五六七八九]成|百分之))"  # 全部资金的一半 is part of it
+_FILL = "(?:" + _DATE + "|" + _WAY + "|" + _HOW_ADV + ")"
 REPAID = (r"已全部(?:归还|偿还|清偿|收回)", r"已将" + _G + r"全部(?:归还|偿还|清偿|收回)",
           r"已[^，,。；;]{0,16}(?:归还|偿还|清偿|收回)全部", r"已[^，,。；;]{0,20}全部(?:归还|偿还|清偿|收回)",
           r"(?<!未)消除",
@@ -35,11 +56,13 @@ REPAID = (r"已全部(?:归还|偿还|清偿|收回)", r"已将" + _G + r"全部
           # (review 19: 控股股东已向公司归还占用的全部资金 read 高)
           # (the verb looked for first: the lookbehinds are tried only before it)
           "(?=归还|收回)(?:" + "|".join(f"(?<={on}{to})" for on in _PAID_ON for to in _TO) + ")(?:归还|收回)"
-          + _G + r"占用(?:的)?全部资金",
-          # (thirteenth session: 已于近日以现金方式, 已于2026年11月30日依据监管要求将…: 已 up to 26 characters back,
-          # none of them an order's, a plan's or a demand's; signals._came still reads PLANNED around it)
-          "(?=归还|收回)(?<!以)(?<!用于)(?:" + "|".join(f"(?<=已{_FREE}{{{k}}})" for k in range(27)) + ")(?:归还|收回)"
-          + _G + r"占用(?:的)?全部资金",
+          + _G + r"占用(?:的)?全部资金" + _NOT_PART,
+          # (thirteenth session: 已于近日以现金方式, 已于2026年11月30日依据监管要求将…: 已 up to 26 characters back;
+          # review 26: what stands between is read from a list of fillers, _FILL, not against a blacklist, which let
+          # 已决定于/已保证在/已约定于/法院已判决/已具备…能力 through and barred 已自筹资金/已按照承诺/已通过诉讼)
+          "(?=归还|收回)(?<!以)(?:" + "|".join(f"(?<=(?=已(?:经)?{_FILL}*(?:归还|收回))已{_ANY}{{{k}}})"
+                                              for k in range(27)) + ")(?:归还|收回)"
+          + _G + r"占用(?:的)?全部资金" + _NOT_PART,
           # (review 25: 已在深交所要求的时限内将占用资金全部归还: the noun 要求 with its time)
           r"已[在于][^，,。；;要]{0,12}要求(?:的)?(?:期限|时限)(?:内|届满前)[^，,。；;未没不]{0,12}?(?:全部归还|归还"
           + _G + r"占用(?:的)?全部资金)",
