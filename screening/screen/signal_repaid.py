@@ -25,7 +25,12 @@ _TO = ("", "向公司", "向本公司", "向上市公司")
 # 已按照承诺/已通过诉讼/已自愿/已无条件/已签订《协议》 were barred by it)
 # what may stand between 已 and 归还 in a repayment said done (review 26): a date or a deadline met, a way, a source
 # of the money, a rule or promise followed, the payee, a manner; nothing else (no verb of notice, plan, talk or order)
-_ANY = r"(?:(?!归还|收回)[^，,。；;])"
+# the verbs of a repayment said done before 占用的全部资金 (thirteenth session: 已偿还/已清偿/已退还/已追回 read 高)
+_BACK = r"(?:归还|收回|偿还|清偿|退还|返还|追回)"
+# …the whole of it, either order (偿还占用的全部资金, 偿还全部占用资金)
+_WHOLE = (r"(?:(?:(?!" + _BACK + r"|后)[^，,。；;：:！!？?\n]){0,12}占用(?:的)?全部资金"
+          r"|(?:全部|全额)(?:被)?占用(?:的)?资金)")
+_ANY = r"(?:(?!归还|收回)[^，,。；;])"  # (清偿/偿还 may stand in a way: 以股抵债及现金清偿方式)
 # (review 27: no saying, promise or wait inside 于/在…前 or 以…方式, nor a second 于/在 there: 已于问询函回复中说明
 # 于2027年…前, 已在协议中约定于…前, 已以书面方式申请以…方式; a second 于 also let 于前于前… parse every split)
 _SAY = (r"待|拟|申请|保证|同意|明确|表示|确认|表态|说明|列明|商定|告知|提出|请求|决定(?!书)|称|答复|写明|预计|"
@@ -72,11 +77,13 @@ REPAID = (r"已全部(?:归还|偿还|清偿|收回)", r"已将" + _G + r"全部
           # context a lookbehind, so the match starts at 归还 and 控股股东已于…向公司 is its parties, as the risk's
           # (review 19: 控股股东已向公司归还占用的全部资金 read 高)
           # (the verb looked for first: the lookbehinds are tried only before it)
-          "(?=归还|收回)(?:" + "|".join(f"(?<={on}{to})" for on in _PAID_ON for to in _TO) + ")(?:归还|收回)"
-          + _G + r"占用(?:的)?全部资金" + _NOT_PART,
+          "(?=" + _BACK + ")(?:" + "|".join(f"(?<={on}{to})" for on in _PAID_ON for to in _TO) + ")" + _BACK
+          + _WHOLE + _NOT_PART,
           # (thirteenth session: 已于近日以现金方式, 已于2026年11月30日依据监管要求将…: 已 up to 26 characters back;
           # review 26: what stands between is read from a list of fillers, _FILL, not against a blacklist, which let
           # 已决定于/已保证在/已约定于/法院已判决/已具备…能力 through and barred 已自筹资金/已按照承诺/已通过诉讼)
+          # (归还/收回 only: the look-ahead reads the fillers up to the first such verb, so the middle holds none;
+          # 偿还/清偿 may stand in a way, 以股抵债及现金清偿方式, and are read by the entry above only)
           "(?=归还|收回)(?<!以)(?:" + "|".join(f"(?<=(?=已(?:经)?{_FILL}*(?:归还|收回))已{_ANY}{{{k}}})"
                                               for k in range(27)) + ")(?:归还|收回)"
           + _G + r"占用(?:的)?全部资金" + _NOT_PART,
