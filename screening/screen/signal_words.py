@@ -23,9 +23,9 @@ RULE_NOT_FAILED = (r"(?<!未)(?<!未能|没有|无法|不能|没能)(?<!未有�
                    # (review 17: the adverb with 地, 未能有效地防范控股股东占用公司资金, 没有有效地防止…占用,
                    # 未及时地防范: the rule failed; one lookbehind of width 4 (未…地), one of width 5
                    # (未能/没能/没有/不能/无法…地))
-                   r"(?<!" + "|".join("未" + a + "地" for a in ("有效", "及时", "严格", "切实", "充分", "完全")) + ")"
+                   r"(?<!" + "|".join("未" + a + "地" for a in _ADVERBS) + ")"
                    r"(?<!" + "|".join(n + a + "地" for n in ("未能", "没能", "没有", "不能", "无法")
-                                      for a in ("有效", "及时", "严格", "切实", "充分", "完全")) + ")"
+                                      for a in _ADVERBS) + ")"
                    # (review 24: 未能够有效防范, 没有能够及时防止; review 25: 不能够有效防止, 未能够有效地防止)
                    + "".join("(?<!" + "|".join(n + a + d for n in ns for a in _ADVERBS) + ")"
                              for ns, d in ((("未能够", "没能够", "不能够"), ""), (("没有能够",), ""),
@@ -141,12 +141,12 @@ NOT_DONE = (r"尚未|未能|无法(?!表示)|不能|仍未|没有|并未|未(?=�
 # What says good news has not come yet, read by signals.py around every clear and end: a plan or a promise before it,
 # a remainder still open after it. Moved here from signals.py (2026-12-06) as the vocabulary it is.
 # a plan or a promise before good news in its sentence (将督促…归还，消除…影响; 承诺…前归还), not one kept (履行承诺)
-# what follows 要求 as a noun (已按监管要求于…归还, 按照公司要求全额归还), not as a verb with a party after it
-_NOUN_AFTER = (r"于|在|将|已|全额|全部|足额|如期|按期|按时|及时|归还|偿还|清偿|了|向(?:本|上市)?公司|通过|以|"
-               r"改正|整改|的|予以|一次性|分期|如数|全数|期限|时限|下(?![达月周旬个一半年季属辖级期游])")
-# (已按照证监局责令改正要求归还, 按照…要求的期限)
 # the noun 要求 with its time or its pressure (在证监局要求期限内归还了, 在证监局要求下…归还; review 24)
 _NOUN_TIME = r"期限|的期限|时限|下(?![达月周旬个一半年季属辖级期游])"
+# what follows 要求 as a noun (已按监管要求于…归还, 按照公司要求全额归还, 已按照证监局责令改正要求归还, 按照…要求的
+# 期限), not as a verb with a party after it
+_NOUN_AFTER = (r"于|在|将|已|全额|全部|足额|如期|按期|按时|及时|归还|偿还|清偿|了|向(?:本|上市)?公司|通过|以|"
+               r"改正|整改|的|予以|一次性|分期|如数|全数|" + _NOUN_TIME)
 _ORDERED = r"控股股东|实际控制人|实控人|大股东|其|关联方|占用方|相关方|股东|该"  # who is ordered to repay
 PLANNED = (r"将(?:努力|积极|尽快|督促|采取|通过|争取|力争|消除|归还|偿还|解决)|"
            r"(?<!履行)(?<!兑现)(?<!已按照)(?<!已按)(?<!已依据|已依照|已根据)承诺(?!期限内|期内)|"
