@@ -27,6 +27,12 @@ INVESTIGATED = StockInput(code="600114.SH", name="东仿科技", pe_ttm=20.0, re
 ST_NO_ROE = StockInput(code="600120.SH", name="ST无ROE", pe_ttm=20.0)
 LOW_ROE_NO_PE = StockInput(code="600121.SH", name="低ROE", roe=3.0, report_text="2026-11-03 关于控股股东减持股份的公告")
 PLAIN = StockInput(code="600122.SH", name="缺ROE", pe_ttm=20.0)
+# a risk a later title ended, and one its own sentence says is over: flags of the row, not known risks (a user
+# trial, 2026-12-07: both read "缺少数据: ROE; 已知至少中风险: 立案调查 (2026-04-01)")
+ENDED = StockInput(code="600123.SH", name="已结案", pe_ttm=20.0,
+                   report_text="2026-04-01 关于收到立案告知书的公告；2026-11-20 关于收到结案通知书的公告")
+REPAID = StockInput(code="600124.SH", name="已归还", pe_ttm=20.0,
+                    report_text="控股股东违规占用公司资金2亿元，截至本公告日已归还占用的全部资金。")
 
 
 @pytest.mark.parametrize(("stock", "what", "known", "risk"), [
@@ -34,6 +40,8 @@ PLAIN = StockInput(code="600122.SH", name="缺ROE", pe_ttm=20.0)
     (ST_NO_ROE, "ROE", ["ST股票"], "高"),
     (LOW_ROE_NO_PE, "PE-TTM", ["ROE 3%<5%", "股东减持 (2026-11-03)"], "高"),
     (PLAIN, "ROE", [], None),
+    (ENDED, "ROE", [], None),
+    (REPAID, "ROE", [], None),
 ])
 def test_missing_data_carries_what_is_known(stock: StockInput, what: str, known: list[str], risk: str | None) -> None:
     with pytest.raises(MissingData) as caught:
@@ -48,6 +56,10 @@ def test_the_flags_an_ok_row_would_carry_come_along() -> None:
         assess(INVESTIGATED)
     assert caught.value.flags == [f"公告风险: 立案调查 ({TITLE})"]
     assert [h.name for h in caught.value.signals] == ["立案调查"]
+    with pytest.raises(MissingData) as caught:
+        assess(REPAID)
+    assert caught.value.flags == ["报告称风险已消除(不计风险, 请核对原文): 资金占用 (「控股股东违规占用公司"
+                                  "资金2亿元，截至本公告日已归还占用的全部资金。」 → 「归还占用的全部资金」)"]
     with pytest.raises(MissingData) as caught:
         assess(ST_NO_ROE)
     assert caught.value.flags == ["ST"]

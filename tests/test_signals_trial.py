@@ -19,7 +19,7 @@ import pytest
 
 from screening.models import StockInput
 from screening.screen.rules import assess
-from screening.screen.signals import read_signals, text_tier
+from screening.screen.signals import CLEARED, read_signals, text_tier
 from screening.screen.signals_eval import DEFAULT_SET, load_set
 
 REPO = Path(__file__).resolve().parent.parent
@@ -272,9 +272,14 @@ def test_titles_after_a_sentence_on_the_same_line_are_titles() -> None:
 
 
 def test_a_sentence_that_tells_a_history_is_not_cut_into_titles() -> None:
-    """Dates inside a report sentence do not start titles: the 结案 still clears the sentence."""
+    """Dates inside a report sentence do not start titles: the 结案 still clears the sentence, and the row says so
+    (a cleared risk is kept, not counted, naming the words that cleared it)."""
     text = "公司于2025年3月1日收到立案告知书，2026年11月20日收到结案通知书。"
-    assert read_signals(text) == []
+    hits = read_signals(text)
+    assert text_tier(hits) is None
+    assert [(h.name, h.state, h.tier, h.resolved_by) for h in hits] == [("立案调查", CLEARED, "低", "结案通知书")]
+    assert hits[0].flag() == ("报告称风险已消除(不计风险, 请核对原文): 立案调查 (「公司于2025年3月1日收到立案告知书，"
+                              "2026年11月20日收到结案通知书。」 → 「结案通知书」)")
 
 
 @pytest.mark.parametrize("dated", [
@@ -307,7 +312,7 @@ def test_a_bare_wu_negates_the_signal_words_not_a_noun_before_them() -> None:
 def test_the_boards_note_on_a_non_standard_opinion_is_a_signal() -> None:
     hits = read_signals(_title("董事会关于非标准审计意见涉及事项的专项说明"))
     assert text_tier(hits) == "中" and hits[0].group == "审计意见"
-    for calm in ("董事会关于2025年度非标准审计意见涉及事项影响已消除的专项说明",
+    for calm in ("董事会关于2025年度非标准审计意见涉及事项影响已消除的专项说明",  # a 中 signal's end: not kept
                  "会计师未对公司财务报表出具非标准审计意见。"):
         assert read_signals(_title(calm)) == [], calm
 

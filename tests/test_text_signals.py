@@ -41,12 +41,15 @@ NOT_SIGNALS = (
     "不存在违规担保", "未收到立案调查通知", "标准无保留意见", "不存在应披露而未披露的重大诉讼",
     # denials a user trial read as risks (尚未收到 of a notice, not of a conclusion; 未触及; a guarantee ended)
     "截至目前，公司尚未收到立案告知书。", "公司尚未收到中国证监会立案调查的任何通知。",
-    "控股股东质押股份未触及平仓线，不存在强制平仓风险。", "关于违规担保已全部解除的公告",
+    "控股股东质押股份未触及平仓线，不存在强制平仓风险。",
     "关于撤销退市风险警示的公告", "关于撤销其他风险警示的公告", "关于收到中国证监会结案通知书的公告",
     "关于重大诉讼一审胜诉的公告", "关于公司债券按期兑付本息的公告", "关于控股股东部分股份解除质押的公告",
     "关于控股股东增持公司股份计划的公告", "关于为子公司提供担保的公告", "关于股东减持计划期限届满未实施减持的公告",
     "关于终止筹划重大资产重组的公告",
 )
+# a 高 risk its own title says ended: not counted, but kept as a flag naming the words read as the end, so a
+# misread end is never silent
+ENDED_IN_TEXT = {"关于违规担保已全部解除的公告": ("违规担保", "违规担保已全部解除")}
 SIGNALLED = {
     "关于收到中国证券监督管理委员会《立案告知书》的公告": ("立案调查", "高"),
     "关于立案告知书事项进展暨风险提示的公告": ("立案调查", "高"),
@@ -83,6 +86,10 @@ def test_negations_and_good_news_are_not_signals() -> None:
     for text in NOT_SIGNALS:
         assert read_signals(text) == [], text
         assert read_signals(_dated(text)) == [], text
+    for text, (name, words) in ENDED_IN_TEXT.items():
+        for hits in (read_signals(text), read_signals(_dated(text))):
+            assert text_tier(hits) is None
+            assert [(h.name, h.state, h.tier, h.resolved_by) for h in hits] == [(name, "cleared", "低", words)]
 
 
 def test_signals_worded_the_ways_titles_word_them() -> None:
@@ -161,6 +168,8 @@ def test_screen_rules_engine_raises_each_signal_and_leaves_lookalikes(tmp_path: 
         code = f"{600300 + n:06d}.SH"
         rows.append(f"{code},对照{n},20.3,34.2,{text}")
         expect[code] = "低"
+    ended = {f"{600400 + n:06d}.SH": text for n, text in enumerate(ENDED_IN_TEXT)}
+    rows += [f"{code},结束{n},20.3,34.2,{text}" for n, (code, text) in enumerate(ended.items())]
     pool = tmp_path / "pool.csv"
     pool.write_text("\n".join(rows) + "\n", encoding="utf-8")
     out = _cli("screen", str(pool), "--engine", "rules", "--format", "json")
@@ -173,6 +182,10 @@ def test_screen_rules_engine_raises_each_signal_and_leaves_lookalikes(tmp_path: 
             assert any(f.startswith("公告风险: ") and "2026-11-20" in f for f in got[code]["flags"])
         else:
             assert got[code]["signals"] == []
+    for code, text in ended.items():
+        name, words = ENDED_IN_TEXT[text]
+        assert got[code]["risk_level"] == "低" and [s["state"] for s in got[code]["signals"]] == ["cleared"]
+        assert f"报告称风险已消除(不计风险, 请核对原文): {name} (「{text}」 → 「{words}」)" in got[code]["flags"]
 
 
 def test_examples_risk_pool_escalates_on_the_default_engine_floor() -> None:

@@ -17,7 +17,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from screening.data.names import st_mark
 from screening.engines.answer import REASON_MAX_CHARS
 from screening.models import FLAG_DATA_DOUBT, RISK_ORDER, StockInput
-from screening.screen.signals import SignalHit, read_signals, text_tier
+from screening.screen.signals import LIVE, SignalHit, read_signals, text_tier
 
 SCORE_TOLERANCE = 3
 DATA_DOUBT_TOLERANCE = 0.05  # report figure vs given figure, relative
@@ -201,7 +201,8 @@ def _known_when_missing(what: str, figure: tuple[str, str] | None, st: bool, fla
         known.append(("高", figure[1]))
     if st and ("高", "ST股票") not in known:
         known.append(("高", "ST股票"))
-    known += [(h.tier, f"{h.name} ({h.date})" if h.date else h.name) for h in hits]
+    # live hits only: a resolved, clarified or cleared one is a flag of the row, not a known risk
+    known += [(h.tier, f"{h.name} ({h.date})" if h.date else h.name) for h in hits if h.state == LIVE]
     risk = max((tier for tier, _ in known), key=RISK_ORDER.__getitem__, default=None)
     return MissingData(what, [text for _, text in known], risk, flags, hits)
 

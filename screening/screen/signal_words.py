@@ -197,3 +197,8 @@ REMAINDER = (r"(?:剩余|尚余|仍有|其余)[^。；;]{0,12}?(?:尚未|未|仍
 # off (尚有…尚在催收中, …仍处于有效期内); after 已全部解除 only _REMAINDER (另有对子公司的担保仍处于担保期内) (review 9)
 REMAINDER_OPEN = (r"(?:尚有|还有|另有|余下)(?:(?!" + ROUTINE + r"|(?:对|为|向)(?:全资|控股)?子公司)"
                              r"[^。；;]){0,24}?(?:尚未|仍未|未能|(?:尚在|仍在|仍处于)(?!信用期|结算|正常|履行|账期)|仍被|(?<!未)逾期)")
+# the good news that says a risk ENDED (repaid, lifted, closed), as against a clear saying it is not the company's
+# (作为债权人, 担保余额), a denial (不存在减值) or a question (是否已归还): a 高 risk cleared by one of these is kept as
+# a flag of the row (signals.py, ``cleared``), so a misread end is never silent
+ENDED = (r"^(?!.*是否)(?=.*(?:归还|偿还|清偿|收回|退还|返还|追回|结清|付清|还清|兑付|解除|解冻|解封|结案|终止|摘帽|"
+         r"消除|解决|整改|扭亏|恢复履职|取得联系|执行完毕))")

@@ -9,8 +9,9 @@ today's date (Asia/Shanghai): a title dated after it never lifts a risk.
 
 The text is read through ``signal_text`` (traditional characters, stray spaces and full-width letters
 normalised; joined titles cut at each date; dates written any common way), and a flag quotes it as written.
-Two things are kept but not counted (tier 低, a flag of their own): a risk a later dated title ended
-(立案告知书, then 结案通知书: ``SignalRule.resolves``), and a risk named only as the rumour a 澄清 answers.
+Three things are kept but not counted (tier 低, a flag of their own): a risk a later dated title ended
+(立案告知书, then 结案通知书: ``SignalRule.resolves``), a risk named only as the rumour a 澄清 answers, and a risk
+its own sentence says is over (占用…已全部归还: ``SignalRule.clears``), so a repayment misread is never silent.
 """
 
 from __future__ import annotations
@@ -24,12 +25,14 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from screening.screen.signal_forms import answered_no, asked_before, asked_not_ticked, join_answer_lines
+from screening.screen.signal_hit import CLARIFIED, CLEARED, LIVE, NOT_COUNTED, RESOLVED, SignalHit
 from screening.screen.signal_table import APPROVED, SIGNALS, TIER_RANK, SignalRule
 from screening.screen.signal_text import Unit, split_units
 from screening.screen.signal_words import (
     CLARIFICATION,
     COMPANY,
     COMPANY_NAMED,
+    ENDED,
     NEGATION_CONTRAST_END,
     NEGATION_SCOPE_END,
     NEGATIONS,
@@ -63,6 +66,7 @@ _WHOLE_DENIAL = re.compile(r"不存在|不涉及|未发现|未发生")  # denies
 _CLARIFICATION = re.compile(CLARIFICATION)
 _RUMOUR = re.compile(RUMOUR)
 _NOT_DONE = re.compile(NOT_DONE)
+_ENDED = re.compile(ENDED)
 # a rumour word that is the cause of an action (因投资者举报…被立案调查), or one before a document received (媒体报道
 # 的澄清暨收到立案告知书): the risk after it is no rumour
 _CAUSE = re.compile(r"因[^，,。；;]{0,6}$")
@@ -117,45 +121,6 @@ _READER_FILES = sorted([Path(__file__), *Path(__file__).parent.glob("signal_*.py
 TABLE_ID = hashlib.sha256(b"".join(path.read_bytes() for path in _READER_FILES)).hexdigest()[:12]
 _MARKET_TZ = ZoneInfo("Asia/Shanghai")
 Scope = tuple[frozenset[str], frozenset[str]]  # (parties, kinds) a mention or an end is about
-LIVE, RESOLVED, CLARIFIED = "live", "resolved", "clarified"
-NOT_COUNTED = "低"  # the tier of a resolved or clarified hit: shown as a flag, raises nothing
-
-
-@dataclass(frozen=True)
-class SignalHit:
-    """One risk the text states: which signal, its tier, the words that said it, and where they stand.
-
-    A hit whose ``state`` is ``resolved`` (a later title ended it: 结案通知书, 撤销退市风险警示) or
-    ``clarified`` (the company's 澄清 of a rumour) raises nothing (tier 低) but is kept, so the row says why
-    a risk word in its text did not count.
-    """
-
-    name: str
-    tier: str
-    group: str
-    matched: str  # the words that matched, as the text wrote them
-    text: str  # the announcement title, or the report sentence (cut to _SHOWN_CHARS), as written
-    date: str | None  # the title's date (YYYY-MM-DD), or the notice date a sentence states
-    is_title: bool
-    state: str = LIVE
-    resolved_by: str | None = None  # the dated title that ended the risk ("2026-11-20 关于…结案通知书的公告")
-
-    def flag(self) -> str:
-        """E.g. ``公告风险: 立案调查 (2026-11-20 关于收到中国证监会《立案告知书》的公告)``."""
-        where = (f"{self.date} {self.text}" if self.date else self.text) if self.is_title else \
-            f"{self.date}, 「{self.text}」" if self.date else f"「{self.text}」"
-        kind = "公告" if self.is_title else "报告"
-        if self.state == RESOLVED:
-            return f"{kind}风险已解除: {self.name} ({where} → {self.resolved_by})"
-        if self.state == CLARIFIED:
-            return f"{kind}澄清(不计风险): {self.name} ({where})"
-        return f"{kind}风险: {self.name} ({where})"
-
-    def to_dict(self) -> dict[str, str | bool | None]:
-        return {"signal": self.name, "tier": self.tier, "matched": self.matched, "text": self.text,
-                "date": self.date, "title": self.is_title, "state": self.state, "resolved_by": self.resolved_by}
-
-
 @dataclass(frozen=True)
 class _Compiled:
     rule: SignalRule
@@ -236,9 +201,11 @@ def _denied(text: str, start: int, end: int) -> bool:
     return False
 
 
-def _match_in(unit: str, c: _Compiled) -> tuple[int, int, bool] | None:
-    """Where ``c``'s signal is stated in one title or sentence, and whether only as the rumour a
-    clarification answers; None when it is not (cleared, countered, denied).
+def _match_in(unit: str, c: _Compiled) -> tuple[int, int, str, tuple[int, int] | None] | None:
+    """Where ``c``'s signal is stated in one title or sentence and how: (start, end, state, the span of the good
+    news that cleared it). The state is LIVE; CLARIFIED when it is stated only as the rumour a clarification
+    answers; CLEARED when only good news of its own sentence stands against it (已全部归还, 已全部解除), for a 高
+    signal. None when it is not stated (countered, denied, or a 中 signal's good news).
 
     Clause patterns must match inside one clause; sentence patterns may cross the clauses of the unit.
     """
@@ -251,18 +218,24 @@ def _match_in(unit: str, c: _Compiled) -> tuple[int, int, bool] | None:
     if c.sentence is not None:
         found += [(m.start(), m.end()) for m in c.sentence.finditer(blanked)]
     clarifies = _CLARIFICATION.search(unit) is not None
-    rumoured = None
+    rumoured = cleared = None
+    rule_high = c.rule.tier == "高"
     for start, end in sorted(found):
-        if any(_clears(unit, m, start) for m in clears):
-            continue
         cs = _clause_start(unit, start)
         if _denied(blanked, start, end) or answered_no(unit, cs, start, end):
             continue
-        if clarifies and _rumoured(unit, _clause_start(blanked, start), start):
-            rumoured = rumoured or (start, end, True)
+        good = next((m for m in clears if _clears(unit, m, start)), None)
+        if good is not None:
+            # kept only for a 高 signal's end (ENDED): there a misread end flips 高 to nothing; a 中 signal's good
+            # news is mostly a plain no-event (减持期间届满…未减持, 一审胜诉) that a flag on every row would bury
+            if rule_high and _ENDED.match(good.group(0)):
+                cleared = cleared or (start, end, CLEARED, good.span())
             continue
-        return start, end, False
-    return rumoured
+        if clarifies and _rumoured(unit, _clause_start(blanked, start), start):
+            rumoured = rumoured or (start, end, CLARIFIED, None)
+            continue
+        return start, end, LIVE, None
+    return rumoured or cleared
 
 
 def _underway(title: str) -> bool:
@@ -363,27 +336,33 @@ def read_signals(text: str | None) -> list[SignalHit]:
     hit is what a reason should name. A signal whose every mention is dated and older than a dated title that
     ends it (``resolves``: 结案通知书 after 立案告知书), about the same parties and matters (``Scope``) and not
     dated after today (a future date is a typo, never a lift), comes back ``resolved``, naming that title; one
-    stated only as the rumour of a clarification comes back ``clarified``; both at tier 低, after the live ones.
+    stated only as the rumour of a clarification comes back ``clarified``, and one whose every mention its own
+    sentence's good news clears (已归还占用的全部资金) ``cleared``, naming those words; all three at tier 低, after
+    the live ones.
     """
     if not text:
         return []
     text = join_answer_lines(text)  # same length: quotes keep their places
     live: dict[str, list[tuple[SignalHit, Scope]]] = {}
     rumours: dict[str, SignalHit] = {}
+    cleared: dict[str, SignalHit] = {}
     ends: dict[str, list[tuple[str, str, Scope]]] = {}
     for unit in split_units(text):
         for c in _compiled():
             found = _match_in(unit.text, c)
-            if found is None:
+            if found is None or found[2] == CLEARED:  # 关于控股股东已归还全部占用资金的公告 also ends earlier mentions
                 m = _done(unit.text, c.resolve) if unit.is_title and unit.date and c.resolve is not None else None
                 if m is not None and unit.date and not _underway(unit.text):
                     # an end is about every matter its title names from its words on, as a mention is
                     ends.setdefault(c.rule.name, []).append(
                         (unit.date, _shown(unit.quote()), c.scope(unit.text, m.start(), len(unit.text))))
-                continue
+                if found is None:
+                    continue
             hit = _hit(c.rule, unit, *found)
             if hit.state == CLARIFIED:
                 rumours[hit.name] = _newer(rumours.get(hit.name), hit)
+            elif hit.state == CLEARED:
+                cleared[hit.name] = _newer(cleared.get(hit.name), hit)
             else:
                 # a mention is about every warning its title names (退市风险警示及其他风险警示: both); a title of
                 # another company of a deal about itself (受让方某某有限公司关于银行账户被冻结的说明) is not the
@@ -394,13 +373,16 @@ def read_signals(text: str | None) -> list[SignalHit]:
     today = dt.datetime.now(_MARKET_TZ).date().isoformat()
     out = [_resolved(hits, ends.get(name, []), today) for name, hits in live.items()]
     out += [hit for name, hit in rumours.items() if name not in live]
+    out += [hit for name, hit in cleared.items() if name not in live and name not in rumours]
     return sorted(out, key=lambda h: (-TIER_RANK.get(h.tier, 0), _neg_date(h.date), h.name))
 
 
-def _hit(rule: SignalRule, unit: Unit, start: int, end: int, rumour: bool) -> SignalHit:
+def _hit(rule: SignalRule, unit: Unit, start: int, end: int, state: str, good: tuple[int, int] | None) -> SignalHit:
     hit = SignalHit(rule.name, rule.tier, rule.group, unit.quote(start, end), _shown(unit.quote()), unit.date,
                     unit.is_title)
-    return replace(hit, tier=NOT_COUNTED, state=CLARIFIED) if rumour else hit
+    if state == LIVE:
+        return hit
+    return replace(hit, tier=NOT_COUNTED, state=state, resolved_by=unit.quote(*good) if good else None)
 
 
 def _newer(old: SignalHit | None, hit: SignalHit) -> SignalHit:
