@@ -14,9 +14,25 @@ def test_a_weekday_refresh_ends_today() -> None:
     assert announcement_window(D(2026, 12, 7), D(2026, 12, 8), 3) == [D(2026, 12, 8), D(2026, 12, 7), D(2026, 12, 6)]
 
 
-def test_a_sunday_refresh_ends_the_day_after_fridays_session() -> None:
-    # the fresh-clone run of 2026-12-05 crossed midnight in Shanghai: Sunday, Friday's session
-    assert announcement_window(D(2026, 12, 4), D(2026, 12, 6), 3) == [D(2026, 12, 5), D(2026, 12, 4), D(2026, 12, 3)]
+def test_a_sunday_refresh_ends_today() -> None:
+    # Sunday, Friday's session: notices filed for Monday may already be out
+    assert announcement_window(D(2026, 12, 4), D(2026, 12, 6), 3) == [D(2026, 12, 6), D(2026, 12, 5), D(2026, 12, 4)]
+
+
+def test_a_monday_pre_open_refresh_reads_the_titles_filed_over_the_weekend() -> None:
+    # Monday 08:00, Friday's session on the board: a 立案调查 filed Sunday evening is dated Monday
+    assert announcement_window(D(2026, 12, 4), D(2026, 12, 7), 3) == [D(2026, 12, 7), D(2026, 12, 6), D(2026, 12, 5)]
+
+
+def test_the_first_refresh_after_a_holiday_reaches_the_first_session() -> None:
+    # 2026-10-08 08:00: the board shows 09-30; the titles of the holiday are dated up to 10-08
+    assert announcement_window(D(2026, 9, 30), D(2026, 10, 8), 9)[0] == D(2026, 10, 8)
+
+
+def test_a_past_session_ends_at_the_session_after_it() -> None:
+    # Tushare --date of a past Wednesday: the window stops where the next session's titles stop
+    assert announcement_window(D(2026, 12, 2), D(2026, 12, 7), 2) == [D(2026, 12, 3), D(2026, 12, 2)]
+    assert announcement_window(D(2026, 12, 4), D(2026, 12, 9), 1) == [D(2026, 12, 7)]
 
 
 def test_a_session_of_today_never_reaches_tomorrow() -> None:

@@ -154,7 +154,20 @@ def test_a_typed_code_short_of_six_digits_is_refused_not_padded_to_another_compa
     """00750 (300750 with its first digit lost) pads to 000750 国海证券: only a spreadsheet cell is padded."""
     with pytest.raises(CodeError, match=rf"'{raw}' 只有 {len(raw)} 位数字: A股代码是 6 位, 请写全"):
         normalise_code(raw, typed=True)
-    assert normalise_code(raw).endswith(".SZ")  # a file's cell: Excel dropped the zeros
+    if raw.startswith("0"):  # a file's cell that kept a leading zero: Excel never leaves one
+        with pytest.raises(CodeError, match="保留了前导零"):
+            normalise_code(raw)
+    else:
+        assert normalise_code(raw).endswith(".SZ")  # a file's cell: Excel dropped the zeros
+
+
+@pytest.mark.parametrize("raw", ["00700", "03690", "01810", "0700"])
+def test_a_file_cell_short_of_six_digits_that_kept_a_leading_zero_is_refused(raw: str) -> None:
+    """A 东方财富 自选股 export with H shares: 00700 腾讯控股 is no Excel-stripped A-share code; padded it was
+    screened as 000700.SZ (another company) and scored 低/100 without a flag (a trial, 2026-12-07)."""
+    with pytest.raises(CodeError, match="保留了前导零"):
+        normalise_code(raw)
+    assert normalise_code(raw.lstrip("0")).endswith(".SZ")  # the same number as Excel writes it still pads
 
 
 @pytest.mark.parametrize("raw", ["sh000922", "000922.SH", "000510.XSHG", "1.000922", "SH000932"])

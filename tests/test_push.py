@@ -187,3 +187,34 @@ async def test_telegram_channel_delivers_text_xlsx_and_chart(tmp_path) -> None:
         assert len(fake.ok_calls("sendDocument", 4242)) == 1 and len(fake.ok_calls("sendPhoto", 4242)) == 1
     finally:
         await fake.stop()
+
+
+async def test_a_webhook_answering_after_the_timeout_is_not_posted_twice() -> None:
+    """The vendor accepted the message but answered after the client's timeout: a retry would post it twice
+    (review s15/u3 A3); a connection refused is still retried."""
+    import asyncio
+
+    from aiohttp import web
+
+    from screening.push.wecom import WeComChannel
+
+    class Slow(IMServers):
+        late = 1
+
+        async def _wecom(self, request: web.Request) -> web.Response:
+            resp = await super()._wecom(request)
+            if self.late:
+                self.late -= 1
+                await asyncio.sleep(1.0)
+            return resp
+
+    im = await Slow().start()
+    try:
+        ch = WeComChannel("team", im.wecom_url, attempts=4, backoff_s=0.01, timeout_s=0.3)
+        out = await ch.send(big_digest(5))
+        assert len(im.received["wecom"]) == 1 and out.sent == 0 and "after sending" in (out.error or "")
+    finally:
+        await im.stop()
+    refused = WeComChannel("team", "http://127.0.0.1:1/cgi-bin/webhook/send?key=k", attempts=3, backoff_s=0.01)
+    out = await refused.send(big_digest(5))
+    assert out.attempts == 3 and out.sent == 0

@@ -120,7 +120,8 @@ def normalise_code(raw: object, *, typed: bool = False) -> str:
     they are the same code typed with a Chinese input method, and must meet the duplicate check
     under the same spelling as their half-width twin. A spreadsheet cell of fewer than six digits
     is padded (Excel drops leading zeros); a ``typed`` one is refused, since a dropped first digit
-    (00750 for 300750) pads to another real company (000750 国海证券).
+    (00750 for 300750) pads to another real company (000750 国海证券), and so is a cell that kept a leading
+    zero (Excel leaves none: 00700 is a Hong Kong code, padded it would be 000700.SZ, another company).
     """
     if raw is None:
         raise CodeError("代码为空")
@@ -142,6 +143,9 @@ def normalise_code(raw: object, *, typed: bool = False) -> str:
         if typed:
             raise CodeError(f"{given!r} 只有 {len(text)} 位数字: A股代码是 6 位, 请写全 "
                             f"(补足前导零是 {text.zfill(6)}, 若要的是它请写 {text.zfill(6)})")
+        if text.startswith("0"):  # Excel drops every leading zero (1, never 00001): this cell kept its own
+            raise CodeError(f"{given!r} 只有 {len(text)} 位数字, 且保留了前导零, 不是 Excel 去掉零的A股代码 "
+                            f"(港股代码如 00700 是 5 位); A股代码是 6 位, 请写全")
         text = text.zfill(6)
     m = _PATTERN.match(text)
     if not m:

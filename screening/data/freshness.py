@@ -127,3 +127,9 @@ def intraday_note(dates: dict[str, str], trade_date: str | None, refreshed_at: s
     if at is None or not fields:
         return None
     return f"{NOTE_INTRADAY}: {', '.join(fields)} 为 {trade_date} {at} 的盘中数据, 不是收盘价"
+
+
+def market_today() -> dt.date:
+    """Today in Shanghai, the market's day: a host clock in UTC (a container) is a day behind until 08:00 there,
+    and a screen must age its figures by the same day the digest does."""
+    return dt.datetime.now(_SHANGHAI).date()

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from screening.config import InputSettings, Settings, cache_dir
 from screening.data.codes import EXCHANGES, CodeError, index_name, normalise_code, split_codes
-from screening.data.freshness import REPORT_FIELDS, intraday_note, stale_notes
+from screening.data.freshness import REPORT_FIELDS, intraday_note, market_today, stale_notes
 from screening.data.names import fold_name, index_named
 from screening.data.pool import read_pool
 from screening.data.pool_rows import fail_as_same_stock
@@ -152,7 +152,7 @@ def _annotate(stock: StockInput, universe: Universe, settings: Settings, today: 
     if filled:
         dates = {f: d for f, d in universe.field_dates(stock.code).items() if f in filled}
         stock.notes += [n for n in [intraday_note(dates, universe.info.trade_date, universe.info.refreshed_at)] if n]
-        stock.notes += stale_notes(dates, today or dt.date.today(), settings.universe.max_quote_age_days,
+        stock.notes += stale_notes(dates, today or market_today(), settings.universe.max_quote_age_days,
                                    settings.digest.holiday_set(), store=settings.digest.calendar_store())
     return stock
 
@@ -224,7 +224,7 @@ def _file_report_age(stock: StockInput, settings: Settings, today: dt.date | Non
         return []
     dates = {f: stock.report_date for f in REPORT_FIELDS - {"report_date"}
              if getattr(stock, f, None) is not None and stock.sources.get(f, "file") == "file"}
-    return stale_notes(dates, today or dt.date.today(), settings.universe.max_quote_age_days) if dates else []
+    return stale_notes(dates, today or market_today(), settings.universe.max_quote_age_days) if dates else []
 
 
 def is_example(path: Path) -> bool:

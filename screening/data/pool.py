@@ -286,9 +286,60 @@ def build_pool(rows: list[RawRow], source: str, settings: InputSettings) -> Pool
 
     first_seen: dict[str, int] = {}
     screened: dict[str, PoolItem] = {}
+    for seg_header, seg_used, seg_data in _segments(data, header, used, source, pool):
+        part = Pool(source=source, columns=seg_header)
+        _read_rows(part, seg_data, seg_header, seg_used, source, first_seen, screened, len(pool.items))
+        pool.items += part.items
+        pool.warnings += part.warnings
+    return pool
+
+
+def _header_row(raw: RawRow) -> list[str] | None:
+    """The cells of a data row that is itself a header (two exports pasted into one sheet), else None:
+    it names a code column and at least one other field, as the header the file opened with did."""
+    if raw.broken is not None:
+        return None
+    cells = [strip_controls(c)[0].strip() for c in raw.cells]
+    fields = [map_header(c)[0] for c in cells if c]
+    if "code" not in fields or sum(f is not None for f in fields) < 2:
+        return None
+    while cells and not cells[-1]:
+        cells.pop()
+    return cells
+
+
+def _segments(data: list[RawRow], header: list[str], used: dict[str, Column], source: str,
+              pool: Pool) -> list[tuple[list[str], dict[str, Column], list[RawRow]]]:
+    """The data cut at every header row below the first: the rows under a header are read by its columns.
+
+    A header repeated as it was is not a stock (said in a warning); one in another column order starts a new
+    column map, since reading the rows under it by the first header's columns swaps their figures (a trial,
+    2026-12-07: ROE 15.1 / PE 6.5 came back as PE 15.1 / ROE 6.5, 中/54 for 低/99, unflagged).
+    """
+    out: list[tuple[list[str], dict[str, Column], list[RawRow]]] = [(header, used, [])]
+    for raw in data:
+        again = _header_row(raw)
+        if again is None:
+            out[-1][2].append(raw)
+            continue
+        if again == header:
+            pool.warnings.append(InputProblem(source, "重复的表头行 (不是股票), 已跳过", row=raw.row,
+                                              value=_shown(again)))
+            continue
+        header = again
+        pool.warnings.append(InputProblem(
+            source, f"第{raw.row}行是另一张表的表头 (列为 {_shown(again)}); 其下各行按这一行的列读取",
+            row=raw.row))
+        out.append((header, _columns(header, raw.row, source, pool), []))
+    return [seg for seg in out if seg[2]]
+
+
+def _read_rows(pool: Pool, data: list[RawRow], header: list[str], used: dict[str, Column], source: str,
+               first_seen: dict[str, int], screened: dict[str, PoolItem], start: int) -> None:
+    """One item per data row under one header (into ``pool``), with the checks that read the whole column."""
     width = len(header)
     unheaded = unheaded_column(data, width, used)
-    for index, raw in enumerate(data):
+    for index, raw in enumerate(data, start):
         item = parse_row(index, raw, used, source, first_seen)
         if item.stock is not None:
             screened.setdefault(item.stock.code, item)
@@ -309,7 +360,6 @@ def build_pool(rows: list[RawRow], source: str, settings: InputSettings) -> Pool
         pool.items.append(item)
     flag_fractions(pool, data, used, source)
     _flag_stamped_quarter(pool, used)
-    return pool
 
 
 def _flag_stamped_quarter(pool: Pool, used: dict[str, Column]) -> None:

@@ -24,7 +24,9 @@ HEADER_ALIASES: dict[str, tuple[str, ...]] = {
             "净资产收益率ROE(加权,公布值)", "净资产收益率ROE(加权)"),  # the last two are i问财's
     "eps": ("eps", "每股收益", "基本每股收益"),
     "report_text": ("report_text", "财报摘要", "摘要", "公告摘要"),
-    "st": ("st", "是否ST", "ST标记"),
+    # the flag column as people name it in their own sheets: an unread 是 there came back 低/100 (2026-12-07)
+    "st": ("st", "是否ST", "ST标记", "是否为ST", "是否ST股", "ST状态", "ST标志", "ST股", "*ST", "ST/*ST", "ST(是/否)",
+           "特别处理", "风险警示", "是否风险警示"),
     "net_profit_y1": ("net_profit_y1", "净利润", "归母净利润"),
     "net_profit_y2": ("net_profit_y2", "上年净利润"),
     "report_date": ("report_date", "报告期", "报告日期"),

@@ -123,8 +123,11 @@ class WebhookChannel(Channel):
                 try:
                     resp = await client.post(url, content=content, timeout=self.timeout_s,
                                              headers={"Content-Type": "application/json; charset=utf-8"})
-                except httpx.TransportError as exc:
+                except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout, httpx.WriteError,
+                        httpx.WriteTimeout) as exc:  # the request never reached the vendor whole: safe to repeat
                     raise TransientError(f"network: {type(exc).__name__}") from None
+                except httpx.TransportError as exc:  # sent, answer lost: the vendor may have it (a retry posts twice)
+                    raise PermanentError(f"network: {type(exc).__name__} after sending; not sent again") from None
                 if resp.status_code == 429 or resp.status_code >= 500:
                     raise TransientError(f"HTTP {resp.status_code}")
                 try:

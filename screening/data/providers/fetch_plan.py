@@ -16,12 +16,16 @@ from screening.data.providers.periods import is_annual, last_annual, year_before
 
 
 def announcement_window(trade_date: dt.date, today: dt.date, days: int) -> list[dt.date]:
-    """The last ``days`` calendar days, newest first, ending today (or the day after a past ``trade_date``).
+    """The last ``days`` calendar days, newest first, ending today (or the next session after a past
+    ``trade_date``).
 
-    Announcements filed after the close are dated the next day, which is why the window reaches past the
-    session of the quotes.
+    Announcements filed after the close are dated the next day, and those filed over a weekend or a holiday are
+    dated up to the next session (a Sunday evening's 立案调查 is dated Monday): the window reaches up to the next
+    session after the quotes', so a Monday (or after-holiday) morning refresh reads them, as a Tuesday one does.
     """
-    end = min(today, trade_date + dt.timedelta(days=1))
+    from screening.data.trading_calendar import next_trading_day  # the calendar reads lunar data: only when asked
+
+    end = min(today, next_trading_day(trade_date))
     return [end - dt.timedelta(days=i) for i in range(days)]
 
 
