@@ -425,3 +425,7 @@ async def test_calendar_lists_closed_and_undecided_days(harness: Harness) -> Non
         assert "calendar import" in text
     fake.push_text(chat, "/calendar abc")
     await fake.wait_for(lambda: any("年份不对" in t for t in fake.texts(chat)), 10, "bad year")
+    for bad in ("0", "-3", "99999"):  # a trial (2026-12-07): no reply, a traceback in the log
+        fake.push_text(chat, f"/calendar {bad}")
+        await fake.wait_for(lambda bad=bad: any(f"年份不对: {bad};" in t for t in fake.texts(chat)), 10,
+                            f"year {bad}")

@@ -23,6 +23,8 @@ from screening.data.load import pool_from_codes
 from screening.data.trading_calendar import BASIS_TEXT, IMPORT_HINT, year_days
 
 log = logging.getLogger("bot.core")
+FIRST_YEAR = 1990  # the exchanges opened in December 1990; no calendar before
+YEARS_AHEAD = 10  # the law's statutory days are known ahead; a far year is a typo more likely than a plan
 DIGEST_OFF = "盘前摘要未启用 (config [digest] enabled = false)。"
 
 
@@ -62,7 +64,10 @@ async def calendar(core: ChatCore, front: Front, msg: Inbound, args: list[str]) 
     try:
         year = int(args[0]) if args else today.year
     except ValueError:
-        await reply(front, msg, [line("年份不对: ", t(args[0], 20), "; 例如 /calendar 2027")])
+        year = 0
+    if not FIRST_YEAR <= year <= today.year + YEARS_AHEAD:  # 0, -3 or 99999 raised in the calendar, unanswered
+        await reply(front, msg, [line("年份不对: ", t(args[0], 20),
+                                      f"; 可查 {FIRST_YEAR}-{today.year + YEARS_AHEAD} 年, 例如 /calendar 2027")])
         return
     days = await asyncio.to_thread(year_days, year, ds.holiday_set(), store=ds.calendar_store())
     closed = [d for d in days if d.open is False]
