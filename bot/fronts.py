@@ -120,6 +120,7 @@ async def run_fronts(settings: Settings, queue: JobQueue, token: str, webhook_se
         front: Front = make_im_front(name, core, settings)
         service.register_front(front)
         await jobs.resume_followers(core, front)
+        jobs.start_sweeper(core, front)
         tasks.append(asyncio.create_task(_keep_running(name, front.run)))  # type: ignore[attr-defined]
     scheduler.start()
     log.info("bot running %d front(s): %s", len(tasks), ", ".join((["telegram"] if app else [])

@@ -115,3 +115,58 @@ async def test_a_file_that_fails_is_said_in_the_chat_and_resent_by_status(wecom_
     await until(lambda: not core.all_tracks("wecom"), 10, "the tracking record dropped")
     assert sum(n.endswith(".png") for n in _files(fake)) == 1  # the chart is not sent twice
     assert sum("筛选结果" in x for x in _texts(fake)) == 1  # nor the summary
+
+
+async def test_a_summary_that_fails_is_said_resent_by_status_and_the_files_still_come(wecom_bot, monkeypatch
+                                                                                         ) -> None:
+    """A trial (2026-12-07): one refused send of the summary ended the follower; the card said done and the chat
+    got neither the table nor a word. The summary is a part like the files now: tried, said, kept, resent."""
+    fake, core, sender, _ = wecom_bot
+    monkeypatch.setattr(jobs, "FILE_RETRY_S", 0.05)
+    fake.fail_sends, fake.fail_sends_matching = jobs.FILE_ATTEMPTS, "筛选结果"
+    await sender.send_text("zhangsan", "/screen 600519.SH 000001")
+    notice = await until(lambda: [x for x in _texts(fake) if "未能发送" in x], 60, "the missing-summary notice")
+    assert notice[0].startswith("结果摘要 未能发送: ") and "/status" in notice[0]
+    await until(lambda: sorted(n[-4:] for n in _files(fake)) == [".png", "xlsx"], 30, "the files all the same")
+    [(job_id, record)] = (await asyncio.to_thread(core.all_tracks, "wecom")).items()
+    assert list(record["missing"]) == ["summary"] and record["sent"] == ["xlsx", "chart"]
+    assert not any("筛选结果" in x for x in _texts(fake))
+    await until(lambda: not core.followers, 30, "the follower ended")
+
+    await sender.send_text("zhangsan", f"/status {job_id[:12]}")
+    await until(lambda: any("筛选结果" in x for x in _texts(fake)), 30, "the summary resent")
+    await until(lambda: not core.all_tracks("wecom"), 10, "the tracking record dropped")
+    assert sorted(n[-4:] for n in _files(fake)) == [".png", "xlsx"]  # the files are not sent twice
+
+
+async def test_two_bot_processes_deliver_a_job_once_and_a_dead_ones_job_is_taken_over(wecom_bot) -> None:
+    """A trial (2026-12-07): a second bot process on the same Redis (or a rolling restart) resumed every tracked
+    job, and the chat got the summary, the XLSX and the chart twice. One process holds a job's lease; another
+    takes the job over only once that lease lapsed (its holder died), through its sweep."""
+    from bot.wecom.front import WeComFront
+
+    fake, core, sender, _ = wecom_bot
+    settings = core.settings
+    other = ChatCore(settings=settings, queue=JobQueue(settings.redis.url, settings.redis), poll_s=0.2,
+                     progress_interval_s=0.2, sweep_s=0.3)
+    other_front = WeComFront(other, settings.wecom)
+    try:
+        await sender.send_text("zhangsan", "/screen 600519.SH 000001")
+        [(job_id, record)] = await until(lambda: list(core.all_tracks("wecom").items()), 30, "the job tracked")
+        await jobs.resume_followers(other, other_front)  # the second process starts while the first follows
+        await until(lambda: not core.all_tracks("wecom"), 60, "the job delivered")
+        await until(lambda: not core.followers and not other.followers, 10, "both followers ended")
+        assert sum("筛选结果" in x for x in _texts(fake)) == 1
+        assert sorted(n[-4:] for n in _files(fake)) == [".png", "xlsx"]
+
+        # a process that died while delivering the job: its record is back and its last renewal stands for 1.5 s
+        core.save_track(job_id, {**record, "message": None, "sent": []})
+        core.queue.r.set(f"{settings.redis.prefix}:bot:follow:{job_id}", "dead-host:1:0", px=1500)
+        jobs.start_sweeper(other, other_front)
+        await asyncio.sleep(1.0)
+        assert sum("筛选结果" in x for x in _texts(fake)) == 1  # not while the dead one's lease stands
+        await until(lambda: not other.all_tracks("wecom"), 30, "the job taken over and delivered")
+        assert sum("筛选结果" in x for x in _texts(fake)) == 2 and len(_files(fake)) == 4
+    finally:
+        await jobs.stop_followers(other)
+        await other_front.client.close()

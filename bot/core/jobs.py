@@ -5,16 +5,22 @@ record is stored before the bot answers anything, and the tracking record is onl
 summary, the XLSX and the chart are all sent. Each delivered part is marked in the record, so a bot
 restarted mid-delivery resumes with the parts not yet sent instead of sending the summary twice.
 
-A file (the XLSX, the chart) that the vendor still refuses after ``FILE_ATTEMPTS`` tries is said in the
-chat (``XLSX 未能发送: <reason>; 用 /status <job> 重试``) and kept in the record under ``missing``; the
-record stays, so ``/status <job>`` (``retry_missing``) or a restart sends it again. The chat hears of a
-missing file once: a restart retries it quietly (a bot restarted daily must not repeat the notice every
-morning), and only a ``/status`` the user asked for answers again when the file still fails.
+A part (the summary, the XLSX, the chart) that the vendor still refuses after ``FILE_ATTEMPTS`` tries is
+said in the chat (``XLSX 未能发送: <reason>; 用 /status <job> 重试``) and kept in the record under ``missing``;
+the record stays, so ``/status <job>`` (``retry_missing``) or a restart sends it again. (The summary was sent
+once, unguarded: one refused send ended the follower, and the chat saw "done" and never got its table.) The
+chat hears of a missing part once: a restart retries it quietly (a bot restarted daily must not repeat the
+notice every morning), and only a ``/status`` the user asked for answers again when the part still fails.
+
+One process delivers a job (follow_lease.py: a lease in Redis, renewed while it follows), and every
+``ChatCore.sweep_s`` each process picks up the tracked jobs nobody follows: a follower that died on an error,
+or another process that died mid-job.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import tempfile
 import time
@@ -24,7 +30,7 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
-from bot.core import replies
+from bot.core import follow_lease, replies
 from bot.core.access import access_for
 from bot.core.front import Button, Front, Sent
 from bot.core.inbound import ChatRef
@@ -39,7 +45,7 @@ log = logging.getLogger("bot.jobs")
 FAST_LANE_MAX = 300  # bigger pools go to the bulk lane so /screen of a few codes never waits behind them
 FILE_ATTEMPTS = 3  # tries of one file upload before the user is told it is missing
 FILE_RETRY_S = 1.0  # pause before the second try, doubled before each later one
-PART_NAMES = {"xlsx": "XLSX", "chart": "图表"}  # how a missing file is named in the chat
+PART_NAMES = {"summary": "结果摘要", "xlsx": "XLSX", "chart": "图表"}  # how a missing part is named in the chat
 
 
 def running_buttons(job_id: str) -> list[Button]:
@@ -139,18 +145,36 @@ def start_follower(core: ChatCore, front: Front, job_id: str) -> None:
                            else None)
 
 
-async def resume_followers(core: ChatCore, front: Front) -> int:
-    """After a restart: follow every job of this front's platform whose results were not fully delivered."""
+async def resume_followers(core: ChatCore, front: Front, *, missing: bool = True) -> int:
+    """After a restart: follow every job of this front's platform whose results were not fully delivered (a job
+    another live process follows stays its: ``follow_job`` takes the lease first). ``missing=False`` leaves the
+    jobs that wait only on a part the vendor refused (for ``/status`` or the next restart, as before)."""
     tracks = await asyncio.to_thread(core.all_tracks, front.platform)
-    for job_id in tracks:
+    todo = [job_id for job_id, record in tracks.items() if missing or not record.get("missing")]
+    for job_id in todo:
         start_follower(core, front, job_id)
-    if tracks:
-        log.info("resumed following %d %s job(s)", len(tracks), front.platform)
-    return len(tracks)
+    if todo and missing:
+        log.info("resumed following %d %s job(s)", len(todo), front.platform)
+    return len(todo)
+
+
+def start_sweeper(core: ChatCore, front: Front) -> None:
+    """Pick up, every ``core.sweep_s``, the jobs of ``front``'s platform that nobody follows any more."""
+    core.sweepers.append(asyncio.create_task(_sweep(core, front), name=f"sweep-{front.platform}"))
+
+
+async def _sweep(core: ChatCore, front: Front) -> None:
+    while True:
+        await asyncio.sleep(core.sweep_s)
+        try:
+            await resume_followers(core, front, missing=False)
+        except RedisError as exc:
+            log.warning("sweeping %s jobs: Redis unavailable (%s)", front.platform, exc)
 
 
 async def stop_followers(core: ChatCore) -> None:
-    tasks = list(core.followers.values())
+    tasks = list(core.followers.values()) + core.sweepers
+    core.sweepers.clear()
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
@@ -179,12 +203,28 @@ class Progress:
 
 
 async def follow_job(core: ChatCore, front: Front, job_id: str) -> None:
+    """Follow and deliver ``job_id`` while holding its lease; return at once when another process holds it."""
+    lease = core.follow_lease(job_id)
+    try:
+        if not await asyncio.to_thread(lease.take):
+            log.debug("job %s is followed by another bot process", job_id)
+            return
+    except RedisError as exc:
+        log.warning("job %s: Redis unavailable (%s); the sweep follows it later", job_id, exc)
+        return
+    me = asyncio.current_task()
+    assert me is not None  # follow_job runs as its own task (start_follower)
+    keeper = asyncio.create_task(follow_lease.keep(lease, me, job_id))
     try:
         await _follow(core, front, job_id)
     except asyncio.CancelledError:
         raise
     except Exception:
         log.exception("following job %s failed", job_id)
+    finally:
+        keeper.cancel()
+        with contextlib.suppress(RedisError):
+            await asyncio.to_thread(lease.release)  # a restart's process takes over at once, not after the TTL
 
 
 async def _status(core: ChatCore, front: Front, job_id: str, chat: ChatRef) -> JobStatus | None:
@@ -241,10 +281,13 @@ async def deliver(core: ChatCore, front: Front, job_id: str, record: dict[str, A
     rows, items = await asyncio.gather(asyncio.to_thread(core.queue.results, job_id),
                                        asyncio.to_thread(core.queue.items, job_id))
     seconds = (st.finished_at - st.created_at) if st.finished_at else None
-    if "summary" not in record["sent"]:
+
+    async def summary() -> None:
         await front.send(chat, replies.summary_lines(rows, job_id=job_id, source=source, seconds=seconds,
                                                      data=record.get("data", "")), title="筛选结果")
-        await _mark_sent(core, job_id, record, "summary")
+
+    if "summary" not in record["sent"]:
+        await _send_part(core, front, job_id, record, "summary", summary)
     stem = f"screen-{job_id[:8]}"
     with tempfile.TemporaryDirectory(prefix="screener-bot-") as tmp:
         async def xlsx() -> None:
@@ -274,7 +317,7 @@ async def deliver(core: ChatCore, front: Front, job_id: str, record: dict[str, A
 
 async def _send_part(core: ChatCore, front: Front, job_id: str, record: dict[str, Any], part: str,
                      send: Callable[[], Awaitable[None]]) -> None:
-    """One file, tried FILE_ATTEMPTS times; then the user is told what is missing and how to get it."""
+    """One part, tried FILE_ATTEMPTS times; then the user is told what is missing and how to get it."""
     reason = ""
     for attempt in range(FILE_ATTEMPTS):
         if attempt:
@@ -305,7 +348,7 @@ async def _send_part(core: ChatCore, front: Front, job_id: str, record: dict[str
 
 
 async def retry_missing(core: ChatCore, front: Front, job_id: str) -> bool:
-    """Send again the files of ``job_id`` that could not be sent (``/status <job>``); False when none are
+    """Send again the parts of ``job_id`` that could not be sent (``/status <job>``); False when none are
     missing here (the record is gone, belongs to another front, or misses nothing)."""
     record = await asyncio.to_thread(core.load_track, job_id)
     if not record or not record.get("missing") or record.get("platform", "telegram") != front.platform:

@@ -8,6 +8,7 @@ queue's prefix (``P:bot:*``)::
                              following them (the job itself lives in the queue's keys)
     P:bot:recent:{user}      list of the user's latest job ids (for /status, /cancel by prefix)
     P:bot:refused:{chat}     set once a stranger chat got its refusal (one refusal per chat)
+    P:bot:follow:{job}       the token of the bot process delivering the job, with a TTL (bot/core/follow_lease.py)
 
 Telegram's ids keep their historical form (the bare number); other platforms' ids are written as
 ``platform:id``, so a DingTalk staff id can never collide with a Telegram user id.
@@ -21,6 +22,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.core.follow_lease import FollowLease, process_token
 from bot.core.inbound import ChatRef, Platform
 from screening.config import Settings
 from screening.data.load import demo_universe_path, open_universe
@@ -44,9 +46,13 @@ class ChatCore:
     progress_interval_s: float = 2.0  # at most one progress edit per this many seconds per job
     poll_s: float = 1.0  # job status read interval while following a job
     send_attempts: int = 4  # network errors (not 400s, not timeouts) retried with backoff
+    lease_s: float = 30.0  # a job's delivery lease (follow_lease.py): how soon another process takes over a dead one's
+    sweep_s: float = 60.0  # how often tracked jobs nobody follows are picked up (jobs.keep_following)
+    token: str = field(default_factory=process_token)  # this process in the leases it holds
     universe_version: tuple[int, ...] = ()
     chart_lock: threading.Lock = field(default_factory=threading.Lock)  # matplotlib is not thread-safe
     followers: dict[str, asyncio.Task[None]] = field(default_factory=dict)
+    sweepers: list[asyncio.Task[None]] = field(default_factory=list)
     refused_local: set[str] = field(default_factory=set)
     services: dict[str, Any] = field(default_factory=dict)  # e.g. "digest": the DigestService
 
@@ -69,6 +75,9 @@ class ChatCore:
 
     def refused_key(self, chat_key: str) -> str:
         return f"{self.queue.prefix}:bot:refused:{chat_key}"
+
+    def follow_lease(self, job_id: str) -> FollowLease:
+        return FollowLease(self.queue.r, f"{self.queue.prefix}:bot:follow:{job_id}", self.token, self.lease_s)
 
     def save_track(self, job_id: str, record: dict[str, Any]) -> None:
         self.queue.r.hset(self.track_key, job_id, json.dumps(record, ensure_ascii=False))

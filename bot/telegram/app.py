@@ -95,6 +95,7 @@ def build_application(settings: Settings, queue: JobQueue, *, token: str | None 
         universe = await asyncio.to_thread(deps.current_universe)
         await app.bot.set_my_commands(handlers.COMMANDS)
         await jobs.resume_followers(deps, front_box[0])
+        jobs.start_sweeper(deps, front_box[0])
         scheduler = app.bot_data.get(SCHEDULER_KEY)
         if scheduler is not None and own and not scheduler.running:
             scheduler.start()  # on PTB's event loop: the AsyncIOScheduler runs its jobs there

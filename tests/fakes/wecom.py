@@ -131,6 +131,8 @@ class FakeWeCom:
     token_requests: int = 0
     calls: list[str] = field(default_factory=list)
     fail_uploads: int = 0  # the next n media/upload calls answer errcode -1 (WeCom's "system busy")
+    fail_sends: int = 0  # the next n message/send calls whose body holds ``fail_sends_matching`` answer errcode -1
+    fail_sends_matching: str = ""
     _tokens: dict[str, float] = field(default_factory=dict)
     _codes: dict[str, ResponseCode] = field(default_factory=dict)
     _by_msgid: dict[str, Sent] = field(default_factory=dict)
@@ -283,6 +285,9 @@ class FakeWeCom:
         body = await self._json(request)
         if isinstance(body, web.Response):
             return body
+        if self.fail_sends > 0 and self.fail_sends_matching in json.dumps(body, ensure_ascii=False):
+            self.fail_sends -= 1
+            return self._err(request.path, -1, "system busy")
         if body.get("agentid") != self.agent_id:
             return self._err(request.path, 40056, "invalid agentid")
         msgtype = body.get("msgtype")
