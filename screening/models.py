@@ -38,10 +38,11 @@ NOTE_DUPLICATE_CONFLICT = "重复行不一致"  # the file lists the code again 
 NOTE_SIGN_CONFLICT = "盈亏与ROE矛盾"  # a loss beside a positive ROE (or the reverse), both from one source
 NOTE_PE_UNNAMED = "市盈率口径未注明"  # a plain PE column, read as PE-TTM: 同花顺's plain PE is often the dynamic one
 NOTE_NOT_LISTED = "全市场数据中无此代码"  # a file row the whole-market data does not list: delisted since?
+NOTE_COLUMN_CONFLICT = "两列不一致"  # two columns of one figure (净资产收益率 and ROE) give a row two values
 NOTE_UNUSUAL = "数值异常"  # inside the column's bounds, outside what real A shares show (ROE 999%, PE 0.5)
 DOUBT_NOTES: tuple[str, ...] = (FLAG_DATA_DOUBT, NOTE_PERCENT_DOUBT, NOTE_NAME_CONFLICT, NOTE_QUARTER_ROE,
                                 NOTE_ST_CONFLICT, NOTE_DUPLICATE_CONFLICT, NOTE_SIGN_CONFLICT, NOTE_UNUSUAL,
-                                NOTE_PE_UNNAMED, NOTE_NOT_LISTED)
+                                NOTE_PE_UNNAMED, NOTE_NOT_LISTED, NOTE_COLUMN_CONFLICT)
 
 
 def is_doubt(flag: str) -> bool:

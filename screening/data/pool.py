@@ -13,44 +13,31 @@ below the last stock, and the file-level limits.
 
 from __future__ import annotations
 
-import re
 import unicodedata
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from screening.config import InputSettings
-from screening.data.codes import CodeError, normalise_code
-from screening.data.pool_headers import (
-    CODE_HEADERS,
-    HEADER_ALIASES,
-    NUMERIC_FIELDS,
-    header_stamp,
-    header_unit,
-    lookalike,
-    map_header,
-)
-from screening.data.pool_rows import Column, flag_conflict, parse_row, unwrap_code
+from screening.data.pool_columns import Columns, flag_stamped_quarter, flag_twins, map_columns
+from screening.data.pool_headers import CODE_HEADERS, HEADER_ALIASES, NUMERIC_FIELDS, map_header, merged_header
+from screening.data.pool_notes import skip_notes
+from screening.data.pool_rows import flag_conflict, parse_row
 from screening.data.pool_shift import (
     extra_cells,
     ignored_cells,
+    padding,
     shifted_row,
     split_cause,
     split_number,
     unheaded_column,
+    unpadded,
 )
 from screening.data.pool_table import RawRow
 from screening.data.pool_text import HEADER_SCAN_ROWS, read_text_rows
 from screening.data.pool_xlsx import Sheet, read_xlsx_rows
 from screening.data.row_checks import flag_fractions
 from screening.data.values import strip_controls
-from screening.models import (
-    FIELD_LABELS,
-    FLAG_DATA_DOUBT,
-    NOTE_QUARTER_ROE,
-    InputProblem,
-    Pool,
-    PoolItem,
-    PoolRejected,
-)
+from screening.models import FLAG_DATA_DOUBT, InputProblem, Pool, PoolItem, PoolRejected
 
 __all__ = ["HEADER_ALIASES", "NUMERIC_FIELDS", "map_header", "read_pool"]
 
@@ -58,8 +45,6 @@ _MB = 1024 * 1024
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # old .xls, also password-protected .xlsx
 XLSX_EXTENSIONS = {".xlsx", ".xlsm"}
-# A line after the last stock that is a note, not a stock: 通达信's "数据来源:通达信", "共 3 条" ...
-_TRAILER = re.compile(r"^(数据来源|来源|数据提供|导出时间|导出日期|合计|总计|共\s*\d+\s*[条只个行])|[:：]")
 # Most rows unreadable: the file is not the table it claims to be; refused rather than 5,000 failed rows.
 MAX_BROKEN_SHARE = 0.5
 
@@ -148,22 +133,17 @@ def _header_index(rows: list[RawRow]) -> int | None:
                  if rows[i].broken is None and any(map_header(c)[0] == "code" for c in rows[i].cells)), None)
 
 
-def _sub_header(rows: list[RawRow], header_at: int, header: list[str]) -> int | None:
-    """The row under a two-row header (Excel's merged cells: 估值 over 市盈率(TTM) and 市盈率(动)), or None.
+def _sub_header(rows: list[RawRow], header_at: int, header: list[str]) -> tuple[int, list[str]] | None:
+    """The row under a two-row header (Excel's merged cells) and the header both rows make, or None.
 
-    It has no code and names a field under a column whose top cell names none; read as data it failed as
-    代码为空 while the universe's figures filled its stocks in place of the file's own (a trial, 2026-12-06).
+    Read as data it failed as 代码为空 while the universe's figures filled its stocks in place of the file's own
+    (a trial, 2026-12-06); pool_headers.merged_header says which lower rows belong to the header.
     """
     below = next((i for i in range(header_at + 1, len(rows)) if not rows[i].blank), None)
     if below is None or rows[below].broken is not None:
         return None
-    cells = [c.strip() for c in rows[below].cells]
-    code_col = next((i for i, h in enumerate(header) if map_header(h)[0] == "code"), None)
-    if code_col is None or (code_col < len(cells) and cells[code_col]):
-        return None
-    named = [i for i, c in enumerate(cells) if c and map_header(c)[0] is not None]
-    new = [i for i in named if i >= len(header) or map_header(header[i])[0] is None]
-    return below if new else None
+    merged = merged_header(header, [strip_controls(c)[0].strip() for c in rows[below].cells])
+    return None if merged is None else (below, merged)
 
 
 def _shown(cells: list[str]) -> str:
@@ -185,53 +165,6 @@ def _no_code_column(source: str, looked: list[RawRow]) -> str:
             parts.append("该行写了代码列, 但各列用空格分隔; 请用制表符或逗号 (CSV) 导出")
     parts.append(f"代码列的表头请用其中之一: {CODE_HEADERS}")
     return "。".join(parts)
-
-
-def _is_trailer(row: RawRow) -> bool:
-    """A note after the last stock: a single cell, not a code, worded like a source or count line."""
-    if row.broken is not None or row.formulas:
-        return False
-    cells = [c.strip() for c in row.cells if c.strip()]
-    if len(cells) != 1:
-        return False
-    text = unicodedata.normalize("NFKC", cells[0])
-    if re.search(r"\d{5,}", text) or not _TRAILER.search(text):
-        return False
-    try:
-        normalise_code(unwrap_code(text))
-    except CodeError:
-        return True
-    return False
-
-
-def _columns(header: list[str], header_row: int, source: str, pool: Pool) -> dict[str, Column]:
-    """field -> the column feeding it; the first column for a field wins, the others are warned about."""
-    used: dict[str, Column] = {}
-    for idx, name in enumerate(header):
-        field, scale = map_header(name) if name else (None, 1.0)
-        if field is None:
-            continue
-        if field in used:
-            first = used[field].name
-            pool.warnings.append(
-                InputProblem(
-                    source,
-                    f"列 {first!r} 和 {name!r} 都表示{FIELD_LABELS.get(field, field)}; 使用 {first!r}, 忽略 {name!r}",
-                    row=header_row,
-                    column=name,
-                )
-            )
-            continue
-        used[field] = Column(idx, name, scale, header_unit(name))
-        pool.mapped[name] = field
-    for name in header:
-        near = lookalike(name) if name else None
-        if near is not None and near[0] not in used:
-            field, why, use = near
-            pool.warnings.append(InputProblem(
-                source, f"列 {name!r} 看起来是{FIELD_LABELS.get(field, field)}, 但没有读入 ({why}); "
-                f"若它正是规则要的那一列, 请把表头改为 {use!r}", row=header_row, column=name))
-    return used
 
 
 # ---------------------------------------------------------------- the pool
@@ -262,36 +195,37 @@ def build_pool(rows: list[RawRow], source: str, settings: InputSettings) -> Pool
         pool.warnings.append(
             InputProblem(source, f"跳过表头 (第{head.row}行) 上方的 {len(skipped)} 行",
                          row=skipped[0].row, value=" ".join(c.strip() for c in skipped[0].cells if c.strip())))
-    sub_at = _sub_header(rows, header_at, header)
-    if sub_at is not None:  # 代码 | 名称 | 估值 (merged) over 市盈率(TTM) | 市盈率(动): the field names are below
-        sub = [strip_controls(c)[0].strip() for c in rows[sub_at].cells]
-        top = header + [""] * (len(sub) - len(header))
-        header = [sub[i] if i < len(sub) and sub[i] and map_header(sub[i])[0] else top[i] for i in range(len(top))]
-        while header and not header[-1]:
-            header.pop()
+    sub = _sub_header(rows, header_at, header)
+    if sub is not None:  # 估值 (merged) over 市盈率(TTM) | 市盈率(动), or 市盈率 (merged) over 动态 | TTM
+        sub_at, header = sub
         pool.columns = header
         pool.warnings.append(InputProblem(
             source, f"第{rows[sub_at].row}行是表头的第二行 (合并单元格的表头), 已与第{head.row}行合起来读: "
             f"列为 {_shown(header)}", row=rows[sub_at].row))
         header_at = sub_at
-    used = _columns(header, head.row, source, pool)
+    cols = map_columns(header, head.row, source, pool)
 
-    data = [r for r in rows[header_at + 1:] if not r.blank]
-    while data and _is_trailer(data[-1]):
-        trailer = data.pop()
-        pool.warnings.append(InputProblem(
-            source, "视为最后一只股票之后的附注行 (不是股票)", row=trailer.row,
-            value=next(c.strip() for c in trailer.cells if c.strip())))
+    data = skip_notes([r for r in rows[header_at + 1:] if not r.blank], cols.used["code"].idx, source, pool)
     _check_counts(data, source, settings)
 
     first_seen: dict[str, int] = {}
     screened: dict[str, PoolItem] = {}
-    for seg_header, seg_used, seg_data in _segments(data, header, used, source, pool):
-        part = Pool(source=source, columns=seg_header)
-        _read_rows(part, seg_data, seg_header, seg_used, source, first_seen, screened, len(pool.items))
+    for seg in _segments(data, _Segment(header, cols, head.cells), source, pool):
+        part = Pool(source=source, columns=seg.header)
+        _read_rows(part, seg, source, first_seen, screened, len(pool.items))
         pool.items += part.items
         pool.warnings += part.warnings
     return pool
+
+
+@dataclass
+class _Segment:
+    """The rows under one header row: its names, its columns and its cells as read (their trailing delimiters)."""
+
+    header: list[str]
+    cols: Columns
+    cells: list[str]
+    rows: list[RawRow] = field(default_factory=list)
 
 
 def _header_row(raw: RawRow) -> list[str] | None:
@@ -308,45 +242,46 @@ def _header_row(raw: RawRow) -> list[str] | None:
     return cells
 
 
-def _segments(data: list[RawRow], header: list[str], used: dict[str, Column], source: str,
-              pool: Pool) -> list[tuple[list[str], dict[str, Column], list[RawRow]]]:
+def _segments(data: list[RawRow], first: _Segment, source: str, pool: Pool) -> list[_Segment]:
     """The data cut at every header row below the first: the rows under a header are read by its columns.
 
     A header repeated as it was is not a stock (said in a warning); one in another column order starts a new
     column map, since reading the rows under it by the first header's columns swaps their figures (a trial,
     2026-12-07: ROE 15.1 / PE 6.5 came back as PE 15.1 / ROE 6.5, 中/54 for 低/99, unflagged).
     """
-    out: list[tuple[list[str], dict[str, Column], list[RawRow]]] = [(header, used, [])]
+    out = [first]
     for raw in data:
         again = _header_row(raw)
         if again is None:
-            out[-1][2].append(raw)
+            out[-1].rows.append(raw)
             continue
-        if again == header:
+        if again == out[-1].header:
             pool.warnings.append(InputProblem(source, "重复的表头行 (不是股票), 已跳过", row=raw.row,
                                               value=_shown(again)))
             continue
-        header = again
         pool.warnings.append(InputProblem(
             source, f"第{raw.row}行是另一张表的表头 (列为 {_shown(again)}); 其下各行按这一行的列读取",
             row=raw.row))
-        out.append((header, _columns(header, raw.row, source, pool), []))
-    return [seg for seg in out if seg[2]]
+        out.append(_Segment(again, map_columns(again, raw.row, source, pool), raw.cells))
+    return [seg for seg in out if seg.rows]
 
 
-def _read_rows(pool: Pool, data: list[RawRow], header: list[str], used: dict[str, Column], source: str,
-               first_seen: dict[str, int], screened: dict[str, PoolItem], start: int) -> None:
+def _read_rows(pool: Pool, seg: _Segment, source: str, first_seen: dict[str, int],
+               screened: dict[str, PoolItem], start: int) -> None:
     """One item per data row under one header (into ``pool``), with the checks that read the whole column."""
-    width = len(header)
-    unheaded = unheaded_column(data, width, used)
-    for index, raw in enumerate(data, start):
+    header, used, width = seg.header, seg.cols.used, len(seg.header)
+    unheaded = unheaded_column(seg.rows, width, used)
+    pad = padding(seg.cells, seg.rows, width)
+    for index, raw in enumerate(seg.rows, start):
         item = parse_row(index, raw, used, source, first_seen)
         if item.stock is not None:
             screened.setdefault(item.stock.code, item)
+            flag_twins(item, raw, seg.cols)
         elif item.code in screened:
             flag_conflict(screened[item.code], item, raw, used)
-        extra = extra_cells(raw, width)
-        split = split_number(raw, width, used) if raw.line is not None and len(raw.cells) > width else None
+        fitted = unpadded(raw, width, pad)  # the empty cells every line ends in are no shift
+        extra = extra_cells(fitted, width)
+        split = split_number(fitted, width, used) if raw.line is not None and len(fitted.cells) > width else None
         if extra and raw.line is None:  # xlsx cells sit in their own columns: nothing shifts
             ignored_cells(pool, raw, extra, source)
         elif extra and unheaded:
@@ -356,27 +291,10 @@ def _read_rows(pool: Pool, data: list[RawRow], header: list[str], used: dict[str
         elif extra or split is not None:
             # a split number whose row ends in an empty cell (1,234.5,3.2, then the empty last column) has no
             # non-empty cell past the header, yet every cell after the split sits one column left
-            item = shifted_row(item, raw, extra or raw.cells[width:], header, used, source)
+            item = shifted_row(item, fitted, extra or fitted.cells[width:], header, used, source)
         pool.items.append(item)
-    flag_fractions(pool, data, used, source)
-    _flag_stamped_quarter(pool, used)
-
-
-def _flag_stamped_quarter(pool: Pool, used: dict[str, Column]) -> None:
-    """i问财 dates a financial column by its report period: ROE[20260930] is a quarter's cumulative ROE.
-
-    Without a 报告期 column to say so per row (row_checks.quarter_roe), the header's stamp is what tells;
-    the rows are flagged, never rescaled.
-    """
-    col = used.get("roe")
-    kind = QUARTER_STAMPS.get((header_stamp(col.name) or "")[4:]) if col is not None else None
-    if col is None or kind is None or "report_date" in used:
-        return
-    note = (f"{NOTE_QUARTER_ROE}: 表头 {col.name!r} 的日期是{kind}的报告期, 该列多半是{kind}的累计 ROE, "
-            "规则阈值 5%/15% 按全年; 请用年报 ROE")
-    for item in pool.items:
-        if item.stock is not None and item.stock.roe is not None:
-            item.stock.notes.append(note)
+    flag_fractions(pool, seg.rows, used, source)
+    flag_stamped_quarter(pool, used)
 
 
 def _rejoin_brackets(header: list[str]) -> list[str]:
@@ -403,10 +321,6 @@ def _fits(header: list[str], data: list[RawRow]) -> bool:
     widths = [max((i + 1 for i, c in enumerate(r.cells) if c.strip()), default=0)
               for r in data if r.broken is None and not r.blank]
     return bool(widths) and max(widths) <= len(header)
-
-
-# the month-day of a report period that is not the annual one, as i问财 stamps a column with it
-QUARTER_STAMPS = {"0331": "一季报", "0630": "半年报", "0930": "三季报"}
 
 
 def _check_counts(data: list[RawRow], source: str, settings: InputSettings) -> None:

@@ -144,3 +144,38 @@ def lookalike(header: str) -> tuple[str, str, str] | None:
         return None
     key = _header_parts(header)[0]
     return next(((field, why, use) for pattern, field, why, use in LOOKALIKES if pattern.search(key)), None)
+
+
+def merged_header(top: list[str], sub: list[str]) -> list[str] | None:
+    """The header two rows make (Excel's merged cells), or None when the lower row is no part of it.
+
+    The lower row belongs to the header when it leaves the code column empty and, under some column, names a
+    field the top cell alone does not: by itself (估值 over 市盈率(TTM)), or after the top cell it sits under,
+    a merged top cell standing over the empty cells to its right (市盈率 merged over 动态 | TTM: 市盈率动态 and
+    市盈率TTM). Read as data, such a row failed as 代码为空 and the TTM column was never read (a trial, 2026-12-07).
+    """
+    code_col = next((i for i, h in enumerate(top) if map_header(h)[0] == "code"), None)
+    if code_col is None or (code_col < len(sub) and sub[code_col]):
+        return None
+    names: list[str] = []
+    above, new = "", False
+    for i in range(max(len(top), len(sub))):
+        cell, below = (top[i] if i < len(top) else ""), (sub[i] if i < len(sub) else "")
+        above = cell or (above if below else "")
+        name = _lower_name(cell, above, below)
+        field = map_header(name)[0]
+        new = new or (field is not None and field != map_header(cell)[0])
+        names.append(name)
+    while names and not names[-1]:
+        names.pop()
+    return names if new else None
+
+
+def _lower_name(cell: str, above: str, below: str) -> str:
+    """One column's name under a two-row header: the lower cell if it names a field, else the upper and lower
+    cells read as one name if that names a field, else the upper cell as written."""
+    if below and map_header(below)[0] is not None:
+        return below
+    if below and above and map_header(above + below)[0] is not None:
+        return above + below
+    return cell

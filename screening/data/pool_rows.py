@@ -17,7 +17,7 @@ from typing import Any
 from screening.data.codes import EXCHANGES, CodeError, normalise_code
 from screening.data.names import index_named
 from screening.data.pool_formats import FORMAT_NOTES, apply_format
-from screening.data.pool_headers import NUMERIC_FIELDS, unnamed_pe
+from screening.data.pool_headers import NUMERIC_FIELDS, UNIT_FIELDS, unnamed_pe
 from screening.data.pool_table import Formula, RawRow
 from screening.data.value_bounds import check_value
 from screening.data.values import parse_bool_flag, parse_number_unit, strip_controls
@@ -120,11 +120,16 @@ def differing_figures(kept: StockInput, raw: RawRow, used: dict[str, Column]) ->
     Why: a file that lists one code twice with other figures leaves the verdict resting on whichever row
     came first; both rows must say so. Cells the duplicate leaves blank or cannot read are no conflict.
     """
+    return _differing(kept, read_figures(raw, used))
+
+
+def read_figures(raw: RawRow, used: dict[str, Column]) -> dict[str, Any]:
+    """The figures (and ST flag) a row's cells give under ``used``; a cell that cannot be read gives none."""
     values: dict[str, Any] = {}
     for field, col in used.items():
         if field in NUMERIC_FIELDS or field == "st":
             _read_field(field, col, raw, values, [], [], [])
-    return _differing(kept, values)
+    return values
 
 
 def _differing(kept: StockInput, values: dict[str, Any]) -> list[str]:
@@ -208,7 +213,12 @@ NOT_A_NUMBER_HINTS: tuple[tuple[re.Pattern[str], tuple[str, ...], str], ...] = (
      "亏损股的市盈率为负: 填入实际的负市盈率, 或删去该值; 缺少市盈率的行会失败, 不会被猜"),
     (re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}"), (),
      "单元格是日期格式: 把该列格式改为常规或数值后重新导出"),
+    # accounting formats write a negative in brackets; (5.2) is never guessed to be -5.2
+    (re.compile(r"^[(（]\s*[\d.,]+\s*[)）]$"), (), "括号是会计格式的负数写法: 若是负数请写成 -5.2 这样的形式"),
+    (re.compile(r"^[+-]?\d+\.$"), (), "数字以小数点结尾: 去掉末尾的小数点 (写成 25 或 25.0)"),
 )
+# A unit a cell may write after its number, in the fields a header may carry it for (市盈率TTM(倍): 25.3倍)
+CELL_UNITS: dict[str, tuple[str, ...]] = {unit: UNIT_FIELDS[unit] for unit in ("倍",)}
 
 
 _DASHES = frozenset({"-", "－", "—"})  # not "--": exports write it for "no data"
@@ -222,7 +232,7 @@ def _not_a_number(field: str, col: Column, text: str) -> str:
 def _read_number(field: str, col: Column, text: str, values: dict[str, Any], problems: list[Problem],
                  cell_format: str | None = None, notes: list[str] | None = None) -> None:
     try:
-        number, unit = parse_number_unit(text)
+        number, unit = parse_number_unit(_without_cell_unit(field, text))
     except ValueError:
         problems.append((_not_a_number(field, col, text), col.name, text))
         return
@@ -245,6 +255,13 @@ def _read_number(field: str, col: Column, text: str, values: dict[str, Any], pro
         if field == "pe_ttm" and notes is not None and unnamed_pe(col.name):
             notes.append(f"{NOTE_PE_UNNAMED}: 列 {col.name!r} 按滚动市盈率(TTM)读; 规则只用 TTM, 若它是动态或静态"
                          "市盈率, 请改导出 市盈率(TTM); 若确是 TTM, 把表头写成 PE-TTM")
+
+
+def _without_cell_unit(field: str, text: str) -> str:
+    """The cell without a unit its column may carry (25.3倍 in a PE column is 25.3, as 市盈率TTM(倍) says)."""
+    body = unicodedata.normalize("NFKC", text).strip()
+    unit = next((u for u, fields in CELL_UNITS.items() if field in fields and body.endswith(u)), None)
+    return body[:-len(unit)] if unit and body[:-len(unit)].strip() else text
 
 
 DATE_FIELDS = ("report_date", "notice_date")

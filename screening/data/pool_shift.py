@@ -9,6 +9,7 @@ split number hidden by an empty last cell, 1,234.5 read as PE 1 and ROE 234.5%, 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from screening.data.pool_headers import NUMERIC_FIELDS
 from screening.data.pool_rows import Column
@@ -18,6 +19,32 @@ from screening.models import InputProblem, Pool, PoolItem
 # How a number split by an unquoted thousands separator looks: "1,466.50" -> "1" | "466.50" (then more groups)
 _SPLIT_HEAD = re.compile(r"^[+-]?\d{1,3}$")
 _SPLIT_TAIL = re.compile(r"^\d{3}(?:\.\d+)?\s*(?:%|亿|万|元)?$")
+
+
+def _trailing_empties(cells: list[str], width: int) -> int:
+    """How many empty cells end a row past the header's last column."""
+    count = 0
+    while len(cells) - count > width and not cells[len(cells) - count - 1].strip():
+        count += 1
+    return count
+
+
+def padding(header_cells: list[str], data: list[RawRow], width: int) -> int:
+    """Empty cells every line ends in, which no shift made: the header's own trailing delimiters (同花顺's
+    tab, Excel's ``,,``), or those every data row carries (two rows at least: one row alone says nothing).
+
+    Why: a row is wider than its header only by cells past the padding; counting the padding made a good row
+    with a whole-number PE before a 3-digit 总市值 (18 | 520.3) fail as a split 18,520.3 (a trial, 2026-12-07).
+    """
+    readable = [r.cells for r in data if r.broken is None and r.line is not None]
+    rows = min((_trailing_empties(c, width) for c in readable), default=0) if len(readable) > 1 else 0
+    return max(_trailing_empties(header_cells, width), rows)
+
+
+def unpadded(raw: RawRow, width: int, pad: int) -> RawRow:
+    """The row without the padding it ends in (only empty cells it has, never more than ``pad``)."""
+    drop = min(pad, _trailing_empties(raw.cells, width))
+    return replace(raw, cells=raw.cells[:len(raw.cells) - drop]) if drop else raw
 
 
 def ignored_cells(pool: Pool, raw: RawRow, extra: list[str], source: str) -> None:

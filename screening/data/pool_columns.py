@@ -1,0 +1,136 @@
+"""Which file column feeds each figure, when a header names a figure twice, and what its rows then say.
+
+A header often names one figure twice: 净资产收益率 beside ROE, 市盈率(TTM) beside 滚动市盈率, or i问财's
+ROE for two report periods. One column feeds the figure; the others are named in a warning. Two trials
+found what that hid: a quarter's ROE column used (and flagged) while the annual one sat beside it, and a
+row whose two ROE cells said 3 and 20 scored on the 3 with nothing on the row (2026-12-07). So the annual
+column wins over a quarter's, and a row whose twin columns disagree carries a doubt note naming both.
+
+Why its own module: pool.py finds the header and builds the pool; this maps one header's columns.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from screening.data.pool_headers import NUMERIC_FIELDS, header_stamp, header_unit, lookalike, map_header
+from screening.data.pool_rows import Column, read_figures
+from screening.data.pool_table import RawRow
+from screening.models import FIELD_LABELS, NOTE_COLUMN_CONFLICT, NOTE_QUARTER_ROE, InputProblem, Pool, PoolItem
+
+# the month-day of a report period that is not the annual one, as i问财 stamps a column with it
+QUARTER_STAMPS = {"0331": "一季报", "0630": "半年报", "0930": "三季报"}
+
+
+@dataclass
+class Columns:
+    """field -> the column feeding it, and field -> the other columns naming the same figure of the same period
+    (compared on every row: ``flag_twins``)."""
+
+    used: dict[str, Column]
+    twins: dict[str, list[Column]] = field(default_factory=dict)
+
+
+def period(name: str) -> str | None:
+    """The quarter a header's i问财 stamp names (一季报 ...), None for an annual or unstamped column."""
+    return QUARTER_STAMPS.get((header_stamp(name) or "")[4:])
+
+
+def map_columns(header: list[str], header_row: int, source: str, pool: Pool) -> Columns:
+    """The columns of one header row; a figure named twice is fed by the first column, or by the annual one when
+    the first is a quarter's; each other column is named in a warning saying which column feeds the figure."""
+    cols = Columns({})
+    for idx, name in enumerate(header):
+        fld, scale = map_header(name) if name else (None, 1.0)
+        if fld is None:
+            continue
+        col = Column(idx, name, scale, header_unit(name))
+        first = cols.used.get(fld)
+        if first is None:
+            cols.used[fld] = col
+            pool.mapped[name] = fld
+            continue
+        kept, other = (col, first) if period(first.name) and not period(name) else (first, col)
+        if kept is col:
+            cols.used[fld] = col
+            del pool.mapped[first.name]
+            pool.mapped[name] = fld
+        if period(kept.name) == period(other.name) and _compared(fld):
+            cols.twins.setdefault(fld, []).append(other)
+        pool.warnings.append(InputProblem(source, _twin_warning(fld, kept, other), row=header_row, column=name))
+    _warn_lookalikes(header, header_row, source, pool, cols.used)
+    return cols
+
+
+def _twin_warning(fld: str, kept: Column, other: Column) -> str:
+    label = FIELD_LABELS.get(fld, fld)
+    first, second = sorted((kept, other), key=lambda c: c.idx)
+    said = f"列 {first.name!r} 和 {second.name!r} 都表示{label}; "
+    if period(kept.name) != period(other.name):
+        return said + f"{label}取自年报列 {kept.name!r}, 忽略{period(other.name)}列 {other.name!r}"
+    told = f"; 两列的值不同的行会标注 {NOTE_COLUMN_CONFLICT}" if _compared(fld) else ""
+    return said + f"使用 {kept.name!r}, 忽略 {other.name!r}{told}"
+
+
+def _compared(fld: str) -> bool:
+    """Whether twin columns of a field are compared row by row: the figures and the ST flag the rules read."""
+    return fld in NUMERIC_FIELDS or fld == "st"
+
+
+def _warn_lookalikes(header: list[str], header_row: int, source: str, pool: Pool, used: dict[str, Column]) -> None:
+    for name in header:
+        near = lookalike(name) if name else None
+        if near is not None and near[0] not in used:
+            fld, why, use = near
+            pool.warnings.append(InputProblem(
+                source, f"列 {name!r} 看起来是{FIELD_LABELS.get(fld, fld)}, 但没有读入 ({why}); "
+                f"若它正是规则要的那一列, 请把表头改为 {use!r}", row=header_row, column=name))
+
+
+def flag_twins(item: PoolItem, raw: RawRow, cols: Columns) -> None:
+    """A row whose two columns for one figure give two values: the row says both, and which one it was screened on.
+
+    Cells left blank or unreadable in the ignored column are no conflict (the kept column's value stands alone).
+    """
+    if item.stock is None or not cols.twins:
+        return
+    for fld, others in cols.twins.items():
+        kept = getattr(item.stock, fld, None)
+        for other in others:
+            theirs = read_figures(raw, {fld: other}).get(fld)
+            if kept is None or theirs is None or _same(kept, theirs):
+                continue
+            item.stock.notes.append(
+                f"{NOTE_COLUMN_CONFLICT}: 列 {cols.used[fld].name!r} 为 {_shown(kept)}, 列 {other.name!r} 为 "
+                f"{_shown(theirs)} (都表示{FIELD_LABELS.get(fld, fld)}); 按 {cols.used[fld].name!r} 筛选, 请核对文件")
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, float) and isinstance(b, float):
+        return math.isclose(a, b, rel_tol=1e-9)
+    return bool(a == b)
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, bool):
+        return "是" if value else "否"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def flag_stamped_quarter(pool: Pool, used: dict[str, Column]) -> None:
+    """i问财 dates a financial column by its report period: ROE[20260930] is a quarter's cumulative ROE.
+
+    Without a 报告期 column to say so per row (row_checks.quarter_roe), the header's stamp is what tells;
+    the rows are flagged, never rescaled.
+    """
+    col = used.get("roe")
+    kind = period(col.name) if col is not None else None
+    if col is None or kind is None or "report_date" in used:
+        return
+    note = (f"{NOTE_QUARTER_ROE}: 表头 {col.name!r} 的日期是{kind}的报告期, 该列多半是{kind}的累计 ROE, "
+            "规则阈值 5%/15% 按全年; 请用年报 ROE")
+    for item in pool.items:
+        if item.stock is not None and item.stock.roe is not None:
+            item.stock.notes.append(note)
