@@ -163,3 +163,10 @@ def test_escape_formula_non_strings_unchanged() -> None:
     assert escape_formula(-12.5) == -12.5
     assert escape_formula(None) is None
     assert escape_row(["600519.SH", "=1+1", -3, "-3"]) == ["600519.SH", "'=1+1", -3, "-3"]
+
+
+@pytest.mark.parametrize("raw", ["-0", "-0.00", "-0%", -0.0, "－0"])
+def test_a_negative_zero_is_zero(raw: object) -> None:
+    """A trial (2026-12-07): ROE ``-0`` gave the reason ``ROE -0%<5%``."""
+    value = parse_number(raw)
+    assert value == 0 and f"{value:g}" == "0"

@@ -71,7 +71,7 @@ def parse_number_unit(raw: object) -> tuple[float | None, str | None]:
         value = float(raw)
         if not math.isfinite(value):
             raise ValueError(f"not a finite number: {raw!r}")
-        return value, None
+        return value + 0.0, None  # -0.0 is 0 (a reason read "ROE -0%<5%")
     if not isinstance(raw, str):
         raise ValueError(f"not a number: {raw!r}")
     body = _clean(raw)
@@ -93,7 +93,7 @@ def parse_number_unit(raw: object) -> tuple[float | None, str | None]:
     value = float(body.replace(",", "")) * scale
     if not math.isfinite(value):
         raise ValueError(f"number out of range: {raw!r}")
-    return value, unit
+    return value + 0.0, unit  # -0.0 is 0
 
 
 # Characters that are never part of a name or a figure: C0/C1 controls, DEL, and the invisible
