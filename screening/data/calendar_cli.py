@@ -42,7 +42,7 @@ def sources_line(year: int, store: Path) -> str:
     known = f"exchange-calendars XSHG knows {rng[0]}..{rng[1]}" if rng else "exchange-calendars unavailable"
     arr = load_notices(store).get(year)
     if arr is not None:
-        return f"{known}; {year}: official notice imported {arr.imported_at} ({arr.source})"
+        return f"{known}; {year}: official notice imported {arr.imported_shown()} ({arr.source})"
     return f"{known}; {year}: no notice imported: statutory days by law, bridging days {UNDECIDED}"
 
 

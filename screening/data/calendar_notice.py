@@ -28,12 +28,14 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from screening.data.calendar_law import FIRST_YEAR, statutory_days
 
 log = logging.getLogger(__name__)
+SHANGHAI = ZoneInfo("Asia/Shanghai")  # the stamp is shown as every other time is: the market's clock
 _DAY = dt.timedelta(days=1)
 MAX_BREAK_DAYS = 16  # longer than any break a notice ever gave (春节: 9): a longer range is a typo
 
@@ -78,6 +80,15 @@ class Arrangement:
     closed: dict[dt.date, str] = field(default_factory=dict)
     workdays: frozenset[dt.date] = frozenset()
     imported_at: str = ""
+
+    def imported_shown(self) -> str:
+        """``imported_at`` in Shanghai time, as every other time is shown (a trial, 2026-12-07: the stamp read
+        ``00:34:04+00:00`` beside Shanghai times; stores written before then keep UTC, converted here)."""
+        try:
+            at = dt.datetime.fromisoformat(self.imported_at)
+        except ValueError:
+            return self.imported_at
+        return at.astimezone(SHANGHAI).isoformat(timespec="seconds") if at.tzinfo else self.imported_at
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -155,7 +166,7 @@ def store_path(store: Path, year: int) -> Path:
 def import_notice(path: Path, store: Path, *, now: dt.datetime | None = None) -> tuple[Arrangement, bool]:
     """Check ``path`` and store it for its year; (arrangement, True when it replaced a stored one)."""
     arrangement, notice = parse_notice(path)
-    stamp = (now or dt.datetime.now(dt.UTC)).isoformat(timespec="seconds")
+    stamp = (now or dt.datetime.now(SHANGHAI)).isoformat(timespec="seconds")
     stored = notice.model_copy(update={"imported_at": stamp})
     store.mkdir(parents=True, exist_ok=True)
     target = store_path(store, notice.year)

@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+from screening.data.calendar_law import FESTIVALS
 from screening.data.providers.periods import disclosure_deadline, is_annual, is_period, label, next_period
-from screening.data.trading_calendar import trading_days
+from screening.data.trading_calendar import DayStatus, days_between
 from screening.models import FIELD_LABELS
 
 QUOTE_FIELDS = frozenset({"price", "change_pct", "pb", "market_cap", "pe_dynamic", "pe_ttm"})
@@ -65,33 +67,70 @@ def superseded_by(name: str, period: dt.date) -> tuple[dt.date, str] | None:
     return disclosure_deadline(nxt), label(nxt)
 
 
-def quote_age(day: dt.date, today: dt.date, holidays: Iterable[dt.date] = (), *, store: Path | None = None) -> int:
-    """Trading days after ``day`` up to and including ``today`` (0: the quote is today's).
+@dataclass(frozen=True)
+class QuoteAge:
+    """How many sessions a quote missed, as far as the calendar knows: ``known`` certain trading days, and the
+    调休待定 days between, which only the year's notice decides. An undecided day is neither counted nor
+    dropped (a trial, 2027-02-15: five undecided days around 春节 read as "6 个交易日未更新" when the notice
+    makes it 1); the count a user reads says both, and staleness goes by the most it may be (``most``)."""
+
+    known: int
+    undecided: tuple[DayStatus, ...] = ()
+
+    @property
+    def most(self) -> int:
+        return self.known + len(self.undecided)
+
+    def pending(self, lead: str = "另有 ") -> str:
+        """"另有 5 天交易与否待定: 2027年春节调休安排未导入", or "" when every day is decided."""
+        if not self.undecided:
+            return ""
+        years: dict[int, list[str]] = {}
+        for st in self.undecided:
+            names = years.setdefault(st.day.year, [])
+            names += [n for n in FESTIVALS if st.note.startswith(n) and n not in names]
+        which = "、".join(f"{y}年{'、'.join(names)}" for y, names in sorted(years.items()))
+        return f"{lead}{len(self.undecided)} 天交易与否待定: {which}调休安排未导入"
+
+
+def quote_age(day: dt.date, today: dt.date, holidays: Iterable[dt.date] = (), *,
+              store: Path | None = None) -> QuoteAge:
+    """Trading days after ``day`` up to and including ``today`` (known 0: the quote is today's), the undecided
+    ones apart.
 
     ``store`` is the folder of imported holiday notices (``[digest].calendar_dir``): a day the user's
     notice closes must not count as a day the quote missed."""
     if day >= today:
-        return 0
-    return len(trading_days(day + dt.timedelta(days=1), today, holidays, store=store))
+        return QuoteAge(0)
+    certain, undecided = days_between(day + dt.timedelta(days=1), today, holidays, store=store)
+    return QuoteAge(len(certain), tuple(undecided))
+
+
+def quote_flag(fields: list[str], day: str, age: QuoteAge, max_age: int) -> str:
+    """The row's 数据过期 note for quotes of ``day``: past ``max_age`` for certain, or possibly (undecided days
+    between), which is still flagged and says why it is only possible."""
+    if age.known > max_age:
+        return f"{FLAG_STALE}: 行情 {', '.join(sorted(fields))} 为 {day} (超过 {max_age} 个交易日)"
+    return (f"{FLAG_STALE}: 行情 {', '.join(sorted(fields))} 为 {day} (可能超过 {max_age} 个交易日: 之后确定的交易日 "
+            f"{age.known} 个, {age.pending()})")
 
 
 def stale_notes(dates: dict[str, str], today: dt.date, max_quote_age_days: int,
                 holidays: Iterable[dt.date] = (), *, store: Path | None = None) -> list[str]:
     """One flag per stale group: quotes of one day; report figures one report supersedes, with their periods."""
     holidays = list(holidays)
-    old_quotes: dict[str, list[str]] = {}
+    old_quotes: dict[str, tuple[QuoteAge, list[str]]] = {}
     old_reports: dict[tuple[dt.date, str], dict[str, list[str]]] = {}
     for name, text in dates.items():
         try:
             day = dt.date.fromisoformat(text[:10])
         except ValueError:
             continue
-        if name in QUOTE_FIELDS and quote_age(day, today, holidays, store=store) > max_quote_age_days:
-            old_quotes.setdefault(text[:10], []).append(FIELD_LABELS[name])
+        if name in QUOTE_FIELDS and (age := quote_age(day, today, holidays, store=store)).most > max_quote_age_days:
+            old_quotes.setdefault(text[:10], (age, []))[1].append(FIELD_LABELS[name])
         elif name in REPORT_FIELDS and (due := superseded_by(name, day)) is not None and today > due[0]:
             old_reports.setdefault(due, {}).setdefault(text[:10], []).append(FIELD_LABELS[name])
-    notes = [f"{FLAG_STALE}: 行情 {', '.join(sorted(v))} 为 {d} (超过 {max_quote_age_days} 个交易日)"
-             for d, v in sorted(old_quotes.items())]
+    notes = [quote_flag(v, d, age, max_quote_age_days) for d, (age, v) in sorted(old_quotes.items())]
     for (deadline, report), by_period in sorted(old_reports.items()):
         figures = "; ".join(f"{', '.join(sorted(v))} 为 {d} 报告期" for d, v in sorted(by_period.items(), reverse=True))
         notes.append(f"{FLAG_STALE}: 财报 {figures} ({report}应于 {deadline} 前披露)")

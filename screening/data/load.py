@@ -30,72 +30,20 @@ from screening.data.row_checks import name_conflict, quarter_roe, sign_conflict,
 from screening.data.stock_csv import read_stock_csv
 from screening.data.synthetic import generate_market
 from screening.data.universe import SEED_AS_OF, Record, Universe, UniverseInfo, norm_name
-from screening.models import NOTE_NOT_LISTED, InputProblem, Pool, PoolItem, PoolRejected, StockInput
+from screening.data.unknown_codes import (  # noqa: F401 - WHOLE_MARKET: tests and callers read it here
+    WHOLE_MARKET,
+    is_old_bse_code,
+    moved_bse_code,
+    unknown_code_message,
+    unlisted_code,
+)
+from screening.models import InputProblem, Pool, PoolItem, PoolRejected, StockInput
 
 EXAMPLES = Path(__file__).resolve().parent.parent.parent / "examples"
 DEMO_NOTE = "演示数据"
 _FILE_SUFFIXES = frozenset({".csv", ".txt", ".tsv", ".xls", ".xlsx", ".xlsm"})
 
 log = logging.getLogger("screening.load")
-
-
-# a universe of at least this many stocks lists the whole market (5,400 A shares; an import of a few is not)
-WHOLE_MARKET = 3000
-
-
-def unknown_code_message(code: str, universe: Universe) -> str:
-    """What a user is told for a valid code no data covers, with what to do about it."""
-    where = "本地数据为空" if not len(universe) else universe.info.label()
-    moved = ""
-    index = index_name(code[:6])
-    if index:  # 000300 typed bare: no stock has it, the index does
-        moved = f"; {code[:6]} 也是{index}的指数代码, 指数不能筛选"
-    if is_old_bse_code(code):
-        # the BSE gave every listed stock a 920 code on 2025-10-09; old exports still carry 43/83/87
-        moved = "; 北交所已于 2025-10-09 把全部股票改为 920xxx 代码: 请查到它的新代码"
-    return (f"{code}: 本地数据中没有这只股票 ({where}){moved}: 运行 "
-            "`python -m screening universe refresh`, 或上传含其数据的文件")
-
-
-def unlisted_code(stock: StockInput, universe: Universe) -> str | None:
-    """A note for a file row whose code the local data does not hold: screened on the file's figures alone,
-    without the announcements and ST mark the data would have added. A pre-2025-10-09 BSE code says why; any
-    other code, in a market the data lists whole, is most likely delisted since the file was exported (a trial,
-    2026-12-06: such a row came back 低/100 unflagged), and the row is counted as doubtful."""
-    if universe.record(stock.code) is not None:
-        return None
-    if is_old_bse_code(stock.code):
-        return f"北交所旧代码 {stock.code[:6]}: 2025-10-09 起为 920xxx, 本地数据查不到它, 未补入公告与ST标记"
-    if len(universe) < WHOLE_MARKET or universe.info.demo:  # the demo market is invented: no delisting to tell
-        return None
-    day = f" (行情 {universe.info.trade_date})" if universe.info.trade_date else ""
-    return (f"{NOTE_NOT_LISTED}: 本地全市场数据{day}中没有 {stock.code}, 可能已退市或代码有误; "
-            "只按文件的数字筛选, 未补入公告与ST标记")
-
-
-def is_old_bse_code(code: str) -> bool:
-    """A pre-2025-10-09 Beijing code (43/83/87xxxx.BJ): the BSE moved every listed stock to 920xxx that day."""
-    return code.endswith(".BJ") and not code.startswith("920")
-
-
-def moved_bse_code(stock: StockInput, universe: Universe) -> str | None:
-    """The note for a file row under a pre-2025-10-09 BSE code whose name is, exactly, one 920xxx stock's in the
-    local data; the row's code is then that stock's, so the data adds its announcements and ST mark. Only by the
-    full name the file gives: the new number is not derived from the old one (a guess), nor from a part of a name.
-
-    Also where the local data still holds the old code (an import from before the move, which no refresh
-    lists): the 920 stock of that name is the one the market data keeps current, and a file listing both codes
-    would otherwise give two rows of one stock."""
-    old = stock.code
-    if not is_old_bse_code(old) or not stock.name:
-        return None
-    found = [m for m in universe.find_by_name(stock.name)
-             if m.code.startswith("920") and norm_name(m.name or "") == norm_name(stock.name)]
-    if len(found) != 1:
-        return None
-    stock.code = found[0].code
-    left = "; 本地数据中旧代码的记录不再使用" if universe.record(old) is not None else ""
-    return f"北交所旧代码 {old[:6]} 按名称读作 {found[0].code} {found[0].name} (2025-10-09 起的代码){left}"
 
 
 def demo_universe_path() -> Path:

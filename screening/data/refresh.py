@@ -39,6 +39,7 @@ from screening.data.providers.provider_base import ProviderBase
 from screening.data.refresh_titles import WARNING, keep_known_titles
 from screening.data.trading_calendar import SessionUncertain, board_session
 from screening.data.universe import Record, Universe, UniverseInfo
+from screening.data.unknown_codes import LEFT_THE_LIST
 
 log = logging.getLogger(__name__)
 SHANGHAI = ZoneInfo("Asia/Shanghai")
@@ -294,7 +295,7 @@ def left_the_list(before: Mapping[str, str | None], after: Container[str], *, si
     shown = "、".join(f"{code} {before[code] or ''}".rstrip() for code in gone[:20])
     more = f" 等{len(gone)}只" if len(gone) > 20 else ""
     when = f" of {since}, at the refresh of {at}" if since and at else ""
-    return [f"{len(gone)} stock(s) left the list since the last refresh{when} (delisted?): {shown}{more}"]
+    return [f"{len(gone)} stock(s) {LEFT_THE_LIST}{when} (delisted?): {shown}{more}"]
 
 
 def note_line(note: str) -> str:

@@ -81,7 +81,8 @@ def quarter_roe(stock: StockInput) -> str | None:
     kind = period_kind(stock.report_date)
     if kind is None or kind == ANNUAL:
         return None
-    return (f"{NOTE_QUARTER_ROE}: 文件的 ROE {stock.roe:g}% 是 {stock.report_date} ({kind}) 的累计值, "
+    period = stock.report_date if kind in (stock.report_date or "") else f"{stock.report_date} ({kind})"  # 2026三季报
+    return (f"{NOTE_QUARTER_ROE}: 文件的 ROE {stock.roe:g}% 是 {period} 的累计值, "
             "规则阈值 5%/15% 按全年; 请用年报 ROE")
 
 

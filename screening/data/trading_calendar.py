@@ -13,7 +13,8 @@ trading days: the exchange is closed on every weekend, which XSHG confirms for 2
 
 ``is_trading_day`` keeps its (bool, warning) shape for counting: an undecided day counts as a trading
 day there (a quote looks one day older, never younger) and carries a warning; the schedulers ask
-``day_status`` and skip undecided days unless ``[digest].on_unknown_days = "send"``. Dating quotes is
+``day_status`` and skip undecided days unless ``[digest].on_unknown_days = "send"``; a count the user reads
+(数据已 N 个交易日未更新) goes through ``days_between``, which keeps the undecided days apart. Dating quotes is
 different: ``board_session`` never lets an undecided day stand for a session (a quote dated by a day the
 exchange may have been closed is a wrong date, not an older one), so it raises ``SessionUncertain``.
 """
@@ -226,6 +227,45 @@ def trading_days(start: dt.date, end: dt.date, holidays_fallback: Iterable[dt.da
             out.append(day)
         day += dt.timedelta(days=1)
     return out
+
+
+def days_between(start: dt.date, end: dt.date, holidays_fallback: Iterable[dt.date] = (), *,
+                 store: Path | None = None) -> tuple[list[dt.date], list[DayStatus]]:
+    """(the certain trading days, the undecided days) in [start, end]: what a count of sessions may state.
+
+    ``trading_days`` counts an undecided (调休待定) day as open; a number said to the user (数据已 N 个交易日未
+    更新) must not, so the undecided days come back apart, with their notes, for the message to name them.
+    """
+    holidays = frozenset(holidays_fallback)
+    certain, undecided, day = [], [], start
+    while day <= end:
+        st = day_status(day, holidays, store=store)
+        if st.open is True:
+            certain.append(day)
+        elif st.open is None:
+            undecided.append(st)
+        day += dt.timedelta(days=1)
+    return certain, undecided
+
+
+def refresh_blocker(day: dt.date, holidays_fallback: Iterable[dt.date] = (), *,
+                    store: Path | None = None) -> DayStatus | None:
+    """The undecided day that keeps the morning refresh of ``day`` from running, or None.
+
+    ``day`` itself when undecided (the scheduler skips it); else the first undecided day met walking back over
+    closed days before a certain session, which makes ``board_session`` refuse to date the quotes. Either way
+    the refresh did not fail: only the year's notice settles it, and the digest must say so, not "未成功".
+    """
+    holidays = frozenset(holidays_fallback)
+    st = day_status(day, holidays, store=store)
+    for _ in range(_MAX_SCAN_DAYS):
+        if st.open is None:
+            return st
+        day -= dt.timedelta(days=1)
+        st = day_status(day, holidays, store=store)
+        if st.open is True:
+            return None
+    return None
 
 
 class SessionUncertain(ValueError):

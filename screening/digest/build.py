@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from screening.config import DigestSettings, Settings, cache_dir
-from screening.data.freshness import quote_age
+from screening.data.calendar_law import UNDECIDED
+from screening.data.freshness import QuoteAge, quote_age
 from screening.data.load import demo_date, load_pool, open_universe
-from screening.data.trading_calendar import day_status
+from screening.data.trading_calendar import IMPORT_HINT, DayStatus, day_status, refresh_blocker
 from screening.data.universe import SEED_AS_OF, Universe, UniverseInfo
 from screening.digest.files import write_files
 from screening.digest.history import History, compare, snapshot
@@ -88,11 +89,31 @@ def data_warnings(info: UniverseInfo | None, day: dt.date, ds: DigestSettings) -
     if not info.provider:
         return ["本地数据为空: 运行 `python -m screening universe refresh` / the universe is empty"]
     if info.trade_date:
-        age = quote_age(dt.date.fromisoformat(info.trade_date[:10]), day, ds.holiday_set(), store=ds.calendar_store())
-        if age > 1:
-            return [f"数据已 {age} 个交易日未更新 (行情 {info.trade_date}); 今日刷新未成功 / data is {age} "
-                    "trading days old"]
+        holidays, store = ds.holiday_set(), ds.calendar_store()
+        age = quote_age(dt.date.fromisoformat(info.trade_date[:10]), day, holidays, store=store)
+        if age.most > 1:
+            return behind_lines(info.trade_date, age, day, refresh_blocker(day, holidays, store=store))
     return []
+
+
+def behind_lines(trade_date: str, age: QuoteAge, day: dt.date, blocker: DayStatus | None) -> list[str]:
+    """The footer for quotes more than a session behind: how many sessions (certain ones, the undecided ones
+    apart), and why the refresh of ``day`` did not bring newer ones. A refresh the calendar kept from running (an
+    undecided session, see ``refresh_blocker``) did not fail: the line names the day and the import that settles
+    it, where "今日刷新未成功" sent the user looking for a fault (a trial, 2027-02-15)."""
+    more = f"; {age.pending()}" if age.undecided else ""
+    english = f"data is {age.known} trading days old" + (f", {len(age.undecided)} more undecided" if more else "")
+    stale = f"数据已 {age.known} 个交易日未更新 (行情 {trade_date}{more})"
+    if not age.known:  # only undecided days since: "已 0 个交易日未更新" would read as fresh
+        stale = f"数据可能未更新: 行情 {trade_date} 之后{age.pending(lead='有 ')}"
+    if blocker is None:
+        return [f"{stale}; 今日刷新未成功 / {english}"]
+    why = "交易与否未定, 定时刷新跳过" if blocker.day == day else "行情所属交易日无法确定, 刷新不猜日期"
+    which = f"今天 {day}" if blocker.day == day else str(blocker.day)
+    return [f"{stale} / {english}",
+            f"今日未刷新 (非故障): {which} {UNDECIDED} ({blocker.note}), {why}; 导入 "
+            f"{blocker.day.year} 年国务院放假通知后即可刷新: `{IMPORT_HINT}` / refresh not run: {blocker.day} is "
+            "undecided until the notice is imported"]
 
 
 # ------------------------------------------------------------------------------ screening

@@ -346,7 +346,7 @@ def check_universe(settings: Settings) -> list[Finding]:
     """The local market data: its source, dates, stock count and age; demo data and emptiness said plainly."""
     import datetime as dt
 
-    from screening.data.freshness import quote_age
+    from screening.data.freshness import market_today, quote_age
     from screening.data.load import open_universe
     from screening.data.stock_csv import UniverseError
 
@@ -365,11 +365,13 @@ def check_universe(settings: Settings) -> list[Finding]:
                         "(a file with every figure still screens)", "run " + refresh)]
     findings = [Finding("ok", "universe", f"{info.label()}, refreshed {info.refreshed_at} ({universe.path})")]
     if info.trade_date:
-        age = quote_age(dt.date.fromisoformat(info.trade_date[:10]), dt.date.today(), settings.digest.holiday_set(),
+        age = quote_age(dt.date.fromisoformat(info.trade_date[:10]), market_today(), settings.digest.holiday_set(),
                         store=settings.digest.calendar_store())
-        if age > settings.universe.max_quote_age_days:
-            findings.append(Finding("warn", "universe", f"quotes are {age} trading days old ({info.trade_date})",
-                                    "run " + refresh))
+        if age.most > settings.universe.max_quote_age_days:  # the undecided days named, never counted as sessions
+            findings.append(Finding("warn", "universe", f"quotes are {age.known} trading days old ({info.trade_date})"
+                                    + (f"; {age.pending()}" if age.undecided else ""),
+                                    ("import the year's notice (`python -m screening calendar import FILE`), then "
+                                     if age.undecided else "") + "run " + refresh))
     return findings
 
 

@@ -34,7 +34,7 @@ def year_finding(year: int, settings: Settings, coming: bool) -> Finding:
         return Finding("ok", "calendar", f"{year}: the installed exchange-calendars {_xc_version()} covers it (XSHG)")
     arr = load_notices(ds.calendar_store()).get(year)
     if arr is not None:
-        return Finding("ok", "calendar", f"{year}: official notice imported {arr.imported_at} ({arr.source})")
+        return Finding("ok", "calendar", f"{year}: official notice imported {arr.imported_shown()} ({arr.source})")
     open_days = [d for d in undecided_days(year) if d not in ds.holiday_set()]
     shown = ", ".join(str(d) for d in open_days[:6]) + (" ..." if len(open_days) > 6 else "")
     when = "next year" if coming else "this year"
