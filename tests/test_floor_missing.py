@@ -110,3 +110,10 @@ def test_a_figure_the_data_source_gave_empty_does_not_advise_a_refresh() -> None
     assert "本地数据有此股, 但数据源 akshare 没有给出它的 ROE" in text and "universe refresh" not in text
     unknown = StockInput(code="600160.SH", pe_ttm=20.0, sources={"pe_ttm": "file"})
     assert "universe refresh" in missing_message(unknown, MissingData("ROE"))
+
+
+def test_a_quote_file_without_roe_or_pe_ttm_names_both() -> None:
+    """A trial (2026-12-07): a file with neither named only ROE; with ROE given, the next screen failed on PE-TTM."""
+    with pytest.raises(MissingData) as caught:
+        assess(StockInput(code="600125.SH", name="只有行情", pe_dynamic=18.0))
+    assert caught.value.what == "ROE, PE-TTM"

@@ -56,10 +56,10 @@ def missing_message(stock: StockInput, missing: MissingData) -> str:
     would fix it (a quote export's 市盈率-动态 is not PE-TTM; a typed code's comes from the local data, and "文件"
     named a file that was never given)."""
     hint = ""
-    if missing.what == "PE-TTM" and stock.pe_dynamic is not None:
+    if "PE-TTM" in missing.what and stock.pe_dynamic is not None:
         where = "本地数据" if stock.sources.get("pe_dynamic", "file").startswith("universe:") else "文件"
         hint = f"; {where}只有市盈率-动态 {stock.pe_dynamic:g}, 它不是PE-TTM"
-    elif missing.what == "PE-TTM" and any(n.startswith(NOTE_PE_DASH) for n in stock.notes):
+    elif "PE-TTM" in missing.what and any(n.startswith(NOTE_PE_DASH) for n in stock.notes):
         hint = "; 文件的市盈率是横线, 行情软件常以此表示亏损: 若是亏损请填入负的市盈率, 这里不猜"
     known = f"; {missing.known_text}" if missing.known else ""
     # the data holds the stock, and its source gave this figure empty (Eastmoney's null ROE): a refresh, the old

@@ -87,8 +87,8 @@ def rule_risk(stock: StockInput) -> tuple[str, str]:
     y1, y2 = stock.net_profit_y1, stock.net_profit_y2
     if y1 is not None and y2 is not None and y1 < 0 and y2 < 0:
         return "高", "近两年连续亏损"
-    if roe is None:
-        raise MissingData("ROE")
+    if roe is None:  # the score needs PE-TTM as well: name both, so one fix is not followed by another failure
+        raise MissingData("ROE" if pe is not None else "ROE, PE-TTM")
     if roe < 15:
         return "中", f"ROE {roe:g}%介于5%-15%"
     if pe is None:
