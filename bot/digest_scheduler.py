@@ -6,19 +6,23 @@ every distinct per-chat or per-target time. Each job, when it fires:
 1. checks the date against the SSE calendar (``screening.data.trading_calendar``: XSHG, then an
    imported notice, then the law, with a logged warning past XSHG) and does nothing on a closed
    day, nor on a ``调休待定`` day unless ``[digest].on_unknown_days = "send"``;
-2. takes a Redis ``SET NX`` guard per recipient, ``P:digest:sent:{date}:{recipient}`` with a
-   TTL of ``guard_ttl_hours``, *before* building or sending: a second bot process or a restarted
-   one finds the key and skips. The guard is released only when nothing at all reached the
-   recipient (build failed, or every message failed), so the next run can retry; after a
-   partial send it stays (at most once beats twice);
+2. takes a short "sending" lease per recipient, ``P:digest:sent:{date}:{recipient}`` (SET NX,
+   ``lease_s``, renewed while it builds and sends), which becomes the long "sent" mark
+   (``guard_ttl_hours``) when the vendor accepts the recipient's first message (bot/digest_guard.py
+   says why two phases). A second live bot process waits while the lease is renewed and skips once
+   it is marked; a process that died mid-build lets its lease lapse, and the next one takes it over.
+   The lease is released when nothing at all reached the recipient (build failed, or every message
+   failed), so the next run can retry; after a partial send the mark stays (at most once beats twice);
 3. builds one digest per distinct pool (the universe, or a chat's own pool) through the queue
    on the bulk lane, in a thread, and sends them all concurrently (``screening.push.send_each``).
 
 Restarts: the jobs use ``coalesce=True`` and a ``misfire_grace_time`` in hours, and at start-up
 a slot whose time passed less than the grace ago today is added with that past time as its
 ``next_run_time``, so APScheduler runs it at once as a misfire within grace. A restart at 08:44
-fires at 08:45 as usual; a restart at 08:46 fires immediately; the guard makes either exactly
-once, whether or not the previous process had sent.
+fires at 08:45 as usual; a restart at 08:46 fires immediately: if the previous process had sent
+anything, the mark stops it; if it died before that, its lease lapses within ``lease_s`` and the
+restarted one sends (it waits for that within the grace). Exactly once when the process survives,
+at most once per recipient once anything reached the chat.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import argparse
 import asyncio
 import contextlib
 import datetime as dt
-import json
+import functools
 import logging
 import os
 import socket
@@ -46,6 +50,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 from bot.core.digest_channel import FrontChannel
 from bot.core.inbound import ChatRef
 from bot.core.service import DEPS_KEY
+from bot.digest_guard import SENDING, SENT, DigestGuard
 from bot.subscriptions import Subscriptions
 from screening.config import DigestSettings, Settings, cache_dir, load_settings
 from screening.data.trading_calendar import day_status
@@ -60,11 +65,6 @@ SERVICE_KEY = "digest_service"
 SCHEDULER_KEY = "digest_scheduler"
 JOB_PREFIX = "digest:"
 SYNC_JOB = "digest-sync"
-
-_RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"""
 
 
 @dataclass
@@ -96,12 +96,12 @@ class DigestService:
         self.out_dir = out_dir or (Path(self.ds.out_dir) if self.ds.out_dir else cache_dir() / "digests")
         self.subs = Subscriptions(queue.r, queue.prefix)
         self.chart_lock = chart_lock or threading.Lock()
-        self._release = queue.r.register_script(_RELEASE)
         self._built: dict[tuple[Any, ...], Digest] = {}
         self.fronts: dict[str, Any] = {}  # platform -> the front that reaches its chats (bot/core/front.py)
         self.scheduler: AsyncIOScheduler | None = None
-        self._guard_values: dict[tuple[dt.date, str], str] = {}  # guards this process holds, by value
         self._token = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.guard = DigestGuard(queue.r, queue.prefix, token=self._token, lease_s=self.ds.lease_s,
+                                 sent_ttl_s=self.ds.guard_ttl_hours * 3600, clock=self.now)
 
     # -- time ------------------------------------------------------------------------------
     def now(self) -> dt.datetime:
@@ -114,22 +114,7 @@ class DigestService:
 
     # -- the guard -------------------------------------------------------------------------
     def guard_key(self, day: dt.date, recipient: str) -> str:
-        return f"{self.queue.prefix}:digest:sent:{day.isoformat()}:{recipient}"
-
-    def take_guard(self, day: dt.date, recipient: str) -> bool:
-        """SET NX the (day, recipient) guard; True when this process now holds it."""
-        value = json.dumps({"by": self._token, "at": self.now().isoformat()})
-        ttl = int(self.ds.guard_ttl_hours * 3600)
-        ok = bool(self.queue.r.set(self.guard_key(day, recipient), value, nx=True, ex=ttl))
-        if ok:
-            self._guard_values[(day, recipient)] = value
-        return ok
-
-    def release_guard(self, day: dt.date, recipient: str) -> None:
-        """Delete the guard, only if it is still the one this process took (compare and delete)."""
-        value = self._guard_values.pop((day, recipient), None)
-        if value is not None:
-            self._release(keys=[self.guard_key(day, recipient)], args=[value])
+        return self.guard.key(day, recipient)
 
     # -- recipients ------------------------------------------------------------------------
     def slots(self) -> set[str]:
@@ -212,17 +197,33 @@ class DigestService:
             self._built[key] = await asyncio.to_thread(self._build, day, *group)
         return self._built[key]
 
-    async def deliver(self, day: dt.date, recipients: Sequence[Recipient], *, force: bool = False) -> list[SendOutcome]:
-        """Guard, build (once per pool), send; release the guards of recipients that got nothing.
+    async def deliver(self, day: dt.date, recipients: Sequence[Recipient], *, force: bool = False,
+                      wait_s: float = 0.0) -> list[SendOutcome]:
+        """Lease, build (once per pool), send; release the leases of recipients that got nothing.
 
-        ``force`` (a manual send) sends to everyone; it still takes the free guards, so the
-        scheduled run of the day does not send again, and never releases one it did not take.
+        ``force`` (a manual send) sends to everyone; it still takes the free leases, so the scheduled
+        run of the day does not send again, and never releases one it did not take. ``wait_s``: how
+        long to wait for recipients whose lease another process holds (it may have died mid-build).
         """
-        guarded = [rc for rc in recipients if self.take_guard(day, rc.key)]
-        mine = list(recipients) if force else guarded
-        skipped = len(recipients) - len(mine)
-        if skipped:
-            log.info("digest %s: %d recipient(s) already served today (guard held), skipped", day, skipped)
+        leased = [rc for rc in recipients if self.guard.take(day, rc.key)]
+        mine = list(recipients) if force else leased
+        held = {rc.key for rc in leased}
+        busy = [] if force else [rc for rc in recipients
+                                 if rc.key not in held and self.guard.state(day, rc.key) == SENDING]
+        if skipped := len(recipients) - len(mine):
+            log.info("digest %s: %d recipient(s) skipped: %d already served today, %d being served by another "
+                     "process", day, skipped, skipped - len(busy), len(busy))
+        try:
+            async with self.guard.kept():
+                outcomes = await self._build_and_send(day, mine, force=force)
+        finally:  # an error or a cancel here: the leases still held lapse instead of staying for hours
+            self.guard.forget(day, list(held))
+        if busy and wait_s > 0:
+            outcomes += await self._after_other_process(day, busy, wait_s)
+        return outcomes
+
+    async def _build_and_send(self, day: dt.date, mine: list[Recipient], *, force: bool) -> list[SendOutcome]:
+        """Build once per pool; a lease the build outlived and lost is left to its new holder (never twice)."""
         pairs: list[tuple[Recipient, Digest]] = []
         outcomes: list[SendOutcome] = []
         for group in dict.fromkeys(rc.group for rc in mine):
@@ -233,25 +234,51 @@ class DigestService:
                 log.error("digest %s: building failed for %d recipient(s): %s", day, len(members), exc,
                           exc_info=True)
                 for rc in members:
-                    self.release_guard(day, rc.key)
+                    self.guard.release(day, rc.key)
                     outcomes.append(SendOutcome(rc.key, rc.channel.kind, 0, 0, 0, f"build failed: {exc}"))
                 continue
             if digest.demo and not self.ds.allow_demo:
                 log.warning("digest %s: screened on demo data; not pushed to %d recipient(s) "
                             "(set [digest] allow_demo = true to push demo digests)", day, len(members))
                 for rc in members:
-                    self.release_guard(day, rc.key)
+                    self.guard.release(day, rc.key)
                     outcomes.append(SendOutcome(rc.key, rc.channel.kind, 0, 0, 0,
                                                 "demo data: not pushed (digest.allow_demo = false)"))
                 continue
             pairs += [(rc, digest) for rc in members]
+        if not force:  # a lease that lapsed while building may be another process's now: that one sends
+            self.guard.renew()
+            pairs = [(rc, d) for rc, d in pairs if self.guard.holds(day, rc.key)]
+        for rc, _ in pairs:  # phase 2 at the first message the vendor accepts, not after the whole send
+            rc.channel.on_accepted = functools.partial(self.guard.mark_sent, day, rc.key)
         sent = await send_each([(rc.channel, d) for rc, d in pairs])
         for (rc, _), outcome in zip(pairs, sent, strict=True):
             if outcome.nothing_sent:
-                self.release_guard(day, rc.key)
+                self.guard.release(day, rc.key)
             else:
-                self._guard_values.pop((day, rc.key), None)
+                self.guard.mark_sent(day, rc.key)  # a no-op unless the hook's mark failed
         return outcomes + sent
+
+    async def _after_other_process(self, day: dt.date, busy: list[Recipient], wait_s: float) -> list[SendOutcome]:
+        """Wait up to ``wait_s`` for another process's leases to be marked sent (done) or to lapse (take over).
+
+        A live holder renews its lease, so this waits while it builds; a holder that was killed stops
+        renewing, and its lease lapses within ``lease_s``: without this wait nobody would send that day.
+        """
+        loop = asyncio.get_running_loop()
+        end = loop.time() + wait_s
+        while busy and loop.time() < end:
+            await asyncio.sleep(min(self.guard.lease_s / 4, 15.0))
+            states = [self.guard.state(day, rc.key) for rc in busy]
+            if None in states:
+                log.info("digest %s: another process's sending lease lapsed: sending from here", day)
+                again = [rc for rc, st in zip(busy, states, strict=True) if st != SENT]
+                return await self.deliver(day, again, wait_s=end - loop.time())
+            busy = [rc for rc, st in zip(busy, states, strict=True) if st == SENDING]
+        if busy:
+            log.warning("digest %s: %d recipient(s) still leased by another process at the end of the grace; "
+                        "not sent from here", day, len(busy))
+        return []
 
     async def run_slot(self, slot: str, now: dt.datetime | None = None) -> list[SendOutcome]:
         """The scheduled job: on a trading day, send the digest to everyone due at ``slot``."""
@@ -268,7 +295,9 @@ class DigestService:
         if not recipients:
             log.info("digest %s %s: no recipients", day, slot)
             return []
-        outcomes = await self.deliver(day, recipients)
+        hh, mm = (int(x) for x in slot.split(":"))
+        until = dt.datetime(day.year, day.month, day.day, hh, mm, tzinfo=self.tz) + self.grace
+        outcomes = await self.deliver(day, recipients, wait_s=(until - now).total_seconds())
         log.info("digest %s %s: %d/%d recipients served", day, slot, sum(not o.nothing_sent for o in outcomes),
                  len(recipients))
         return outcomes

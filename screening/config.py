@@ -287,9 +287,9 @@ class DigestSettings(BaseModel):
     max_change_lines: int = 30
     max_st_lines: int = 30
     max_failed_lines: int = 20
-    # a universe of demo data is never pushed to subscribers unless the operator says so here
-    allow_demo: bool = False
-    guard_ttl_hours: float = 36.0  # the once-per-(day, chat) key lives this long
+    allow_demo: bool = False  # a universe of demo data is never pushed to subscribers unless the operator says so
+    lease_s: float = 120.0  # the renewed (day, chat) "sending" lease: a bot killed mid-build blocks sends this long
+    guard_ttl_hours: float = 36.0  # the once-per-(day, chat) "sent" mark lives this long
     history_days: int = 40  # per-day snapshots kept this long
     out_dir: str = ""  # XLSX/PNG files; empty = <cache>/digests
     send_files: bool = True  # Telegram: also send the XLSX and the chart

@@ -211,10 +211,14 @@ async def test_a_webhook_answering_after_the_timeout_is_not_posted_twice() -> No
     im = await Slow().start()
     try:
         ch = WeComChannel("team", im.wecom_url, attempts=4, backoff_s=0.01, timeout_s=0.3)
+        served: list[str] = []
+        ch.on_accepted = lambda: served.append("team")
         out = await ch.send(big_digest(5))
         assert len(im.received["wecom"]) == 1 and out.sent == 0 and "after sending" in (out.error or "")
+        assert served == ["team"]  # it may have arrived: the digest guard counts the group served (no resend later)
     finally:
         await im.stop()
     refused = WeComChannel("team", "http://127.0.0.1:1/cgi-bin/webhook/send?key=k", attempts=3, backoff_s=0.01)
+    refused.on_accepted = lambda: served.append("refused")
     out = await refused.send(big_digest(5))
-    assert out.attempts == 3 and out.sent == 0
+    assert out.attempts == 3 and out.sent == 0 and served == ["team"]  # never reached it: not served

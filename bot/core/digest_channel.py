@@ -37,10 +37,12 @@ class FrontChannel(Channel):
         try:
             await self.front.send_markdown(self.chat, f"盘前摘要 {digest.date.isoformat()}", parts)
             sent += 1
+            self.accepted()
             for kind, path in files:
                 await self.front.send_file(self.chat, path, path.name, line(f"盘前摘要 {digest.date.isoformat()}"),
                                            kind="image" if kind == "image" else "document")
                 sent += 1
+                self.accepted()
         except Exception as exc:  # reported in the outcome; the other recipients go on
             error = f"{type(exc).__name__}: {exc}"
         outcome = SendOutcome(self.name, self.kind, total, sent, total, error, time.perf_counter() - t0)

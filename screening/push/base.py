@@ -54,6 +54,17 @@ class Channel(ABC):
 
     name: str
     kind: str
+    # called after each message the vendor accepted: the digest scheduler marks the recipient served at the
+    # first one, so a crash later in the send never sends it twice
+    on_accepted: Callable[[], object] | None = None
+
+    def accepted(self) -> None:
+        """Tell ``on_accepted``; a failing hook is logged and never stops the delivery (the message is out)."""
+        if self.on_accepted is not None:
+            try:
+                self.on_accepted()
+            except Exception as exc:
+                log.warning("push %s:%s: the accepted-message hook failed: %s", self.kind, self.name, exc)
 
     @abstractmethod
     async def send(self, digest: Digest) -> SendOutcome:
@@ -66,6 +77,11 @@ class TransientError(Exception):
 
 class PermanentError(Exception):
     """Not worth retrying: bad signature, bad payload, unknown hook."""
+
+
+class MaybeSent(PermanentError):
+    """Sent, answer lost (a read timeout): the vendor may have it, so it is neither retried nor sent again later.
+    The recipient counts as served (``Channel.accepted``): a restart must not post a second copy either."""
 
 
 def redact_url(url: str) -> str:
@@ -127,7 +143,7 @@ class WebhookChannel(Channel):
                         httpx.WriteTimeout) as exc:  # the request never reached the vendor whole: safe to repeat
                     raise TransientError(f"network: {type(exc).__name__}") from None
                 except httpx.TransportError as exc:  # sent, answer lost: the vendor may have it (a retry posts twice)
-                    raise PermanentError(f"network: {type(exc).__name__} after sending; not sent again") from None
+                    raise MaybeSent(f"network: {type(exc).__name__} after sending; not sent again") from None
                 if resp.status_code == 429 or resp.status_code >= 500:
                     raise TransientError(f"HTTP {resp.status_code}")
                 try:
@@ -154,11 +170,14 @@ class WebhookChannel(Channel):
                         await self._post(client, payload, counter)
                     except (TransientError, PermanentError) as exc:
                         error = str(exc)
+                        if isinstance(exc, MaybeSent):
+                            self.accepted()
                         break
                     except Exception as exc:  # anything else: report, never raise into the scheduler
                         error = f"{type(exc).__name__}: {exc}"
                         break
                     sent += 1
+                    self.accepted()
             finally:
                 if self.client is None:
                     await client.aclose()

@@ -88,6 +88,7 @@ class TelegramChannel(Channel):
             for text in texts:
                 await self._call(self.bot.send_message, counter, chat_id=self.chat_id, text=text, parse_mode="HTML")
                 sent += 1
+                self.accepted()
             for kind, path in files:
                 caption = f"盘前摘要 {digest.date.isoformat()}"
                 if kind == "document":
@@ -97,8 +98,13 @@ class TelegramChannel(Channel):
                     await self._call(self.bot.send_photo, counter, chat_id=self.chat_id, photo=path.read_bytes(),
                                      caption=caption)
                 sent += 1
+                self.accepted()
         except Exception as exc:
             error = f"{type(exc).__name__}: {exc}"
+            from telegram.error import TimedOut
+
+            if isinstance(exc, TimedOut):  # Telegram may have it: served, never sent again by a restart
+                self.accepted()
         outcome = SendOutcome(self.name, self.kind, total, sent, counter[0], error, time.perf_counter() - t0)
         log_outcome(outcome, digest)
         return outcome
