@@ -257,3 +257,13 @@ def test_a_non_finite_figure_fails_the_row_never_reads_as_low(field: str, label:
     setattr(stock, field, float("nan"))
     with pytest.raises(MissingData, match=f"{label} \\(值 nan 不是有效数字\\)"):
         assess(stock)
+
+
+@pytest.mark.parametrize(("roe", "pe", "reason"), [
+    (4.99999999, 20.0, "ROE 4.99999999%<5%"), (14.9999996, 20.0, "ROE 14.9999996%介于5%-15%"),
+    (20.0, 50.0000004, "PE-TTM 50.0000004>50"), (15.0, 50.0, "ROE 15%≥15%且PE 50"),
+    (20.0, 12.5, "ROE 20%≥15%且PE 12.5"),
+])
+def test_a_reason_never_rounds_a_figure_onto_its_threshold(roe: float, pe: float, reason: str) -> None:
+    """A trial (2026-12-07): 14.9999996 read "ROE 15%介于5%-15%", the reason contradicting itself."""
+    assert rule_risk(StockInput(code="600001.SH", name="样本", roe=roe, pe_ttm=pe))[1] == reason

@@ -353,3 +353,18 @@ def test_the_floor_holds_on_the_model_engine(vllm_screener) -> None:
     assert row.score == assess(stock).score
     assert any(f.startswith("公告风险: 立案调查") for f in row.flags)
     assert row.signals[0]["signal"] == "立案调查"
+
+
+def test_a_signal_that_raises_nothing_says_so_where_it_is_shown() -> None:
+    """A trial (2026-12-07): chat and the XLSX/CSV showed a resolved, clarified or cleared signal as 退市风险警示(低),
+    a live risk of tier 低 to any reader; only the JSON named its state."""
+    from screening.output.report import cell, signal_text
+
+    text = "控股股东违规占用公司资金2亿元，截至本公告日已归还占用的全部资金。"
+    [hit] = read_signals(text)
+    shown = signal_text(hit.to_dict())
+    assert shown == f"资金占用(称已消除, 不计) {text}" and cell([hit.to_dict()]) == shown
+    ended = read_signals("2026-04-01 关于收到立案告知书的公告；2026-11-20 关于收到结案通知书的公告")
+    assert signal_text(ended[0].to_dict()).startswith("立案调查(已解除, 不计) 2026-04-01")
+    live = read_signals(_dated("关于收到中国证监会立案告知书的公告"))
+    assert signal_text(live[0].to_dict()).startswith("立案调查(高) 2026-11-20")

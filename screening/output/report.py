@@ -18,6 +18,7 @@ from typing import Any
 from screening.models import RISK_ORDER, ResultRow, is_doubt
 from screening.output.export_safety import escape_formula, strip_illegal
 from screening.screen.rules import formula_value
+from screening.screen.signal_hit import CLARIFIED, CLEARED, RESOLVED
 
 # The JSON/CSV/XLSX row contract, in order; README "The row contract" lists the same fields (a test checks it).
 COLUMNS = ["code", "input", "name", "industry", "risk_level", "score", "rank_value", "reason", "flags", "status",
@@ -46,10 +47,16 @@ def to_json(rows: Sequence[ResultRow]) -> str:
     return json.dumps([public_row(r) for r in rows], ensure_ascii=False, indent=1)
 
 
+# how a signal that raises nothing says so (screen/signal_hit.py): shown as "(低)" these read as a live risk of tier
+# 低 in chat and in the XLSX, the JSON alone naming the state (a trial, 2026-12-07)
+STATE_SHOWN = {RESOLVED: "已解除, 不计", CLARIFIED: "澄清, 不计", CLEARED: "称已消除, 不计"}
+
+
 def signal_text(s: dict[str, Any]) -> str:
-    """One text signal of a row as a reader sees it: ``立案调查(高) 2026-11-20 关于收到…的公告``."""
+    """One text signal of a row as a reader sees it: ``立案调查(高) 2026-11-20 关于收到…的公告``, or
+    ``资金占用(称已消除, 不计) 「…」`` for one that raises nothing."""
     where = " ".join(str(x) for x in (s.get("date"), s.get("text")) if x)
-    return f"{s.get('signal')}({s.get('tier')}) {where}".strip()
+    return f"{s.get('signal')}({STATE_SHOWN.get(str(s.get('state')), s.get('tier'))}) {where}".strip()
 
 
 def cell(value: object) -> object:

@@ -69,6 +69,18 @@ def is_st(name: str | None, flag: bool | None = None) -> bool:
     return st_mark(name) is not None
 
 
+_THRESHOLDS = (0.0, 5.0, 15.0, 50.0)  # the figures the reasons compare against
+
+
+def _num(x: float) -> str:
+    """A figure as a reason shows it: six significant digits, more where six would round it onto a threshold it
+    is not (14.9999996 read "ROE 15%介于5%-15%", contradicting itself; a trial, 2026-12-07)."""
+    short = f"{x:g}"
+    if float(short) in _THRESHOLDS and x not in _THRESHOLDS:
+        return f"{x:.12g}"
+    return short
+
+
 def rule_risk(stock: StockInput) -> tuple[str, str]:
     """Risk level from the data alone and a short Chinese reason; the first rule that holds wins.
 
@@ -81,7 +93,7 @@ def rule_risk(stock: StockInput) -> tuple[str, str]:
             raise MissingData(f"{label} (值 {value} 不是有效数字)")
     roe, pe = stock.roe, stock.pe_ttm
     if roe is not None and roe < 5:
-        return "高", f"ROE {roe:g}%<5%"
+        return "高", f"ROE {_num(roe)}%<5%"
     if is_st(stock.name, stock.st):
         return "高", "ST股票"
     y1, y2 = stock.net_profit_y1, stock.net_profit_y2
@@ -90,14 +102,14 @@ def rule_risk(stock: StockInput) -> tuple[str, str]:
     if roe is None:  # the score needs PE-TTM as well: name both, so one fix is not followed by another failure
         raise MissingData("ROE" if pe is not None else "ROE, PE-TTM")
     if roe < 15:
-        return "中", f"ROE {roe:g}%介于5%-15%"
+        return "中", f"ROE {_num(roe)}%介于5%-15%"
     if pe is None:
         raise MissingData("PE-TTM")
     if pe > 50:
-        return "中", f"PE-TTM {pe:g}>50"
+        return "中", f"PE-TTM {_num(pe)}>50"
     if pe <= 0:
         return "中", "PE-TTM≤0(近12月亏损)"
-    return "低", f"ROE {roe:g}%≥15%且PE {pe:g}"
+    return "低", f"ROE {_num(roe)}%≥15%且PE {_num(pe)}"
 
 
 def rule_score(stock: StockInput) -> int:
