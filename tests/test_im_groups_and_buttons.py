@@ -179,3 +179,20 @@ async def fake_card(fake: FakeFeishu, core: ChatCore, chat: str, job_id: str) ->
     client = FeishuClient(FeishuCredentials(fake.app_id, fake.app_secret), domain=fake.url)
     sent = await client.send_card(chat, markdown_card("结果", "2 只", [Action("高风险", f"hi:{job_id}")]))
     return sent.message_id
+
+
+async def test_a_feishu_reply_over_the_30_kb_post_limit_goes_in_several_posts(feishu) -> None:
+    """A trial (2026-12-07): a summary with ~100 failed rows or /high of a few hundred rows (42-125 KB) was refused
+    whole by Feishu (230025), and /high answered nothing. It is split at line breaks by the SDK's own body size."""
+    from bot.core.inbound import ChatRef
+    from bot.core.text import line
+    from bot.feishu.front import FeishuFront
+
+    fake, core, _, ids = feishu
+    front = FeishuFront(core, core.settings.feishu)
+    why = "缺少数据: ROE (文件和本地基本面库中均没有; 运行 universe refresh)"
+    rows = [line(f"⚠️ {600000 + n:06d}.SH 样本{n} — 失败: {why}") for n in range(600)]
+    await front.send(ChatRef("feishu", ids["allowed"], "group"), rows, title="失败明细")
+    posts = [str(m.content) for m in fake.in_chat(ids["allowed"])]
+    assert len(posts) >= 2
+    assert all(f"{600000 + n:06d}.SH" in "".join(posts) for n in range(600))

@@ -25,6 +25,7 @@ from bot.core.markdown_front import MarkdownFront
 from bot.core.service import ChatCore
 from bot.core.text import Line
 from bot.feishu import (
+    BODY_LIMITS,
     Action,
     CardAction,
     FeishuCallback,
@@ -33,8 +34,11 @@ from bot.feishu import (
     FeishuEventRouter,
     FeishuLongConnection,
     markdown_card,
+    message_body_bytes,
 )
+from bot.feishu.client import post_content
 from screening.config import FeishuSettings
+from screening.output.text import split_to_fit
 
 log = logging.getLogger("bot.feishu")
 CARD_LIMIT = 28 * 1024  # a card body is at most 30 KB; leave room for the JSON around the Markdown
@@ -105,7 +109,13 @@ class FeishuFront(MarkdownFront):
         return await super().send(chat, lines, reply_to=reply_to, title=title)
 
     async def _send_markdown(self, chat: ChatRef, title: str, text: str) -> None:
-        await self.client.send_markdown(chat.chat_id, text, title=title)
+        """As many posts as Feishu's 30 KB request body needs, measured as the SDK sends it (a job's summary with
+        many failed rows, or /high of a few hundred rows, was refused whole: 230025; a trial, 2026-12-07)."""
+        def fits(part: str) -> bool:
+            return message_body_bytes(chat.chat_id, "post", post_content(part, title)) <= BODY_LIMITS["post"]
+
+        for part in split_to_fit(text, fits):
+            await self.client.send_markdown(chat.chat_id, part, title=title)
 
     async def _send_card(self, chat: ChatRef, title: str, text: str) -> object:  # open_card is overridden
         raise NotImplementedError
