@@ -40,3 +40,15 @@ _ILLEGAL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 def strip_illegal(value: Any) -> Any:
     """``value`` without the control characters a spreadsheet cannot store; any string survives export."""
     return _ILLEGAL.sub("", value) if isinstance(value, str) else value
+
+
+CELL_MAX_CHARS = 32_767  # what one Excel cell holds; openpyxl and Excel cut a longer text without a word
+
+
+def fit_cell(value: Any) -> Any:
+    """A string a spreadsheet cell can hold whole, or cut with a note saying so and where the rest is (a report text
+    of 40,000 characters lost its last titles, the 立案调查 that made the row 高 among them; a trial, 2026-12-07)."""
+    if not isinstance(value, str) or len(value) <= CELL_MAX_CHARS:
+        return value
+    note = f"…[已截断: 全文 {len(value)} 字, 见 JSON 输出]"
+    return value[: CELL_MAX_CHARS - len(note)] + note

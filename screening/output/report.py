@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from screening.models import RISK_ORDER, ResultRow, is_doubt
-from screening.output.export_safety import escape_formula, strip_illegal
+from screening.output.export_safety import escape_formula, fit_cell, strip_illegal
 from screening.screen.rules import formula_value
 from screening.screen.signal_hit import CLARIFIED, CLEARED, RESOLVED
 
@@ -67,7 +67,7 @@ def cell(value: object) -> object:
         value = "; ".join(f"{k}={v}" for k, v in value.items())
     if isinstance(value, list):
         value = "; ".join(str(v) for v in value)
-    return escape_formula(strip_illegal(value)) if isinstance(value, str) else value
+    return fit_cell(escape_formula(strip_illegal(value))) if isinstance(value, str) else value
 
 
 def to_csv(rows: Sequence[ResultRow]) -> str:
