@@ -90,6 +90,8 @@ def _inputs(ws: Worksheet, pool: Pool) -> None:
         s = item.stock
         values: dict[str, Any] = {"row": item.row, "raw_code": item.raw_code,
                                   "error": str(item.error) if item.error else None}
+        if s is None:  # a failed row keeps what the file said of it, so the user finds the row (figures failed)
+            values.update({k: v for k, v in (("code", item.code), ("name", item.name)) if v and k in keys})
         if s is not None:
             values.update({k: getattr(s, k) for k in keys if hasattr(s, k) and k not in values})
             values["sources"] = sources_text(s.sources) if s.sources else None  # as the results sheet reads
