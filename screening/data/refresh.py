@@ -136,7 +136,7 @@ class Refresher:
             if previous:  # titles this refresh could not fetch: the last good universe's dated ones stay true
                 snapshot = keep_known_titles(snapshot, universe, us.announcement_days)
             problem = coverage_problem(snapshot, previous, us.min_coverage) or field_problem(
-                snapshot, had, us.min_coverage)
+                snapshot, had, us.min_coverage) or unit_problem(snapshot)
             if problem:
                 log.warning("universe refresh: %s: %s", name, problem)
                 failures.append(f"{name}: {problem}")
@@ -196,9 +196,10 @@ def essential_fields(universe: Universe) -> dict[str, FieldHad]:
 # which calls give each essential field, per provider (function-name prefixes, as in MarketSnapshot.calls): a
 # field answered blank comes back from calls that say "ok", so the message names these, not the calls that failed
 FIELD_CALLS: dict[str, dict[str, tuple[str, ...]]] = {
-    "akshare": {"price": ("stock_zh_a_spot_em",), "pe_ttm": ("stock_zh_a_spot_em", "stock_yjbb_em"),
-                "roe": ("stock_yjbb_em",), "eps": ("stock_yjbb_em",), "industry": ("stock_yjbb_em",)},
-    "tushare": {"price": ("daily_basic",), "pe_ttm": ("daily_basic", "income_vip"),
+    "akshare": {"price": ("stock_zh_a_spot_em",), "market_cap": ("stock_zh_a_spot_em",),
+                "pe_ttm": ("stock_zh_a_spot_em", "stock_yjbb_em"), "roe": ("stock_yjbb_em",), "eps": ("stock_yjbb_em",),
+                "industry": ("stock_yjbb_em",)},
+    "tushare": {"price": ("daily_basic",), "market_cap": ("daily_basic",), "pe_ttm": ("daily_basic", "income_vip"),
                 "roe": ("fina_indicator_vip",), "eps": ("fina_indicator_vip",), "industry": ("stock_basic",)},
 }
 # a first refresh (no last good universe to compare with): an essential field present for under this share of
@@ -251,6 +252,34 @@ def field_problem(snapshot: MarketSnapshot, had: dict[str, FieldHad], min_covera
                 f"last good universe ({kept / len(before.codes):.0%}, under {min_coverage:.0%}); its period there: "
                 f"{period}; the calls that give it: {field_calls(snapshot, name, before.date)}: refused as "
                 "incomplete")
+    return None
+
+
+# What the whole market's median of a figure can be, in the product's units (ROE in percent, 总市值 in yuan, PE-TTM
+# in times): a field present for every stock can still be in the wrong unit (a ROE answered as a fraction, 0.117
+# for 11.7%; 总市值 in 亿 or 万元). Such a snapshot passes every presence check and turns each verdict: every stock
+# 高 on "ROE 0.117%<5%", or a PE-TTM of 0.0 that reads as a loss. The A-share medians sit far inside these bands
+# (ROE about 6%, 总市值 about 60亿, PE-TTM about 30); a median outside is a unit, never the market.
+MEDIAN_BANDS: dict[str, tuple[float, float, str]] = {
+    "roe": (0.5, 100.0, "ROE (percent): the A-share median |ROE| is about 6%; under 0.5% it was answered as a "
+            "fraction"),
+    "market_cap": (1e8, 1e12, "总市值 (yuan): the A-share median is about 60亿 元; outside 1亿..1万亿 it was answered "
+                   "in 亿 or 万元"),
+    "pe_ttm": (1.0, 1e4, "PE-TTM (times) of the profitable stocks: the A-share median is about 30"),
+}
+
+
+def unit_problem(snapshot: MarketSnapshot) -> str | None:
+    """Why the snapshot's figures are in the wrong unit (a whole-market median outside ``MEDIAN_BANDS``), or None."""
+    for name, (low, high, what) in MEDIAN_BANDS.items():
+        values = sorted(abs(v) for p in snapshot.stocks if isinstance(v := getattr(p.stock, name), int | float)
+                        and (name != "pe_ttm" or v > 0))
+        if len(values) < 20:  # too few to say what the market's median is
+            continue
+        median = values[len(values) // 2]
+        if not low <= median <= high:
+            return (f"{name} median {median:.6g} over {len(values):,} stocks is outside {low:g}..{high:g}: {what}; "
+                    f"the calls that give it: {field_calls(snapshot, name, None)}: refused as a unit change upstream")
     return None
 
 

@@ -333,7 +333,7 @@ class TushareProvider(ProviderBase):
         Returns "derived", "conflict" (pe_ttm empty although the TTM net profit is positive: the two sources
         disagree, so it stays empty) or "empty", for the notes; None for a true PE-TTM or a stock without a quote.
         """
-        if pe is not None:
+        if pe is not None and pe != 0:  # a PE of 0 is no PE (a loss is empty there, or negative once derived)
             put(record, "pe_ttm", pe, quote_day, "tushare:daily_basic.pe_ttm")
             return None
         if not quoted:
