@@ -170,3 +170,17 @@ async def test_two_bot_processes_deliver_a_job_once_and_a_dead_ones_job_is_taken
     finally:
         await jobs.stop_followers(other)
         await other_front.client.close()
+
+
+async def test_a_job_recorded_but_never_submitted_is_said_not_run_for_nobody(wecom_bot) -> None:
+    """A trial (2026-12-07): a bot stopped between submitting a job and recording it left a job screened for
+    nobody (the vendor had its ACK: no redelivery). The record now comes first; one whose job never came tells the
+    user to send again."""
+    fake, core, _, front = wecom_bot
+    job_id = "0" * 32
+    core.save_track(job_id, {"platform": "wecom", "chat": "zhangsan", "chat_type": "private", "user": "wecom:zhangsan",
+                             "source": "/screen", "message": None, "sent": [], "data": "", "submitted": False})
+    assert await jobs.resume_followers(core, front) == 1
+    await until(lambda: any("未能提交" in x for x in _texts(fake)), 20, "the resend notice")
+    assert any("未能提交" in x and "请重新发送" in x for x in _texts(fake)), _texts(fake)
+    assert not core.all_tracks("wecom")

@@ -1,7 +1,9 @@
 """A job's life on the chat side, for every front: submit, follow with one progress message, deliver.
 
-Order matters for "never lost": the job is written to Redis (``JobQueue.submit``) and a tracking
-record is stored before the bot answers anything, and the tracking record is only dropped once the
+Order matters for "never lost": a tracking record is stored (under the job id the bot chose, marked not yet
+submitted) and then the job is written to Redis (``JobQueue.submit``), both before the bot answers anything;
+a bot stopped between the two leaves a record whose job never came, and the user is told to send again. The
+tracking record is only dropped once the
 summary, the XLSX and the chart are all sent. Each delivered part is marked in the record, so a bot
 restarted mid-delivery resumes with the parts not yet sent instead of sending the summary twice.
 
@@ -24,6 +26,7 @@ import contextlib
 import logging
 import tempfile
 import time
+import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -96,10 +99,32 @@ async def submit_and_follow(core: ChatCore, front: Front, *, chat: ChatRef, user
     user_key = scoped(chat.platform, user_id)
     owner = {"user": int(user_id) if chat.platform == "telegram" else user_key,
              "chat": int(chat.chat_id) if chat.platform == "telegram" else scoped(chat.platform, chat.chat_id)}
-    job_id = await asyncio.to_thread(core.queue.submit, pool.items, lane=lane, source=pool.source, owner=owner)
+    job_id = uuid.uuid4().hex
     record: dict[str, Any] = {"platform": chat.platform, "chat": _chat_field(chat), "chat_type": chat.chat_type,
                               "user": owner["user"], "source": pool.source, "message": None, "sent": [],
-                              "created": time.time(), "data": data_label}
+                              "created": time.time(), "data": data_label, "submitted": False}
+    # the record first, under the lease (no other process's sweep reads it before the job exists): the vendor has
+    # its ACK already, so a crash between submit and record left a job screened for nobody; now it leaves a record
+    # whose job never came, and the user is told to send again (_status)
+    lease = core.follow_lease(job_id)
+
+    def track() -> None:
+        lease.take()
+        core.save_track(job_id, record)
+
+    def untrack() -> None:
+        core.drop_track(job_id)
+        lease.release()
+
+    await asyncio.to_thread(track)
+    try:
+        await asyncio.to_thread(core.queue.submit, pool.items, lane=lane, source=pool.source, owner=owner,
+                                job_id=job_id)
+    except BaseException:  # the user hears of the failure from the handler; no record of a job that is not
+        with contextlib.suppress(RedisError):
+            await asyncio.to_thread(untrack)
+        raise
+    record["submitted"] = True
 
     def remember() -> JobStatus:
         core.save_track(job_id, record)
@@ -227,15 +252,19 @@ async def follow_job(core: ChatCore, front: Front, job_id: str) -> None:
             await asyncio.to_thread(lease.release)  # a restart's process takes over at once, not after the TTL
 
 
-async def _status(core: ChatCore, front: Front, job_id: str, chat: ChatRef) -> JobStatus | None:
-    """The job's status; None once it expired (the user is told, the record dropped). Waits out Redis outages."""
+async def _status(core: ChatCore, front: Front, job_id: str, record: dict[str, Any]) -> JobStatus | None:
+    """The job's status; None once it expired, or never came (the bot stopped between recording and submitting
+    it): the user is told, the record dropped. Waits out Redis outages."""
+    chat = chat_of(record)
     while True:
         try:
             return await asyncio.to_thread(core.queue.status, job_id)
         except KeyError:
-            log.warning("job %s expired before its results were delivered", job_id)
+            came = record.get("submitted", True)  # records older than the field were written after the submit
+            log.warning("job %s %s before its results were delivered", job_id, "expired" if came else "never came")
             await asyncio.to_thread(core.drop_track, job_id)
-            await front.send(chat, [line("任务 ", code(job_id[:12]), " 已过期, 结果不可用。")])
+            await front.send(chat, [line("任务 ", code(job_id[:12]), " 已过期, 结果不可用。") if came else
+                                    line("任务 ", code(job_id[:12]), " 未能提交 (机器人在提交时中断), 请重新发送。")])
             return None
         except RedisError as exc:
             log.warning("job %s: Redis unavailable (%s); retrying", job_id, exc)
@@ -252,7 +281,7 @@ async def _follow(core: ChatCore, front: Front, job_id: str) -> None:
         shown = load_lines(record.get("shown", []))
         progress = Progress(front, Sent(chat, record["message"], shown), core.progress_interval_s)
     while True:
-        st = await _status(core, front, job_id, chat)
+        st = await _status(core, front, job_id, record)
         if st is None:
             return
         if progress is not None and not st.finished:

@@ -153,8 +153,9 @@ class JobQueue:
 
     # -- submit --------------------------------------------------------------------------
     def submit(self, items: list[PoolItem], *, lane: str = "fast", source: str = "",
-               owner: dict[str, Any] | None = None) -> str:
-        """Store the job and enqueue it; returns the job id.
+               owner: dict[str, Any] | None = None, job_id: str | None = None) -> str:
+        """Store the job and enqueue it; returns the job id (``job_id`` when the caller chose it first: the bot
+        records the job under its id before it exists, so a crash between the two loses nothing).
 
         Items without a stock become failed rows right here, so the worker only ever sees
         screenable items and every input stock still ends as a row.
@@ -164,7 +165,7 @@ class JobQueue:
         indexes = [i.index for i in items]
         if len(set(indexes)) != len(indexes):
             raise ValueError("item indexes must be unique within a job")
-        job_id = uuid.uuid4().hex
+        job_id = job_id or uuid.uuid4().hex
         keys = self.job_keys(job_id)
         now = time.time()
         pre_failed = [failed_row(i, str(i.error) if i.error else "无法使用的输入", FailCode.INPUT) for i in items
