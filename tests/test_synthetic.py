@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import statistics
 import subprocess
@@ -11,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from screening.config import InputSettings
 from screening.data.codes import normalise_code
+from screening.data.pool import read_pool
 from screening.data.stock_csv import read_stock_csv
 from screening.data.synthetic import generate_market, write_market_csv
 from screening.models import StockInput
@@ -106,16 +109,34 @@ def test_report_lengths_and_special_cases(market: list[StockInput]) -> None:
     assert all(s.report_text.startswith("公司") for s in market)
 
 
+def _in_yuan(stocks: list[StockInput]) -> list[StockInput]:
+    """The market as its file holds it: money in 元 (the generator works in 亿)."""
+    def yuan(v: float | None) -> float | None:
+        return None if v is None else round(v * 1e8, 2)
+
+    return [dataclasses.replace(s, market_cap=yuan(s.market_cap), net_profit_y1=yuan(s.net_profit_y1),
+                                net_profit_y2=yuan(s.net_profit_y2)) for s in stocks]
+
+
 def test_write_csv_and_cli(tmp_path: Path) -> None:
     out = tmp_path / "m.csv"
     assert write_market_csv(out, 120, 3) == 120
-    assert [s for s, _ in read_stock_csv(out)] == generate_market(120, 3)
+    assert [s for s, _ in read_stock_csv(out)] == _in_yuan(generate_market(120, 3))
     cli = tmp_path / "cli.csv"
     subprocess.run(
         [sys.executable, "-m", "screening.synthetic", str(cli), "--n", "50", "--seed", "2"],
         cwd=ROOT, check=True, capture_output=True,
     )
-    assert [s for s, _ in read_stock_csv(cli)] == generate_market(50, 2)
+    assert [s for s, _ in read_stock_csv(cli)] == _in_yuan(generate_market(50, 2))
+
+
+def test_the_file_reads_as_a_pool_without_a_failed_row(tmp_path: Path) -> None:
+    """A trial (2026-12-07): written in 亿, every row failed as a pool on 总市值 70.33 元 (and universe import refused
+    the file), although the docstring promised it could be screened as one."""
+    out = tmp_path / "m.csv"
+    write_market_csv(out, 200, 5)
+    pool = read_pool(out, InputSettings())
+    assert len(pool.items) == 200 and not pool.failed_items, pool.failed_items[:1]
 
 
 def test_larger_markets_and_limits() -> None:

@@ -19,6 +19,7 @@ import math
 import random
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from screening.data.stock_csv import stocks_csv
@@ -365,9 +366,19 @@ def write_market_csv(path: Path | str, n: int = 5400, seed: int = 0) -> int:
     The file is demo data by construction: it can be screened as a pool, or imported with
     ``universe import`` into a scratch universe, never mistaken for market data (the names are invented).
     """
-    stocks = generate_market(n, seed)
+    stocks = [_in_yuan(s) for s in generate_market(n, seed)]
     Path(path).write_text(stocks_csv([(s, None) for s in stocks]), encoding="utf-8")
     return len(stocks)
+
+
+def _in_yuan(stock: StockInput) -> StockInput:
+    """The file's money in 元, the unit its header promises and every reader assumes (written in 亿, every row of
+    the file failed as a pool, 总市值 70.33 元, and ``universe import`` refused it; a trial, 2026-12-07)."""
+    def yuan(v: float | None) -> float | None:
+        return None if v is None else round(v * 1e8, 2)
+
+    return replace(stock, market_cap=yuan(stock.market_cap), net_profit_y1=yuan(stock.net_profit_y1),
+                   net_profit_y2=yuan(stock.net_profit_y2))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
