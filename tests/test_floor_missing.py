@@ -107,7 +107,7 @@ def test_a_figure_the_data_source_gave_empty_does_not_advise_a_refresh() -> None
     held = StockInput(code="600160.SH", name="巨化股份", pe_ttm=20.0,
                       sources={"name": "universe:akshare@2026-12-04", "pe_ttm": "universe:akshare@2026-12-04"})
     text = missing_message(held, MissingData("ROE"))
-    assert "本地数据有此股, 但数据源 akshare 没有给出它的 ROE" in text and "universe refresh" not in text
+    assert "本地数据有此股, 但数据源 AKShare/东方财富 没有给出它的 ROE" in text and "universe refresh" not in text
     unknown = StockInput(code="600160.SH", pe_ttm=20.0, sources={"pe_ttm": "file"})
     assert "universe refresh" in missing_message(unknown, MissingData("ROE"))
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from screening.config import InputSettings, Settings, cache_dir
 from screening.data.codes import EXCHANGES, CodeError, index_name, normalise_code, split_codes
 from screening.data.freshness import REPORT_FIELDS, intraday_note, market_today, stale_notes
+from screening.data.gap_causes import gap_notes
 from screening.data.names import fold_name, index_named
 from screening.data.pool import read_pool
 from screening.data.pool_rows import fail_as_same_stock
@@ -91,7 +92,7 @@ def _annotate(stock: StockInput, universe: Universe, settings: Settings, today: 
     """Demo, staleness and doubt notes on a filled stock: every row says what its figures are worth, whether
     they came from a file or from the local data (a typed code, the digest: a provider's ROE of 250% or a loss
     beside a positive ROE is as doubtful as a file's)."""
-    stock.notes += [n for n in (sign_conflict(stock), unusual_figures(stock)) if n]
+    stock.notes += [n for n in (sign_conflict(stock), unusual_figures(stock)) if n] + gap_notes(stock, universe)
     if universe.info.demo:
         stock.notes.append(DEMO_NOTE)
         stock.data_date = stock.data_date or demo_date(universe)

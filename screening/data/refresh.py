@@ -39,7 +39,7 @@ from screening.data.providers.provider_base import ProviderBase
 from screening.data.refresh_titles import WARNING, keep_known_titles
 from screening.data.trading_calendar import SessionUncertain, board_session
 from screening.data.universe import Record, Universe, UniverseInfo
-from screening.data.unknown_codes import LEFT_THE_LIST
+from screening.data.unknown_codes import LEFT_THE_LIST, MOVED_BSE, bse_moves
 
 log = logging.getLogger(__name__)
 SHANGHAI = ZoneInfo("Asia/Shanghai")
@@ -143,7 +143,8 @@ class Refresher:
                 continue
             snapshot.notes += field_gaps(snapshot) + left_the_list(
                 {s.code: s.name for s in universe} if previous else {}, staying(snapshot, universe),
-                since=universe.info.refreshed_at, at=snapshot.fetched_at)
+                since=universe.info.refreshed_at, at=snapshot.fetched_at,
+                names={p.stock.code: p.stock.name for p in snapshot.stocks})
             universe.replace(records_of(snapshot), info_of(snapshot))  # the notes are stored with it
             log.info("universe refreshed from %s: %d stocks (was %d), quotes %s, reports %s", name,
                      len(universe), previous, snapshot.trade_date, snapshot.report_period)
@@ -309,22 +310,27 @@ def staying(snapshot: MarketSnapshot, universe: Universe) -> set[str]:
 
 
 def left_the_list(before: Mapping[str, str | None], after: Container[str], *, since: str | None = None,
-                  at: str | None = None) -> list[str]:
+                  at: str | None = None, names: Mapping[str, str | None] | None = None) -> list[str]:
     """A note naming the stocks the last good universe held and this refresh no longer lists (delisted, most
     likely): a file row under one of them is then flagged (load.unlisted_code), and the user reads why here.
 
     Made before the swap (``after``: the codes it will hold) so it is stored with the universe's refresh record:
     made after it, it was printed once by the refresh and `universe status` never showed it (a trial,
     2026-12-06). ``since``/``at``: when the last good universe and this refresh were fetched, so the note says
-    which refresh dropped them when read later.
+    which refresh dropped them when read later. ``names``: this refresh's codes and names, so an old Beijing code
+    listed again under its 920 code is named as moved, with its new code (unknown_codes.bse_moves), not delisted.
     """
     gone = sorted(code for code in before if code not in after)
+    moves = bse_moves(gone, before, names or {})
+    gone = [code for code in gone if code not in moves]
+    when = f" of {since}, at the refresh of {at}" if since and at else ""
+    notes = [f"{len(moves)} Beijing stock(s) {MOVED_BSE}{when}: "
+             + "、".join(f"{old} {before[old] or ''} → {new}" for old, new in moves.items())] if moves else []
     if not gone:
-        return []
+        return notes
     shown = "、".join(f"{code} {before[code] or ''}".rstrip() for code in gone[:20])
     more = f" 等{len(gone)}只" if len(gone) > 20 else ""
-    when = f" of {since}, at the refresh of {at}" if since and at else ""
-    return [f"{len(gone)} stock(s) {LEFT_THE_LIST}{when} (delisted?): {shown}{more}"]
+    return [*notes, f"{len(gone)} stock(s) {LEFT_THE_LIST}{when} (delisted?): {shown}{more}"]
 
 
 def note_line(note: str) -> str:

@@ -8,12 +8,17 @@ do; only the last is helped by a refresh.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable, Mapping
+
 from screening.data.codes import index_name
 from screening.data.universe import Universe, norm_name
 from screening.models import NOTE_NOT_LISTED, StockInput
 
 # the words refresh.left_the_list opens its note with: the note a typed code is looked up in
 LEFT_THE_LIST = "left the list since the last refresh"
+# the words of refresh.left_the_list's note naming old Beijing codes a refresh found under their 920 code
+MOVED_BSE = "moved to their 920 code (北交所新代码) since the last refresh"
 
 
 # a universe of at least this many stocks lists the whole market (5,400 A shares; an import of a few is not)
@@ -34,6 +39,11 @@ def left_the_list_at(code: str, universe: Universe) -> str | None:
 def unknown_code_message(code: str, universe: Universe) -> str:
     """What a user is told for a valid code no data covers, with what to do about it."""
     where = "本地数据为空" if not len(universe) else universe.info.label()
+    if (new := moved_to(code, universe)) is not None:  # the refresh saw it move: a refresh cannot tell more
+        rec = universe.get(new)
+        name = f" {rec.name}" if rec is not None and rec.name else ""
+        return (f"{code}: 北交所旧代码, 已改为 {new}{name} (2025-10-09 起的代码, 刷新时按同名核对): "
+                f"请改用 {new}")
     moved = ""
     index = index_name(code[:6])
     if index:  # 000300 typed bare: no stock has it, the index does
@@ -87,3 +97,29 @@ def moved_bse_code(stock: StockInput, universe: Universe) -> str | None:
     stock.code = found[0].code
     left = "; 本地数据中旧代码的记录不再使用" if universe.record(old) is not None else ""
     return f"北交所旧代码 {old[:6]} 按名称读作 {found[0].code} {found[0].name} (2025-10-09 起的代码){left}"
+
+
+def bse_moves(gone: Iterable[str], before: Mapping[str, str | None],
+              names: Mapping[str, str | None]) -> dict[str, str]:
+    """{old code: its 920 code} for the old Beijing codes that left the list while a 920 stock of, exactly, the
+    same name is listed (``names``: this refresh's codes and names). Only by the full name, as ``moved_bse_code``:
+    the new number is never derived from the old one. Without this the refresh called the move a delisting and
+    the old code was told to run a refresh (a trial, 2026-12-07: 830385.BJ 隆虚新材 -> 920385.BJ)."""
+    by_name: dict[str, list[str]] = {}
+    for code, name in names.items():
+        if code.startswith("920") and code.endswith(".BJ") and name:
+            by_name.setdefault(norm_name(name), []).append(code)
+    moves: dict[str, str] = {}
+    for code in gone:
+        name = before.get(code)
+        if is_old_bse_code(code) and name and len(found := by_name.get(norm_name(name), [])) == 1:
+            moves[code] = found[0]
+    return moves
+
+
+def moved_to(code: str, universe: Universe) -> str | None:
+    """The 920 code the refresh that wrote ``universe`` found ``code`` moved to (its ``MOVED_BSE`` note), or None."""
+    for note in universe.info.notes:
+        if MOVED_BSE in note and (found := re.search(rf"{re.escape(code)} [^、]*→ (920\d{{3}}\.BJ)", note)):
+            return found.group(1)
+    return None

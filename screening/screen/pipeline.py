@@ -19,7 +19,16 @@ from screening.config import BatcherSettings, EngineSettings
 from screening.engines.answer import parse_answer
 from screening.engines.base import Engine, EngineOutput, EngineRequest
 from screening.engines.types import FloorAnswer
-from screening.models import NOTE_PE_DASH, FailCode, PoolItem, ResultRow, StockInput, failed_row
+from screening.models import (
+    NOTE_GAP_CAUSE,
+    NOTE_PE_DASH,
+    SOURCE_NAMES,
+    FailCode,
+    PoolItem,
+    ResultRow,
+    StockInput,
+    failed_row,
+)
 from screening.screen.batcher import BatchPlan, plan_batches
 from screening.screen.merge import merge
 from screening.screen.prefix import engine_fit
@@ -63,12 +72,15 @@ def missing_message(stock: StockInput, missing: MissingData) -> str:
         hint = "; 文件的市盈率是横线, 行情软件常以此表示亏损: 若是亏损请填入负的市盈率, 这里不猜"
     known = f"; {missing.known_text}" if missing.known else ""
     # the data holds the stock, and its source gave this figure empty (Eastmoney's null ROE): a refresh, the old
-    # advice, most likely brings the same empty answer
-    held = sorted({s.removeprefix("universe:").split("@")[0] for s in stock.sources.values()
-                   if s.startswith("universe:")})
+    # advice, most likely brings the same empty answer; unless the refresh knew why (a failed call, no quote that
+    # day: data/gap_causes.py), which the row then says instead (a trial, 2026-12-07)
+    held = sorted({SOURCE_NAMES.get(p, p) for s in stock.sources.values() if s.startswith("universe:")
+                   and (p := s.removeprefix("universe:").split("@")[0]) != "composed"})
     if held:
+        causes = [n.split(": ", 1)[1] for n in stock.notes if n.startswith(f"{NOTE_GAP_CAUSE}: ")]
+        why = "; ".join(causes) or "再次刷新多半仍没有: 请在文件中提供该列"
         return (f"缺少数据: {missing.what}{known} (本地数据有此股, 但数据源 {'/'.join(held)} 没有给出它的"
-                f" {missing.what}{hint}; 再次刷新多半仍没有: 请在文件中提供该列)")
+                f" {missing.what}{hint}; {why})")
     return (f"缺少数据: {missing.what}{known} (文件和本地基本面库中均没有{hint}; 运行 "
             "`python -m screening universe refresh` 或在文件中提供该列)")
 

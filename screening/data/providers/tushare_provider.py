@@ -24,7 +24,6 @@ gives a negative PE as in the AKShare provider, or stays empty with a note when 
 from __future__ import annotations
 
 import datetime as dt
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,13 +58,13 @@ from screening.data.providers.records import (
     put,
     put_fiscal_years,
     put_latest,
+    put_st,
     report_day,
 )
 from screening.data.providers.report_text import Announcement, Forecast, compose_report_text
 from screening.data.providers.title_days import DayTitles, partial_block, spans, unread_flag
 from screening.data.providers.tushare_calls import FIELDS, TushareCalls, open_api, tushare_version
 
-_ST_NAME = re.compile(r"^(S\*ST|SST|\*ST|ST)")
 Valuation = tuple[float | None, float | None, float | None, float | None]  # close, pe_ttm, pb, total_mv (yuan)
 
 
@@ -298,8 +297,10 @@ class TushareProvider(ProviderBase):
         record = new_record(code)
         put(record, "name", name, quote_day, "tushare:stock_basic")
         put(record, "industry", industry, quote_day, "tushare:stock_basic")
-        if name is not None:  # the exchanges mark risk warnings in the short name (ST, *ST)
-            put(record, "st", bool(_ST_NAME.match(name)), quote_day, "tushare:stock_basic(名称)")
+        if name is not None:  # the exchanges mark risk warnings in the short name: ST, *ST, and 退 (delisting)
+            # names.st_mark, as on the AKShare path: a regex of the prefixes alone stored "…退" as not ST, so
+            # `universe show` said st False while the screen said ST (a trial, 2026-12-07)
+            put_st(record, name, False, quote_day, "tushare:stock_basic(名称)", "tushare:stock_basic")
         close, pe, pb, mv = market.valuation.get(code, (None, None, None, None))
         put(record, "price", close, quote_day, "tushare:daily_basic")
         put(record, "pb", pb, quote_day, "tushare:daily_basic")
