@@ -6,50 +6,22 @@ alone), so `universe show` said not ST while the screen, reading the name, said 
 
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo
 
 import pytest
 
-from screening.config import DigestSettings, Settings, UniverseSettings
-from screening.data.refresh import Refresher
 from screening.data.universe import Universe
-from tests.fakes.market_data import FakeMarket
-from tests.fakes.market_proxy import FULL_TOKEN, FakeMarketRemote
+from tests.fakes.market_proxy import FakeMarketRemote
+from tests.refresh_trial import changed_rows, make_refresher, saturday_market
 
 pytestmark = [pytest.mark.slow]  # real refreshes of a 300-stock fake market (seconds)
 
-SH = ZoneInfo("Asia/Shanghai")
-SATURDAY = dt.datetime(2026, 12, 5, 7, 30, tzinfo=SH)  # the board shows Friday 12-04
-SESSION = dt.date(2026, 12, 4)
-
-
 @pytest.fixture(scope="module")
 def remote() -> Iterator[FakeMarketRemote]:
-    with FakeMarketRemote(FakeMarket(300, trade_date=SESSION, as_of=SATURDAY.date()), clist_page_size=6000) as r:
+    with saturday_market() as r:
         yield r
-
-
-def _refresher(remote: FakeMarketRemote, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Refresher:
-    remote.faults.reset()
-    for key, value in remote.env(tushare_token=FULL_TOKEN).items():
-        monkeypatch.setenv(key, value)
-    us = UniverseSettings(path=str(tmp_path / "universe.sqlite"), announcement_days=3, pace_s=0, refresh_attempts=1)
-    settings = Settings().model_copy(update={"universe": us, "digest": DigestSettings(calendar_dir=str(tmp_path))})
-    return Refresher(settings, now=lambda: SATURDAY)
-
-
-def _rows(orig: Callable[..., list[dict[str, Any]]], change: Callable[[dict[str, Any]], None]
-          ) -> Callable[..., list[dict[str, Any]]]:
-    def produce(*args: Any) -> list[dict[str, Any]]:
-        rows = orig(*args)
-        for r in rows:
-            change(r)
-        return rows
-    return produce
 
 
 def _delisting_name(r: dict[str, Any]) -> None:
@@ -59,8 +31,8 @@ def _delisting_name(r: dict[str, Any]) -> None:
 
 def test_a_delisting_period_name_is_stored_as_st_on_the_tushare_path(
         remote: FakeMarketRemote, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    refresher = _refresher(remote, tmp_path, monkeypatch)
-    monkeypatch.setattr(remote.tushare, "_stock_basic", _rows(remote.tushare._stock_basic, _delisting_name))
+    refresher = make_refresher(remote, tmp_path, monkeypatch)
+    monkeypatch.setattr(remote.tushare, "_stock_basic", changed_rows(remote.tushare._stock_basic, _delisting_name))
     refresher.refresh(choice="tushare")
     rec = Universe.load(tmp_path / "universe.sqlite").record("000021.SZ")
     assert rec is not None and rec.stock.name == "博虚退"
@@ -76,7 +48,7 @@ def _bse_move(remote: FakeMarketRemote, monkeypatch: pytest.MonkeyPatch, move: d
             if "symbol" in r:
                 r["symbol"] = r["ts_code"][:6]
     for endpoint in ("_stock_basic", "_daily_basic", "_daily", "_fina", "_income", "_forecast", "_anns"):
-        monkeypatch.setattr(remote.tushare, endpoint, _rows(getattr(remote.tushare, endpoint), moved))
+        monkeypatch.setattr(remote.tushare, endpoint, changed_rows(getattr(remote.tushare, endpoint), moved))
 
 
 def test_a_bse_code_move_is_named_as_a_move_and_the_old_code_is_told_its_new_one(
@@ -84,7 +56,7 @@ def test_a_bse_code_move_is_named_as_a_move_and_the_old_code_is_told_its_new_one
     """B3: the refresh called 830385.BJ -> 920385.BJ a delisting, and the typed old code was told to refresh."""
     from screening.data.unknown_codes import unknown_code_message
 
-    refresher = _refresher(remote, tmp_path, monkeypatch)
+    refresher = make_refresher(remote, tmp_path, monkeypatch)
     refresher.refresh(choice="tushare")
     old = next(s for s in Universe.load(tmp_path / "universe.sqlite") if s.code.endswith(".BJ")
                and not s.code.startswith("920"))
@@ -107,7 +79,7 @@ def test_a_failed_row_says_the_refresh_s_failed_call_or_the_missing_quote_not_re
     from screening.screen.pipeline import missing_message
     from screening.screen.rules import MissingData
 
-    refresher = _refresher(remote, tmp_path, monkeypatch)
+    refresher = make_refresher(remote, tmp_path, monkeypatch)
     remote.faults.status["tushare:income_vip"] = 502
     refresher.refresh(choice="tushare")
     universe = Universe.load(tmp_path / "universe.sqlite")

@@ -9,50 +9,23 @@ stock did the same for it. Presence checks pass all three.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo
 
 import pytest
 
-from screening.config import DigestSettings, Settings, UniverseSettings
-from screening.data.refresh import Refresher, RefreshFailed
+from screening.data.refresh import RefreshFailed
 from screening.data.universe import Universe
-from tests.fakes.market_data import FakeMarket
-from tests.fakes.market_proxy import FULL_TOKEN, FakeMarketRemote
+from tests.fakes.market_proxy import FakeMarketRemote
+from tests.refresh_trial import changed_rows, make_refresher, saturday_market
 
 pytestmark = [pytest.mark.slow]  # real refreshes of a 300-stock fake market (seconds)
 
-SH = ZoneInfo("Asia/Shanghai")
-SATURDAY = dt.datetime(2026, 12, 5, 7, 30, tzinfo=SH)  # the board shows Friday 12-04
-SESSION = dt.date(2026, 12, 4)
-
-
 @pytest.fixture(scope="module")
 def remote() -> Iterator[FakeMarketRemote]:
-    with FakeMarketRemote(FakeMarket(300, trade_date=SESSION, as_of=SATURDAY.date()), clist_page_size=6000) as r:
+    with saturday_market() as r:
         yield r
-
-
-def _refresher(remote: FakeMarketRemote, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Refresher:
-    remote.faults.reset()
-    for key, value in remote.env(tushare_token=FULL_TOKEN).items():
-        monkeypatch.setenv(key, value)
-    us = UniverseSettings(path=str(tmp_path / "universe.sqlite"), announcement_days=3, pace_s=0, refresh_attempts=1)
-    settings = Settings().model_copy(update={"universe": us, "digest": DigestSettings(calendar_dir=str(tmp_path))})
-    return Refresher(settings, now=lambda: SATURDAY)
-
-
-def _rows(orig: Callable[..., list[dict[str, Any]]], change: Callable[[dict[str, Any]], None]
-          ) -> Callable[..., list[dict[str, Any]]]:
-    def produce(*args: Any) -> list[dict[str, Any]]:
-        rows = orig(*args)
-        for r in rows:
-            change(r)
-        return rows
-    return produce
 
 
 def _roe_fraction(r: dict[str, Any]) -> None:
@@ -67,11 +40,11 @@ def _cap_in_yi(r: dict[Any, Any]) -> None:
 
 def test_a_roe_answered_as_a_fraction_is_refused_and_the_good_universe_stays(
         remote: FakeMarketRemote, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    refresher = _refresher(remote, tmp_path, monkeypatch)
+    refresher = make_refresher(remote, tmp_path, monkeypatch)
     refresher.refresh(choice="akshare")
     good = Universe.load(tmp_path / "universe.sqlite").get("000021.SZ")
     assert good is not None and good.roe is not None and good.roe > 5
-    monkeypatch.setattr(remote.eastmoney, "_yjbb_records", _rows(remote.eastmoney._yjbb_records, _roe_fraction))
+    monkeypatch.setattr(remote.eastmoney, "_yjbb_records", changed_rows(remote.eastmoney._yjbb_records, _roe_fraction))
     with pytest.raises(RefreshFailed) as err:
         refresher.refresh(choice="akshare")
     assert "roe median" in str(err.value) and "fraction" in str(err.value), str(err.value)
@@ -80,7 +53,7 @@ def test_a_roe_answered_as_a_fraction_is_refused_and_the_good_universe_stays(
 
 def test_a_market_cap_in_yi_is_refused_not_read_as_a_market_of_losses(
         remote: FakeMarketRemote, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    refresher = _refresher(remote, tmp_path, monkeypatch)
+    refresher = make_refresher(remote, tmp_path, monkeypatch)
     monkeypatch.setattr(remote.eastmoney, "_quotes", {})  # the fake caches each stock's quote row
     monkeypatch.setattr(remote.eastmoney, "_quote", _rows_one(remote.eastmoney._quote, _cap_in_yi))
     with pytest.raises(RefreshFailed) as err:
@@ -101,13 +74,13 @@ def _rows_one(orig: Callable[..., dict[Any, Any]], change: Callable[[dict[Any, A
 
 def test_a_tushare_pe_ttm_of_zero_is_no_pe_not_a_loss(
         remote: FakeMarketRemote, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    refresher = _refresher(remote, tmp_path, monkeypatch)
+    refresher = make_refresher(remote, tmp_path, monkeypatch)
 
     def zero(r: dict[str, Any]) -> None:
         if r["ts_code"] == "000021.SZ":
             r["pe_ttm"] = 0.0
 
-    monkeypatch.setattr(remote.tushare, "_daily_basic", _rows(remote.tushare._daily_basic, zero))
+    monkeypatch.setattr(remote.tushare, "_daily_basic", changed_rows(remote.tushare._daily_basic, zero))
     refresher.refresh(choice="tushare")
     stock = Universe.load(tmp_path / "universe.sqlite").get("000021.SZ")
     assert stock is not None and stock.roe is not None and stock.roe > 0
