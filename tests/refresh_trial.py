@@ -1,12 +1,10 @@
 """What the refresh trials' tests share (2026-12-07): a 300-stock fake market on Saturday before the open, the real
-Refresher against it through the real SDKs, and a way to change the rows a fake endpoint answers."""
+Refresher against it through the real SDKs (a value fault goes in ``remote.faults.edit``)."""
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -33,14 +31,3 @@ def make_refresher(remote: FakeMarketRemote, tmp_path: Path, monkeypatch: pytest
     us = UniverseSettings(path=str(tmp_path / "universe.sqlite"), announcement_days=3, pace_s=0, refresh_attempts=1)
     settings = Settings().model_copy(update={"universe": us, "digest": DigestSettings(calendar_dir=str(tmp_path))})
     return Refresher(settings, now=lambda: SATURDAY)
-
-
-def changed_rows(orig: Callable[..., list[dict[str, Any]]], change: Callable[[dict[str, Any]], None]
-                 ) -> Callable[..., list[dict[str, Any]]]:
-    """A fake endpoint's row producer whose every row ``change`` edits first."""
-    def produce(*args: Any) -> list[dict[str, Any]]:
-        rows = orig(*args)
-        for r in rows:
-            change(r)
-        return rows
-    return produce

@@ -14,7 +14,7 @@ import pytest
 
 from screening.data.universe import Universe
 from tests.fakes.market_proxy import FakeMarketRemote
-from tests.refresh_trial import changed_rows, make_refresher, saturday_market
+from tests.refresh_trial import make_refresher, saturday_market
 
 pytestmark = [pytest.mark.slow]  # real refreshes of a 300-stock fake market (seconds)
 
@@ -32,7 +32,7 @@ def _delisting_name(r: dict[str, Any]) -> None:
 def test_a_delisting_period_name_is_stored_as_st_on_the_tushare_path(
         remote: FakeMarketRemote, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     refresher = make_refresher(remote, tmp_path, monkeypatch)
-    monkeypatch.setattr(remote.tushare, "_stock_basic", changed_rows(remote.tushare._stock_basic, _delisting_name))
+    remote.faults.edit["tushare:stock_basic"] = _delisting_name
     refresher.refresh(choice="tushare")
     rec = Universe.load(tmp_path / "universe.sqlite").record("000021.SZ")
     assert rec is not None and rec.stock.name == "博虚退"
@@ -40,15 +40,15 @@ def test_a_delisting_period_name_is_stored_as_st_on_the_tushare_path(
     assert rec.sources["st"] == "tushare:stock_basic(名称:退)", rec.sources
 
 
-def _bse_move(remote: FakeMarketRemote, monkeypatch: pytest.MonkeyPatch, move: dict[str, str]) -> None:
+def _bse_move(remote: FakeMarketRemote, move: dict[str, str]) -> None:
     """Tushare answers these Beijing stocks under their 920 codes, names unchanged (the 2025-10-09 move)."""
     def moved(r: dict[str, Any]) -> None:
         if r.get("ts_code") in move:
             r["ts_code"] = move[r["ts_code"]]
             if "symbol" in r:
                 r["symbol"] = r["ts_code"][:6]
-    for endpoint in ("_stock_basic", "_daily_basic", "_daily", "_fina", "_income", "_forecast", "_anns"):
-        monkeypatch.setattr(remote.tushare, endpoint, changed_rows(getattr(remote.tushare, endpoint), moved))
+    for api in ("stock_basic", "daily_basic", "daily", "fina_indicator_vip", "income_vip", "forecast_vip", "anns_d"):
+        remote.faults.edit[f"tushare:{api}"] = moved
 
 
 def test_a_bse_code_move_is_named_as_a_move_and_the_old_code_is_told_its_new_one(
@@ -61,7 +61,7 @@ def test_a_bse_code_move_is_named_as_a_move_and_the_old_code_is_told_its_new_one
     old = next(s for s in Universe.load(tmp_path / "universe.sqlite") if s.code.endswith(".BJ")
                and not s.code.startswith("920"))
     new = f"920{old.code[3:]}"
-    _bse_move(remote, monkeypatch, {old.code: new})
+    _bse_move(remote, {old.code: new})
     outcome = refresher.refresh(choice="tushare")
     universe = Universe.load(tmp_path / "universe.sqlite")
     assert universe.get(new) is not None and universe.get(old.code) is None

@@ -9,7 +9,7 @@ stock did the same for it. Presence checks pass all three.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,7 @@ import pytest
 from screening.data.refresh import RefreshFailed
 from screening.data.universe import Universe
 from tests.fakes.market_proxy import FakeMarketRemote
-from tests.refresh_trial import changed_rows, make_refresher, saturday_market
+from tests.refresh_trial import make_refresher, saturday_market
 
 pytestmark = [pytest.mark.slow]  # real refreshes of a 300-stock fake market (seconds)
 
@@ -34,8 +34,8 @@ def _roe_fraction(r: dict[str, Any]) -> None:
 
 
 def _cap_in_yi(r: dict[Any, Any]) -> None:
-    if isinstance(r.get(20), int | float):
-        r[20] = round(r[20] / 1e8, 2)
+    if isinstance(r.get("f20"), int | float):  # 总市值, as the quote list answers it
+        r["f20"] = round(r["f20"] / 1e8, 2)
 
 
 def test_a_roe_answered_as_a_fraction_is_refused_and_the_good_universe_stays(
@@ -44,7 +44,7 @@ def test_a_roe_answered_as_a_fraction_is_refused_and_the_good_universe_stays(
     refresher.refresh(choice="akshare")
     good = Universe.load(tmp_path / "universe.sqlite").get("000021.SZ")
     assert good is not None and good.roe is not None and good.roe > 5
-    monkeypatch.setattr(remote.eastmoney, "_yjbb_records", changed_rows(remote.eastmoney._yjbb_records, _roe_fraction))
+    remote.faults.edit["yjbb"] = _roe_fraction
     with pytest.raises(RefreshFailed) as err:
         refresher.refresh(choice="akshare")
     assert "roe median" in str(err.value) and "fraction" in str(err.value), str(err.value)
@@ -54,22 +54,12 @@ def test_a_roe_answered_as_a_fraction_is_refused_and_the_good_universe_stays(
 def test_a_market_cap_in_yi_is_refused_not_read_as_a_market_of_losses(
         remote: FakeMarketRemote, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     refresher = make_refresher(remote, tmp_path, monkeypatch)
-    monkeypatch.setattr(remote.eastmoney, "_quotes", {})  # the fake caches each stock's quote row
-    monkeypatch.setattr(remote.eastmoney, "_quote", _rows_one(remote.eastmoney._quote, _cap_in_yi))
+    remote.faults.edit["spot"] = _cap_in_yi
     with pytest.raises(RefreshFailed) as err:
         refresher.refresh(choice="akshare")
     message = str(err.value)
     assert "market_cap median" in message and "stock_zh_a_spot_em" in message, message
     assert len(Universe.load(tmp_path / "universe.sqlite")) == 0
-
-
-def _rows_one(orig: Callable[..., dict[Any, Any]], change: Callable[[dict[Any, Any]], None]
-              ) -> Callable[..., dict[Any, Any]]:
-    def produce(*args: Any) -> dict[Any, Any]:
-        row = orig(*args)
-        change(row)
-        return row
-    return produce
 
 
 def test_a_tushare_pe_ttm_of_zero_is_no_pe_not_a_loss(
@@ -80,7 +70,7 @@ def test_a_tushare_pe_ttm_of_zero_is_no_pe_not_a_loss(
         if r["ts_code"] == "000021.SZ":
             r["pe_ttm"] = 0.0
 
-    monkeypatch.setattr(remote.tushare, "_daily_basic", changed_rows(remote.tushare._daily_basic, zero))
+    remote.faults.edit["tushare:daily_basic"] = zero
     refresher.refresh(choice="tushare")
     stock = Universe.load(tmp_path / "universe.sqlite").get("000021.SZ")
     assert stock is not None and stock.roe is not None and stock.roe > 0

@@ -11,7 +11,9 @@ Endpoint ids: ``spot``, ``st_board``, ``yjbb``, ``yjyg``, ``notice`` (Eastmoney)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -30,6 +32,9 @@ class Faults:
     rate_limited: set[str] = field(default_factory=set)  # tushare:<api>: "每分钟最多访问该接口" answers
     tushare_ip_limited: bool = False  # Tushare: the token was used from more IPs than the account allows
     delay: dict[str, float] = field(default_factory=dict)  # endpoint -> seconds before answering (a stalled server)
+    # endpoint -> a change made to every record's values as answered (a unit changed upstream: ROE as a fraction,
+    # 总市值 in 亿; a renamed stock; a code moved): the server's own data, as a vendor would send it
+    edit: dict[str, Callable[[dict[Any, Any]], None]] = field(default_factory=dict)
     # endpoint -> {period ISO date: how many more requests answer result: null} (akshare #6522: a period with
     # data answered "no data"); a large count is "every time"
     null_period: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -53,6 +58,9 @@ class Faults:
 
     def shape(self, endpoint: str, record: dict[str, object]) -> dict[str, object]:
         """Apply the field faults of ``endpoint`` to one record, keeping the key order of the rest."""
+        if endpoint in self.edit:
+            record = dict(record)
+            self.edit[endpoint](record)
         omit = self.omit_fields.get(endpoint, set())
         rename = self.rename.get(endpoint, {})
         blank = self.blank_fields.get(endpoint, set())
