@@ -99,13 +99,20 @@ def test_a_bot_killed_mid_build_leaves_a_lease_that_lapses_and_the_restart_sends
         q.close()
 
 
+@pytest.mark.slow  # five seconds of real leases
 async def test_a_second_live_bot_waits_while_the_first_builds_and_never_sends_twice(queue_settings, tmp_path):
-    """The first bot's build is held up (its chart lock, which the test holds) for several leases of 0.4 s."""
+    """The first bot's build is held up (its chart lock, which the test holds) for several leases.
+
+    The lease is 2 s (renewed every 0.67 s), not less: both bots share this test's event loop, and on a loaded
+    two-core CI machine the build thread held the loop off for more than a 0.4 s lease once (stop 48): the
+    lease lapsed and the second bot rightly took it over, which is the crash case, not this one.
+    """
     settings = _settings(queue_settings, tmp_path)
     q = JobQueue(settings.redis.url, settings.redis)
     at = dt.datetime(2026, 10, 9, 8, 45, tzinfo=SH)
-    first, bot = make(settings, q, tmp_path, at, "rules", send_files=True, lease_s=0.4)
-    second, bot2 = make(settings, q, tmp_path, at, "rules", lease_s=0.4)
+    lease = 2.0
+    first, bot = make(settings, q, tmp_path, at, "rules", send_files=True, lease_s=lease)
+    second, bot2 = make(settings, q, tmp_path, at, "rules", lease_s=lease)
     first.subs.subscribe(101)
     first.chart_lock = lock = threading.Lock()
     lock.acquire()
@@ -114,7 +121,7 @@ async def test_a_second_live_bot_waits_while_the_first_builds_and_never_sends_tw
         while state(q, first) is None:
             await asyncio.sleep(0.05)
         two = asyncio.create_task(second.run_slot("08:45"))
-        await asyncio.sleep(1.6)  # four leases: the first renews its own, the second waits
+        await asyncio.sleep(2.5 * lease)  # past two leases: the first renews its own, the second waits
         assert not one.done() and not two.done() and bot.sent == [] and bot2.sent == []
         assert state(q, first)["state"] == "sending"  # type: ignore[index]
         lock.release()
