@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -422,13 +421,10 @@ def test_50000_rows_rejected_by_default(tmp_path: Path, settings: InputSettings)
 def test_every_allowed_code_in_one_file_parses_when_limit_raised(tmp_path: Path) -> None:
     n = len(BIG_CODES)  # 44,000 distinct codes, four times the default limit
     path = _big_csv(tmp_path, n)
-    start = time.perf_counter()
-    pool = read_pool(path, InputSettings(max_rows=60_000))
-    elapsed = time.perf_counter() - start
+    pool = read_pool(path, InputSettings(max_rows=60_000))  # how long it takes: bench/pool_read.py
     assert len(pool.items) == n and not pool.failed_items
     assert pool.items[-1].row == n + 1 and pool.items[-1].stock
     assert pool.items[-1].stock.code == f"{BIG_CODES[-1]}.BJ"
-    assert elapsed < 10, f"{n} rows took {elapsed:.1f}s"
 
 
 # ---------------------------------------------------------------- xlsx
