@@ -286,3 +286,23 @@ def test_an_import_only_universe_says_where_its_dates_are(tmp_path: Path) -> Non
     u.save()
     label = Universe.load(u.path).info.label()
     assert "import" in label and "行情日期见各行来源" in label
+
+
+def test_an_import_without_a_date_is_stamped_with_shanghais_day_whatever_the_hosts_zone(tmp_path: Path) -> None:
+    """A host twelve hours behind UTC and one fourteen ahead: at any hour one of them is on another day than
+    Shanghai, and both must stamp the record with Shanghai's (the day a screen ages its figures by)."""
+    import datetime as dt
+    import os
+    import subprocess
+    import sys
+    from zoneinfo import ZoneInfo
+
+    code = ("import sys; from screening.data.universe import Universe; from screening.models import StockInput; "
+            "u = Universe(sys.argv[1]); u.update([StockInput(code='600519.SH', roe=34.2)]); "
+            "print(u.as_of('600519.SH'))")
+    for zone in ("Etc/GMT+12", "Etc/GMT-14"):
+        before = dt.datetime.now(ZoneInfo("Asia/Shanghai")).date().isoformat()
+        out = subprocess.run([sys.executable, "-c", code, str(tmp_path / f"{zone[-3:]}.sqlite")],
+                             env={**os.environ, "TZ": zone}, capture_output=True, text=True, check=True).stdout
+        after = dt.datetime.now(ZoneInfo("Asia/Shanghai")).date().isoformat()
+        assert out.strip() in {before, after}, (zone, out, before)

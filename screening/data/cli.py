@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from screening.config import InputSettings, load_settings
+from screening.data.freshness import market_today
 from screening.data.load import is_old_bse_code, move_bse_codes, open_universe
 from screening.data.pool import read_pool
 from screening.data.providers.records import NOTICE
@@ -218,7 +219,7 @@ def _probe() -> int:
     from screening.data.providers.probe import advice, essential_ok, probes, run_probe, run_tushare_probe
 
     with ThreadPoolExecutor(max_workers=8) as pool:  # all at once: the whole probe takes one timeout at most
-        eastmoney = [pool.submit(run_probe, p) for p in probes(dt.date.today())]
+        eastmoney = [pool.submit(run_probe, p) for p in probes(market_today())]
         tushare = pool.submit(run_tushare_probe)
         results = [f.result() for f in eastmoney] + [tushare.result()]
     for r in results:
@@ -230,7 +231,7 @@ def _probe() -> int:
 
 def cmd_universe(args: argparse.Namespace) -> int:
     settings = load_settings(getattr(args, "config", None))
-    today = dt.date.today()
+    today = market_today()  # Shanghai's day: a UTC host is a day behind until 08:00 there
     try:
         if args.action == "refresh":
             update, stop = _progress()

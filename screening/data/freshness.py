@@ -142,7 +142,7 @@ def stale_notes(dates: dict[str, str], today: dt.date, max_quote_age_days: int,
 # session's quotes, on that day and the next). Said on the universe's label and on each row that uses them.
 NOTE_INTRADAY = "盘中行情"
 SESSION_CLOSE = dt.time(15, 0)
-_SHANGHAI = ZoneInfo("Asia/Shanghai")
+SHANGHAI = ZoneInfo("Asia/Shanghai")
 
 
 def intraday_time(trade_date: str | None, refreshed_at: str | None) -> str | None:
@@ -153,7 +153,7 @@ def intraday_time(trade_date: str | None, refreshed_at: str | None) -> str | Non
         at = dt.datetime.fromisoformat(refreshed_at)
     except ValueError:
         return None
-    local = at.astimezone(_SHANGHAI) if at.tzinfo is not None else at  # a naive time is the refresh's local
+    local = at.astimezone(SHANGHAI) if at.tzinfo is not None else at  # a naive time is the refresh's local
     if local.date().isoformat() != trade_date[:10] or local.time() >= SESSION_CLOSE:
         return None
     return local.strftime("%H:%M")
@@ -171,4 +171,4 @@ def intraday_note(dates: dict[str, str], trade_date: str | None, refreshed_at: s
 def market_today() -> dt.date:
     """Today in Shanghai, the market's day: a host clock in UTC (a container) is a day behind until 08:00 there,
     and a screen must age its figures by the same day the digest does."""
-    return dt.datetime.now(_SHANGHAI).date()
+    return dt.datetime.now(SHANGHAI).date()

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from screening.config import InputSettings, Settings, cache_dir
 from screening.data.codes import EXCHANGES, CodeError, index_name, normalise_code, split_codes
-from screening.data.freshness import REPORT_FIELDS, intraday_note, market_today, stale_notes
+from screening.data.freshness import REPORT_FIELDS, SHANGHAI, intraday_note, market_today, stale_notes
 from screening.data.gap_causes import gap_notes
 from screening.data.names import fold_name, index_named
 from screening.data.pool import read_pool
@@ -78,7 +78,7 @@ def ensure_demo_universe(path: Path, examples_dir: Path) -> Universe:
     records = [Record(s, dict.fromkeys((f for f, v in s.data().items() if v is not None and f != "code"), "demo"),
                       {}, SEED_AS_OF) for s in [*synthetic, *sample]]
     universe.replace(records, UniverseInfo(provider="demo", demo=True,
-                                           refreshed_at=dt.datetime.now().isoformat(timespec="seconds"),
+                                           refreshed_at=dt.datetime.now(SHANGHAI).isoformat(timespec="seconds"),
                                            notes=["examples/sample_pool.csv (illustrative) + synthetic market"]))
     return universe
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from screening.data.codes import CodeError, normalise_code
-from screening.data.freshness import intraday_time
+from screening.data.freshness import intraday_time, market_today
 from screening.data.late_report import FLAG_LATE_REPORT, late_report  # re-exported: digest/render.py reads it here
 from screening.data.names import st_mark
 from screening.data.stock_csv import UniverseError
@@ -296,11 +296,11 @@ class Universe:
     def update(self, stocks: Iterable[StockInput], as_of: str | None = None, source: str = "import") -> int:
         """Merge stocks (figures given win over stored ones when newer); returns how many changed.
 
-        ``as_of`` (ISO date, default today) orders writes: a newer record replaces the figures it
+        ``as_of`` (ISO date, default today in Shanghai) orders writes: a newer record replaces the figures it
         provides and keeps the rest; an older one only fills figures still missing. The merge is
         pending until ``save``. Raises UniverseError for a stock that cannot be stored.
         """
-        stamp = as_of or dt.date.today().isoformat()
+        stamp = as_of or market_today().isoformat()
         changed = 0
         for stock in stocks:
             clean = check_stock(stock, f"stock {stock.code!r}")
