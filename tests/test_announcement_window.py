@@ -37,3 +37,10 @@ def test_a_past_session_ends_at_the_session_after_it() -> None:
 
 def test_a_session_of_today_never_reaches_tomorrow() -> None:
     assert announcement_window(D(2026, 12, 4), D(2026, 12, 4), 2) == [D(2026, 12, 4), D(2026, 12, 3)]
+
+
+def test_an_undecided_day_after_the_session_does_not_end_the_window_early() -> None:
+    # 2027: 02-04 (Thu) is undecided (its bridging is not announced here), 02-05..02-08 the law's Spring Festival,
+    # 02-09..02-12 undecided, 02-15 the first sure session. The board still shows 02-03 on 02-15 at 08:00, so
+    # 02-04 was closed: the titles of the holiday, dated up to 02-15, are in the window
+    assert announcement_window(D(2027, 2, 3), D(2027, 2, 15), 9)[0] == D(2027, 2, 15)

@@ -194,12 +194,17 @@ def is_trading_day(d: dt.date, holidays_fallback: Iterable[dt.date] = (), *,
 
 
 def next_trading_day(d: dt.date, holidays_fallback: Iterable[dt.date] = (), *, inclusive: bool = False,
-                     store: Path | None = None) -> dt.date:
-    """The first trading day after ``d`` (or ``d`` itself when ``inclusive`` and it trades)."""
+                     store: Path | None = None, certain: bool = False) -> dt.date:
+    """The first trading day after ``d`` (or ``d`` itself when ``inclusive`` and it trades).
+
+    ``certain``: skip undecided (调休待定) days too, for a bound that must not come early (an undecided day that
+    turns out a holiday would end an announcement window before the session the holiday's titles are dated).
+    """
     holidays = frozenset(holidays_fallback)
     day = d if inclusive else d + dt.timedelta(days=1)
     for _ in range(_MAX_SCAN_DAYS):
-        if is_trading_day(day, holidays, store=store)[0]:
+        if (day_status(day, holidays, store=store).open is True if certain
+                else is_trading_day(day, holidays, store=store)[0]):
             return day
         day += dt.timedelta(days=1)
     raise ValueError(f"no trading day within {_MAX_SCAN_DAYS} days after {d}; check the holiday list")

@@ -16,7 +16,6 @@ Nothing non-finite, no invalid code and no control character is ever written (``
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import math
 import sqlite3

@@ -22,10 +22,12 @@ def announcement_window(trade_date: dt.date, today: dt.date, days: int) -> list[
     Announcements filed after the close are dated the next day, and those filed over a weekend or a holiday are
     dated up to the next session (a Sunday evening's 立案调查 is dated Monday): the window reaches up to the next
     session after the quotes', so a Monday (or after-holiday) morning refresh reads them, as a Tuesday one does.
+    That session is one the calendar is sure of: an undecided (调休待定) day that was in fact a holiday would end
+    the window before the session its titles are dated (reaching further only reads more; ``today`` caps it).
     """
     from screening.data.trading_calendar import next_trading_day  # the calendar reads lunar data: only when asked
 
-    end = min(today, next_trading_day(trade_date))
+    end = min(today, next_trading_day(trade_date, certain=True))
     return [end - dt.timedelta(days=i) for i in range(days)]
 
 
