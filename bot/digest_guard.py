@@ -30,21 +30,15 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+from bot.core import redis_lease
+
 log = logging.getLogger("bot.digest")
 SENDING, SENT = "sending", "sent"
 
-_RENEW = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0
-"""
 # the lease that lapsed and that nobody took over is still ours to mark: the message is out
 _MARK = """
 local v = redis.call('GET', KEYS[1])
 if v == ARGV[1] or not v then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 end
-return 0
-"""
-_RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 """
 
@@ -57,9 +51,7 @@ class DigestGuard:
         self.r, self.prefix, self.token, self.clock = r, prefix, token, clock
         self.lease_ms, self.sent_ttl_ms = max(1, int(lease_s * 1000)), max(1, int(sent_ttl_s * 1000))
         self.leases: dict[tuple[dt.date, str], str] = {}  # (day, recipient) -> the lease's value
-        self._renew = r.register_script(_RENEW)
         self._mark = r.register_script(_MARK)
-        self._release = r.register_script(_RELEASE)
 
     @property
     def lease_s(self) -> float:
@@ -94,7 +86,7 @@ class DigestGuard:
     def renew(self) -> None:
         """Push every held lease's expiry out again; forget (and say) the ones another process took over."""
         for (day, recipient), value in list(self.leases.items()):
-            if not self._renew(keys=[self.key(day, recipient)], args=[value, self.lease_ms]):
+            if not redis_lease.renew(self.r, self.key(day, recipient), value, self.lease_ms):
                 del self.leases[(day, recipient)]
                 log.warning("digest %s %s: the sending lease lapsed and was taken over; not sent from here",
                             day, recipient)
@@ -114,7 +106,7 @@ class DigestGuard:
         """Nothing reached the recipient: delete the lease if it is still ours, so a retry may send."""
         value = self.leases.pop((day, recipient), None)
         if value is not None:
-            self._release(keys=[self.key(day, recipient)], args=[value])
+            redis_lease.release(self.r, self.key(day, recipient), value)
 
     def forget(self, day: dt.date, recipients: list[str]) -> None:
         """Stop renewing without deleting (an unexpected error, a cancel): these leases lapse within ``lease_s``."""

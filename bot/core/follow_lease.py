@@ -20,11 +20,9 @@ from dataclasses import dataclass
 from redis import Redis
 from redis.exceptions import RedisError
 
-log = logging.getLogger("bot.jobs")
+from bot.core import redis_lease
 
-# renew or release only a lease this process still holds: a lapsed one may already be another's
-_RENEW = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0"
-_RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0"
+log = logging.getLogger("bot.jobs")
 
 
 def process_token() -> str:
@@ -42,14 +40,14 @@ class FollowLease:
     def take(self) -> bool:
         """True when this process now follows the job (the lease was free, had lapsed, or is already its own)."""
         ms = int(self.ttl_s * 1000)
-        return bool(self.r.set(self.key, self.token, nx=True, px=ms)) or bool(
-            self.r.eval(_RENEW, 1, self.key, self.token, ms))
+        return bool(self.r.set(self.key, self.token, nx=True, px=ms)) or redis_lease.renew(
+            self.r, self.key, self.token, ms)
 
     def renew(self) -> bool:
-        return bool(self.r.eval(_RENEW, 1, self.key, self.token, int(self.ttl_s * 1000)))
+        return redis_lease.renew(self.r, self.key, self.token, int(self.ttl_s * 1000))
 
     def release(self) -> None:
-        self.r.eval(_RELEASE, 1, self.key, self.token)
+        redis_lease.release(self.r, self.key, self.token)
 
 
 async def keep(lease: FollowLease, follower: asyncio.Task[None], job_id: str) -> None:
