@@ -10,6 +10,8 @@ screen step in the flow, and screen/ itself knows no Redis.
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 import sys
 import time
 from collections import Counter
@@ -156,7 +158,7 @@ def emit(rows: list[ResultRow], pool: Pool, args: argparse.Namespace, elapsed: f
     if args.format == "json":
         sys.stdout.write(report.to_json(rows) + "\n")
     elif args.format == "csv":
-        sys.stdout.write(report.to_csv(rows))
+        sys.stdout.write(("\ufeff" if stdout_is_a_file() else "") + report.to_csv(rows))
     elif args.format == "xlsx" and out_dir is None:
         target = Path("screen.xlsx")
         write_workbook(rows, target, pool, meta, demo=info.demo)
@@ -172,6 +174,19 @@ def emit(rows: list[ResultRow], pool: Pool, args: argparse.Namespace, elapsed: f
     s = report.summary(rows)
     print(f"{s['total']} 只, 用时 {elapsed:.1f} s, 引擎 {engine}: 成功 {s['ok']}, 失败 {s['failed']}; "
           f"{info.label()}", file=sys.stderr)
+
+
+def stdout_is_a_file() -> bool:
+    """True when stdout was redirected into a regular file (``> out.csv``), not a pipe or a terminal.
+
+    Why: Excel on Chinese Windows reads a CSV without a byte-order mark as the local code page, so every Chinese
+    cell of ``screen … --format csv > out.csv`` opened there was mojibake (the ``--out`` copy has the mark). A
+    file gets the mark, as that copy does; a pipe does not, since the program reading it may not strip one.
+    """
+    try:
+        return stat.S_ISREG(os.fstat(sys.stdout.fileno()).st_mode)
+    except (OSError, ValueError):  # no descriptor (a captured stdout): not a file
+        return False
 
 
 def table_title(pool: Pool, info: UniverseInfo) -> str:

@@ -128,6 +128,19 @@ def test_csv_and_table(env, tmp_path):
     assert p.returncode == 0 and "贵州茅台" in p.stdout and "演示数据" in p.stdout  # the table's title says so
 
 
+def test_csv_redirected_into_a_file_carries_the_byte_order_mark_excel_needs(env, tmp_path):
+    """``> out.csv`` is opened in Excel, which reads a mark-less CSV as GBK on Chinese Windows; a pipe (above:
+    the header is the first bytes) gets none."""
+    target = tmp_path / "out.csv"
+    with target.open("wb") as out:
+        p = subprocess.run([sys.executable, "-m", "screening", "screen", str(SAMPLE), "--engine", "rules",
+                            "--format", "csv"], stdout=out, stderr=subprocess.PIPE, env=env, cwd=ROOT, timeout=300)
+    assert p.returncode == 0, p.stderr
+    data = target.read_bytes()
+    assert data.startswith(b"\xef\xbb\xbfcode,input,name,") and data.count(b"\xef\xbb\xbf") == 1
+    assert "贵州茅台" in data.decode("utf-8-sig")
+
+
 def test_bad_config_value_is_named_at_start(env):
     p = screen({**env, "SCREENER_REDIS__MAX_DELIVERIES": "abc"}, "600519", "--engine", "rules")
     assert p.returncode == 2
