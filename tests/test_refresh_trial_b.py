@@ -67,6 +67,7 @@ def test_a_bse_code_move_is_named_as_a_move_and_the_old_code_is_told_its_new_one
     assert universe.get(new) is not None and universe.get(old.code) is None
     assert not any(old.code in n and "delisted" in n for n in outcome.notes), outcome.notes
     assert any(f"{old.code} {old.name} → {new}" in n for n in universe.info.notes), universe.info.notes
+    assert universe.info.bse_moves == {old.code: new}
     message = unknown_code_message(old.code, universe)
     assert f"已改为 {new} {old.name}" in message and "universe refresh" not in message, message
 
@@ -93,3 +94,63 @@ def test_a_failed_row_says_the_refresh_s_failed_call_or_the_missing_quote_not_re
         assert "再次刷新多半仍没有" not in text and "composed" not in text and "Tushare" in text, text
     if suspended:
         assert "多为停牌" in messages[1], messages[1]
+
+
+@pytest.mark.parametrize("provider", ["akshare", "tushare"])
+def test_a_report_one_answer_leaves_out_is_kept_from_the_last_good_universe_not_called_late(
+        remote: FakeMarketRemote, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, provider: str) -> None:
+    """B1: a page shift leaves 000021 out of the 2026-09-30 answer and 600851 out of the 2025-12-31 one. Their
+    newer figures were replaced by older ones (财报滞后 for a company that filed on time, PE-TTM changed unsaid), or
+    ROE went empty with advice that a refresh would not help. A published report does not un-publish."""
+    from screening.data.universe import FLAG_LATE_REPORT
+
+    FLAG_REPORT_CARRIED = "财报沿用上次刷新"  # the row flag (data/refresh_reports.py), as the user reads it
+
+    refresher = make_refresher(remote, tmp_path, monkeypatch)
+    refresher.refresh(choice=provider)
+    path = tmp_path / "universe.sqlite"
+    before = Universe.load(path)
+    q3, fy = before.record("000021.SZ"), before.record("600851.SH")
+    assert q3 is not None and q3.stock.report_date == "2026-09-30" and q3.stock.pe_ttm is not None
+    assert fy is not None and fy.dates["roe"] == "2025-12-31" and fy.stock.pe_ttm is not None
+    remote.faults.withheld.update({"2026-09-30": {"000021"}, "2025-12-31": {"600851"}})
+    outcome = refresher.refresh(choice=provider)
+    after = Universe.load(path)
+    for old in (q3, fy):
+        rec = after.record(old.stock.code)
+        assert rec is not None
+        for name in ("report_date", "eps", "roe", "net_profit_y1"):  # each with its own period, source and notice
+            assert getattr(rec.stock, name) == getattr(old.stock, name), (old.stock.code, name)
+            assert (rec.sources[name], rec.dates[name]) == (old.sources[name], old.dates[name]), (old.stock.code, name)
+            assert rec.dates.get(f"{name}@notice") == old.dates.get(f"{name}@notice")
+        assert rec.stock.pe_ttm == pytest.approx(old.stock.pe_ttm, rel=1e-6)  # the same quotes, the same TTM
+    q3_flags = after.get("000021.SZ").notes  # type: ignore[union-attr]
+    assert not any(f.startswith(FLAG_LATE_REPORT) for f in q3_flags), q3_flags
+    assert f"{FLAG_REPORT_CARRIED}: 本次刷新数据源缺少该股 2026-09-30 报告, 沿用 2026-12-05 刷新的数据" in q3_flags
+    assert any("缺少该股 2025-12-31 报告" in f for f in after.get("600851.SH").notes)  # type: ignore[union-attr]
+    told = [n for n in outcome.notes if FLAG_REPORT_CARRIED in n]
+    assert len(told) == 1 and "000021.SZ 2026-09-30" in told[0] and "600851.SH 2025-12-31" in told[0], outcome.notes
+    # carried again by a refresh that still lacks them: the flag names the refresh that fetched the figures
+    refresher.refresh(choice=provider)
+    again = Universe.load(path)
+    assert again.record("000021.SZ").stock.eps == q3.stock.eps  # type: ignore[union-attr]
+    assert f"{FLAG_REPORT_CARRIED}: 本次刷新数据源缺少该股 2026-09-30 报告, 沿用 2026-12-05 刷新的数据" in \
+        again.get("000021.SZ").notes  # type: ignore[union-attr]
+
+
+def test_the_bse_move_note_names_twenty_moves_and_counts_the_rest(tmp_path: Path) -> None:
+    """B3's tail: the move note listed every moved code; it names 20 and counts the rest, as the delisting note.
+    The refresh keeps every move apart from the note, so the 25th old code typed is still told its new one."""
+    from screening.data.refresh import left_the_list
+    from screening.data.universe import UniverseInfo
+    from screening.data.unknown_codes import moved_to
+
+    before: dict[str, str | None] = {f"8300{i:02d}.BJ": f"虚拟{i}号" for i in range(25)}
+    names: dict[str, str | None] = {f"9200{i:02d}.BJ": f"虚拟{i}号" for i in range(25)}
+    notes = left_the_list(before, set(names), names=names)
+    assert len(notes) == 1 and notes[0].startswith("25 Beijing stock(s)"), notes
+    assert notes[0].count("→") == 20 and notes[0].endswith(" 等25只"), notes[0]
+    universe = Universe(tmp_path / "u.sqlite")
+    universe.info = UniverseInfo(provider="tushare", notes=notes,
+                                 bse_moves={old: f"9200{old[4:]}" for old in before})
+    assert moved_to("830024.BJ", universe) == "920024.BJ" and "830024.BJ" not in notes[0]

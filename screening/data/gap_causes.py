@@ -4,17 +4,21 @@ A failed row's advice was always "再次刷新多半仍没有: 请在文件中�
 when the source answered the figure empty, wrong when a call that gives it failed in this refresh (Tushare's
 income_vip: loss-makers' PE-TTM) or the stock had no quote that day (suspended). The refresh stores its failures
 with the universe (UniverseInfo.notes); these notes read them, and the screen's message (pipeline.missing_message)
-says the cause instead of the advice. Nothing is guessed: no stored note or no missing quote, no cause.
+says the cause instead of the advice. So does a figure the source gave twice with two values (UniverseInfo.row_flags,
+providers/duplicates.py). Nothing is guessed: no stored note or flag, or no missing quote, no cause.
 """
 
 from __future__ import annotations
 
+from screening.data.providers.duplicates import FLAG_SOURCE_CONFLICT
 from screening.data.refresh import FIELD_CALLS
 from screening.data.universe import Universe, UniverseInfo
 from screening.models import NOTE_GAP_CAUSE, SOURCE_NAMES, StockInput
 
 # the essential figures a row fails without, as the rows name them
 GAP_FIELDS = {"roe": "ROE", "pe_ttm": "PE-TTM"}
+# the figures each is read or derived from: a source that gave one of them twice with two values left it empty
+GAP_INPUTS = {"roe": ("roe",), "pe_ttm": ("pe_ttm", "market_cap")}
 
 
 def source_name(provider: str | None) -> str:
@@ -25,9 +29,10 @@ def gap_notes(stock: StockInput, universe: Universe) -> list[str]:
     """One ``NOTE_GAP_CAUSE`` note per essential figure the filled stock lacks whose cause the universe knows."""
     if universe.record(stock.code) is None or universe.info.demo:
         return []
-    notes = []  # no quote first: a suspended stock lacks PE-TTM whatever else failed
+    notes = []  # two values first (they emptied the quote too), then no quote: a suspended stock lacks PE-TTM
     for name, label in GAP_FIELDS.items():
-        if getattr(stock, name) is None and (cause := _no_quote(stock, name) or _failed_call(universe.info, name)):
+        if getattr(stock, name) is None and (cause := _two_values(stock, name, universe.info) or _no_quote(
+                stock, name) or _failed_call(universe.info, name)):
             notes.append(f"{NOTE_GAP_CAUSE}: {label} {cause}")
     return notes
 
@@ -49,3 +54,13 @@ def _no_quote(stock: StockInput, name: str) -> str | None:
     if name == "pe_ttm" and stock.price is None and stock.market_cap is None:
         return "算不出: 本地数据没有它当日的行情 (多为停牌), 复牌后刷新才有"
     return None
+
+
+def _two_values(stock: StockInput, name: str, info: UniverseInfo) -> str | None:
+    """The refresh's flag on a figure ``name`` is read or derived from that the source gave twice with two values
+    (providers/duplicates.py): a refresh brings the figure back once the source lists the stock once."""
+    flags = info.row_flags.get(stock.code, {})
+    said = [flags[f] for f in GAP_INPUTS[name] if f in flags and flags[f].startswith(FLAG_SOURCE_CONFLICT)]
+    if not said:
+        return None
+    return f"{'; '.join(said)}; 请核对后在文件中提供该列, 或待数据源更正后再刷新"

@@ -35,7 +35,8 @@ from screening.data.providers import (
     RetryPolicy,
     get_provider,
 )
-from screening.data.providers.provider_base import ProviderBase
+from screening.data.providers.provider_base import NAMED, ProviderBase, more_than
+from screening.data.refresh_reports import keep_known_reports
 from screening.data.refresh_titles import WARNING, keep_known_titles
 from screening.data.trading_calendar import SessionUncertain, board_session
 from screening.data.universe import Record, Universe, UniverseInfo
@@ -141,11 +142,15 @@ class Refresher:
                 log.warning("universe refresh: %s: %s", name, problem)
                 failures.append(f"{name}: {problem}")
                 continue
+            if previous:  # checked as answered; then the reports the answer left a stock out of are put back
+                snapshot = keep_known_reports(snapshot, universe)
+            before = {s.code: s.name for s in universe} if previous else {}
+            after, names = staying(snapshot, universe), {p.stock.code: p.stock.name for p in snapshot.stocks}
             snapshot.notes += field_gaps(snapshot) + left_the_list(
-                {s.code: s.name for s in universe} if previous else {}, staying(snapshot, universe),
-                since=universe.info.refreshed_at, at=snapshot.fetched_at,
-                names={p.stock.code: p.stock.name for p in snapshot.stocks})
-            universe.replace(records_of(snapshot), info_of(snapshot))  # the notes are stored with it
+                before, after, since=universe.info.refreshed_at, at=snapshot.fetched_at, names=names)
+            info = info_of(snapshot)  # the notes are stored with it
+            info.bse_moves = bse_moves([code for code in before if code not in after], before, names)
+            universe.replace(records_of(snapshot), info)
             log.info("universe refreshed from %s: %d stocks (was %d), quotes %s, reports %s", name,
                      len(universe), previous, snapshot.trade_date, snapshot.report_period)
             return RefreshOutcome(name, len(universe), previous, snapshot.trade_date, snapshot.report_period,
@@ -324,12 +329,12 @@ def left_the_list(before: Mapping[str, str | None], after: Container[str], *, si
     moves = bse_moves(gone, before, names or {})
     gone = [code for code in gone if code not in moves]
     when = f" of {since}, at the refresh of {at}" if since and at else ""
-    notes = [f"{len(moves)} Beijing stock(s) {MOVED_BSE}{when}: "
-             + "、".join(f"{old} {before[old] or ''} → {new}" for old, new in moves.items())] if moves else []
+    moved = "、".join(f"{old} {before[old] or ''} → {new}" for old, new in list(moves.items())[:NAMED])
+    notes = [f"{len(moves)} Beijing stock(s) {MOVED_BSE}{when}: {moved}{more_than(moves)}"] if moves else []
     if not gone:
         return notes
-    shown = "、".join(f"{code} {before[code] or ''}".rstrip() for code in gone[:20])
-    more = f" 等{len(gone)}只" if len(gone) > 20 else ""
+    shown = "、".join(f"{code} {before[code] or ''}".rstrip() for code in gone[:NAMED])
+    more = more_than(gone)
     return [*notes, f"{len(gone)} stock(s) {LEFT_THE_LIST}{when} (delisted?): {shown}{more}"]
 
 
@@ -347,4 +352,5 @@ def info_of(snapshot: MarketSnapshot) -> UniverseInfo:
     return UniverseInfo(provider=snapshot.provider, provider_version=snapshot.provider_version,
                         trade_date=snapshot.trade_date, report_period=snapshot.report_period,
                         refreshed_at=snapshot.fetched_at, notes=list(snapshot.notes),
-                        degraded=list(snapshot.degraded))
+                        degraded=list(snapshot.degraded),
+                        row_flags={p.stock.code: dict(p.flags) for p in snapshot.stocks if p.flags})

@@ -69,6 +69,12 @@ class UniverseInfo:
     notes: list[str] = field(default_factory=list)
     # row flags from the refresh: an optional source failed, so every row lacks what it gives (公告数据缺失)
     degraded: list[str] = field(default_factory=list)
+    # one stock's row flags from the refresh, per figure they are about (ProvidedStock.flags): the source gave two
+    # values, a report its answer lacked was carried from the last good universe
+    row_flags: dict[str, dict[str, str]] = field(default_factory=dict)
+    # {old Beijing code: its 920 code} the refresh found moved (unknown_codes.bse_moves): every one, where the
+    # refresh's note names the first 20, so an old code typed later is told its new code whatever its place
+    bse_moves: dict[str, str] = field(default_factory=dict)
 
     def label(self) -> str:
         """One line for footers and /data: source, dates, size; 演示数据 when it is demo data."""
@@ -198,10 +204,14 @@ class Universe:
         stock.notes = [*stock.notes, *self._row_flags(rec)]
         return stock
 
-    def _row_flags(self, rec: Record) -> list[str]:
-        """The flags a row filled from this universe carries: what the refresh could not get (公告数据缺失), and
-        财报滞后 for a stock whose next report is past its legal deadline (a late filer)."""
+    def _row_flags(self, rec: Record, given: Iterable[str] = ()) -> list[str]:
+        """The flags a row filled from this universe carries: what the refresh could not get (公告数据缺失), the
+        refresh's flags on this stock's figures (unless ``given``, the figures a file gave, or an import since
+        replaced the figure), and 财报滞后 for a stock whose next report is past its legal deadline (a late filer)."""
         flags = list(self.info.degraded)
+        mine = self.info.row_flags.get(rec.stock.code, {})
+        flags += dict.fromkeys(flag for name, flag in mine.items()
+                               if name not in given and not rec.sources.get(name, "").startswith("import:"))
         late = late_report(rec.stock.report_date, self.info.trade_date)
         if late is not None:
             flags.append(f"{FLAG_LATE_REPORT}: 最新财报为 {rec.stock.report_date} 报告期, "
@@ -254,7 +264,8 @@ class Universe:
                 filled = filled or name not in ("name", "industry")  # labels, not dated figures
         if filled:  # every figure from the file: its date is not known (the row contract's null)
             out.data_date = self._data_date(rec)
-        out.notes += [f for f in self._row_flags(rec) if f not in out.notes]
+        given = {name for name, src in out.sources.items() if src == "file"}
+        out.notes += [f for f in self._row_flags(rec, given) if f not in out.notes]
         self._add_stored_text(out, rec)
         return self._keep_st_mark(out, rec)
 

@@ -118,7 +118,11 @@ def bse_moves(gone: Iterable[str], before: Mapping[str, str | None],
 
 
 def moved_to(code: str, universe: Universe) -> str | None:
-    """The 920 code the refresh that wrote ``universe`` found ``code`` moved to (its ``MOVED_BSE`` note), or None."""
+    """The 920 code the refresh that wrote ``universe`` found ``code`` moved to, or None: from the refresh's record
+    of every move (``UniverseInfo.bse_moves``), else (a universe written before that record) its ``MOVED_BSE``
+    note, which names the first 20."""
+    if code in universe.info.bse_moves:
+        return universe.info.bse_moves[code]
     for note in universe.info.notes:
         if MOVED_BSE in note and (found := re.search(rf"{re.escape(code)} [^、]*→ (920\d{{3}}\.BJ)", note)):
             return found.group(1)

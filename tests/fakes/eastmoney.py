@@ -177,6 +177,7 @@ class FakeEastmoney:
             rows = [r for r in rows if r.get(fid, missing) != missing] + [
                 r for r in rows if r.get(fid, missing) == missing
             ]
+        rows = self.faults.repeated(endpoint, rows)
         size = self.clist_page_size or min(size, 100)
         chunk = rows[(page - 1) * size : page * size]
         if not chunk:

@@ -40,7 +40,12 @@ class Faults:
     null_period: dict[str, dict[str, int]] = field(default_factory=dict)
     # code -> the 预告类型 of an original 业绩预告 published 10 days before the stock's (revised) forecast
     forecast_original: dict[str, str] = field(default_factory=dict)
-    withheld: dict[str, set[str]] = field(default_factory=dict)  # period ISO -> codes whose report is not out (late)
+    # period ISO -> codes whose report the answer leaves out (a late filer, or a page shift: Eastmoney's 业绩报表 and
+    # Tushare's fina_indicator_vip / income_vip alike)
+    withheld: dict[str, set[str]] = field(default_factory=dict)
+    # endpoint -> for each record as the fake makes it, a copy the answer lists again right after it (changed, or
+    # not), or None: paging while the vendor updates lists one stock on two pages, with two values or the same
+    repeat: dict[str, Callable[[dict[Any, Any]], dict[Any, Any] | None]] = field(default_factory=dict)
     foreign_notices: int = 0  # items naming only H-share codes at the top of each day's announcements
     host_drop: dict[str, int] = field(default_factory=dict)  # host -> how many more requests are dropped
     host_empty: set[str] = field(default_factory=set)  # quote hosts answering an empty board (data: null)
@@ -55,6 +60,18 @@ class Faults:
 
     def reset(self) -> None:
         self.__init__()  # type: ignore[misc]
+
+    def repeated(self, endpoint: str, records: list[dict[Any, Any]]) -> list[dict[Any, Any]]:
+        """``records`` with the ``repeat`` fault's copies, each right after its record (the records are not changed)."""
+        again = self.repeat.get(endpoint)
+        if again is None:
+            return records
+        out = []
+        for record in records:
+            out.append(record)
+            if (copy := again(dict(record))) is not None:
+                out.append(copy)
+        return out
 
     def shape(self, endpoint: str, record: dict[str, object]) -> dict[str, object]:
         """Apply the field faults of ``endpoint`` to one record, keeping the key order of the rest."""

@@ -102,7 +102,7 @@ class FakeTushare:
             self.rejections.append(f"{api}: unknown params {sorted(unknown)}")
             return self._error(-1, f"参数错误：{sorted(unknown)}")
         try:
-            rows = [] if endpoint in self.faults.empty else producer(params)
+            rows = [] if endpoint in self.faults.empty else self.faults.repeated(endpoint, producer(params))
         except ValueError as exc:
             return self._error(-1, str(exc))
         limit = min(int(params.get("limit") or max_rows), max_rows)
@@ -217,7 +217,9 @@ class FakeTushare:
         return day
 
     def _reports(self, p: dict[str, Any]) -> list[FakeReport]:
-        return self.market.reports(self._period(p))
+        period = self._period(p)
+        withheld = self.faults.withheld.get(period.isoformat(), set())
+        return [r for r in self.market.reports(period) if r.code not in withheld]
 
     def _fina(self, p: dict[str, Any]) -> list[dict[str, Any]]:
         out = []

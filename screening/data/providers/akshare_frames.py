@@ -12,12 +12,14 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 
+from screening.data.providers.duplicates import one_row_per_code
 from screening.data.providers.frames import check_codes, code_of, day, num, require_columns, text
 from screening.data.providers.fundamentals import PeriodFigures, PeriodTable
 from screening.data.providers.report_text import Announcement, Forecast
 
 SPOT = "stock_zh_a_spot_em"
 SPOT_COLUMNS = ("代码", "名称", "最新价", "涨跌幅", "市净率", "总市值", "市盈率-动态")
+QUOTE_FIELDS = ("price", "change_pct", "pb", "market_cap", "pe_dynamic")  # 最新价 .. 市盈率-动态, as Quote names them
 YJBB_COLUMNS = (
     "股票代码", "每股收益", "营业总收入-营业总收入", "营业总收入-同比增长", "净利润-净利润", "净利润-同比增长",
     "净资产收益率", "销售毛利率", "所处行业", "最新公告日期",
@@ -37,18 +39,32 @@ class Quote:
     pe_dynamic: float | None = None  # 市盈率-动态: shown beside PE-TTM, never used as it
 
 
-def quotes_of(frame: pd.DataFrame, sdk: str) -> tuple[dict[str, Quote], int]:
+@dataclass
+class Quotes:
+    """The board's quotes per code, the rows left out (no A-share code), and the codes it listed twice with
+    different figures (their row flags and one note: duplicates.py)."""
+
+    quotes: dict[str, Quote]
+    skipped: int
+    conflicts: dict[str, dict[str, str]]
+    note: str | None
+
+
+def quotes_of(frame: pd.DataFrame, sdk: str, day: str) -> Quotes:
+    """``day``: the session the board stands for, which a duplicate's flag names."""
     require_columns(frame, function=SPOT, required=SPOT_COLUMNS, sdk=sdk)
     check_codes(frame, "代码", function=SPOT, sdk=sdk)
-    out: dict[str, Quote] = {}
+    rows = []
     skipped = 0
     for row in frame[list(SPOT_COLUMNS)].itertuples(index=False):
         code = code_of(row[0])
         if code is None:
             skipped += 1
             continue
-        out.setdefault(code, Quote(text(row[1]), num(row[2]), num(row[3]), num(row[4]), num(row[5]), num(row[6])))
-    return out, skipped
+        rows.append((code, {"name": text(row[1]), **{f: num(v) for f, v in zip(QUOTE_FIELDS, row[2:], strict=True)}}))
+    once = one_row_per_code(rows, call=SPOT, day=day)
+    quotes = {code: Quote(text(f["name"]), *(num(f[n]) for n in QUOTE_FIELDS)) for code, f in once.figures.items()}
+    return Quotes(quotes, skipped, once.flags, once.note)
 
 def st_codes_of(frame: pd.DataFrame, sdk: str) -> set[str]:
     require_columns(frame, function="stock_zh_a_st_em", required=ST_COLUMNS, sdk=sdk)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
@@ -37,6 +37,7 @@ from screening.data.providers.akshare_fetch import AkshareFetch
 from screening.data.providers.akshare_frames import (
     SPOT,
     Quote,
+    Quotes,
     forecasts_of,
     period_table_of,
     quotes_of,
@@ -103,6 +104,7 @@ class _Market:
     titles: DayTitles | None  # None: the titles could not be had
     quote_source: str = f"akshare:{SPOT}"
     st_source: str = "akshare:stock_zh_a_st_em"
+    conflicts: dict[str, dict[str, str]] = field(default_factory=dict)  # code -> field -> row flag (duplicates.py)
 
 
 class AkshareProvider(ProviderBase):
@@ -152,12 +154,13 @@ class AkshareProvider(ProviderBase):
 
         with requests.Session() as session:  # honours HTTPS_PROXY / REQUESTS_CA_BUNDLE like akshare's own calls
             f = AkshareFetch(calls, CallPlan(progress, planned=2 + 4 + 2 + len(days)), version, [PE_NOTE], session)
-            quotes, quote_source = self._load_quotes(f)
+            got, quote_source = self._load_quotes(f, trade_date)
             st_codes, st_source = self._load_st(f)
-            walk, latest, tables = self._load_reports(f, trade_date, quotes)
+            walk, latest, tables = self._load_reports(f, trade_date, got.quotes)
             forecasts = self._load_forecasts(f, walk.walked[0])
             titles = optional_announcements(f, days)
-        market = _Market(quotes, st_codes, latest, tables, forecasts, titles, quote_source, st_source)
+        market = _Market(got.quotes, st_codes, latest, tables, forecasts, titles, quote_source, st_source,
+                         got.conflicts)
         stocks, counts = self._assemble(market, trade_date, announcement_days)
         f.notes.extend(counts)
         return self._snapshot(version=version, trade_date=trade_date, now=now, latest=latest.values(),
@@ -207,18 +210,20 @@ class AkshareProvider(ProviderBase):
         frame = f.run(function, label, fn=lambda: delayed_board(function), breaker=self.host_breakers["push2delay"])
         return frame, f"akshare:{label}"
 
-    def _load_quotes(self, f: AkshareFetch) -> tuple[dict[str, Quote], str]:
-        """The quotes are essential: they are the universe."""
+    def _load_quotes(self, f: AkshareFetch, day: dt.date) -> tuple[Quotes, str]:
+        """The quotes are essential: they are the universe. ``day``: the session the board stands for."""
         spot, source = self._board(f, SPOT)
         if spot is None or spot.empty:
             raise IncompleteData(f"{SPOT} returned no quotes on push2 nor {DELAY_HOST}: nothing to build a "
                                  "universe from")
-        quotes, skipped = quotes_of(spot, f.sdk)
-        if not quotes:
+        got = quotes_of(spot, f.sdk, day.isoformat())
+        if not got.quotes:
             raise IncompleteData(f"{SPOT} returned {len(spot)} rows but no A-share code among them")
-        if skipped:
-            f.notes.append(f"{SPOT}: {skipped} rows without an A-share code were left out")
-        return quotes, source
+        if got.skipped:
+            f.notes.append(f"{SPOT}: {got.skipped} rows without an A-share code were left out")
+        if got.note:
+            f.notes.append(got.note)
+        return got, source
 
     def _load_st(self, f: AkshareFetch) -> tuple[set[str] | None, str]:
         """The ST board is optional: without it (down, or drifted) ST comes from the names alone, with a warning."""
@@ -314,6 +319,7 @@ class AkshareProvider(ProviderBase):
         for name, value in (("name", q.name), ("price", q.price), ("change_pct", q.change_pct),
                             ("pb", q.pb), ("market_cap", q.market_cap), ("pe_dynamic", q.pe_dynamic)):
             put(record, name, value, quote_day, market.quote_source)
+        record.flags.update(market.conflicts.get(code, {}))
         put_st(record, q.name, None if market.st_codes is None else code in market.st_codes, quote_day,
                market.st_source, market.quote_source)
         figures = market.latest.get(code)
@@ -325,6 +331,8 @@ class AkshareProvider(ProviderBase):
             put_fiscal_years(record, figures, find)  # ROE from the last annual report: a quarter's is cumulative
             ttm = ttm_net_profit(figures, find)
         why = self._put_pe(record, q.market_cap, ttm, quote_day)
+        if why is not None and "market_cap" in record.flags:  # not suspended: the board gave two 总市值
+            why = "总市值 given twice with different values"
         forecast = current_forecast(None if market.forecasts is None else market.forecasts.get(code), figures)
         titles = None if market.titles is None else market.titles.by_code.get(code, [])
         partly = market.titles if market.titles is not None and market.titles.unread else None

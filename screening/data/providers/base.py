@@ -28,6 +28,9 @@ class ProvidedStock:
     stock: StockInput
     field_dates: dict[str, str] = field(default_factory=dict)  # field -> ISO date the value is as of
     field_sources: dict[str, str] = field(default_factory=dict)  # field -> short source id
+    # field -> a row flag about that figure (the source gave it twice with two values; a report this answer lacked,
+    # carried from the last good universe); stored with the universe (UniverseInfo.row_flags), shown on the row
+    flags: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sized
 from zoneinfo import ZoneInfo
 
 from screening.data.providers.base import CallRecord, MarketSnapshot, ProvidedStock
@@ -21,6 +21,13 @@ from screening.data.providers.resilience import CircuitBreaker, RetryPolicy
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 WARNING = "warning: "  # notes that start so are shown on `universe status` and the digest footer
+NAMED = 20  # codes a note names before " 等N只" (unknown_codes reads the named ones back from the notes)
+
+
+def more_than(items: Sized, shown: int = NAMED) -> str:
+    """`` 等N只`` after a list that names only the first ``shown`` of ``items``, else nothing."""
+    return f" 等{len(items)}只" if len(items) > shown else ""
+
 FLAG_NO_TITLES = "公告数据缺失"  # row flags: an optional source failed, so every row lacks what it gives
 FLAG_NO_FORECASTS = "业绩预告数据缺失"
 FLAG_NO_ST_BOARD = "ST板数据缺失"  # ST then from the names alone

@@ -38,6 +38,7 @@ from screening.data.providers.base import (
     ProvidedStock,
     ProviderUnavailable,
 )
+from screening.data.providers.duplicates import one_row_per_code
 from screening.data.providers.fetch_plan import CallPlan, supporting_periods
 from screening.data.providers.frames import code_of, day, num, text
 from screening.data.providers.fundamentals import (
@@ -66,6 +67,7 @@ from screening.data.providers.title_days import DayTitles, partial_block, spans,
 from screening.data.providers.tushare_calls import FIELDS, TushareCalls, open_api, tushare_version
 
 Valuation = tuple[float | None, float | None, float | None, float | None]  # close, pe_ttm, pb, total_mv (yuan)
+VALUATION = {"close": "price", "pe_ttm": "pe_ttm", "pb": "pb", "total_mv": "market_cap"}  # daily_basic -> field
 
 
 def optional(calls: TushareCalls, name: str, label: str, **params: Any) -> pd.DataFrame | None:
@@ -134,6 +136,7 @@ class _Market:
 
     names: dict[str, tuple[str | None, str | None]]  # name, industry
     valuation: dict[str, Valuation]
+    conflicts: dict[str, dict[str, str]]  # code -> field -> row flag: daily_basic gave two values (duplicates.py)
     changes: dict[str, float | None] | None  # None: daily not available
     latest: dict[str, PeriodFigures]
     reports: _Reports
@@ -159,12 +162,12 @@ class TushareProvider(ProviderBase):
         calls = TushareCalls(api, breaker=self.breaker, retry=self.retry, sleep=self._sleep, progress=progress,
                              plan=CallPlan(progress, planned=3 + 4 + 4 + 2 + len(days)), notes=notes)
         names = self._load_names(calls)
-        valuation = self._load_valuation(calls, trade_date)
+        valuation, conflicts = self._load_valuation(calls, trade_date)
         changes = self._load_changes(calls, trade_date)
         walk, latest, reports = self._load_reports(calls, trade_date, names)
         forecasts = self._load_forecasts(calls, walk.walked[0])
         titles = self._load_titles(calls, days)
-        market = _Market(names, valuation, changes, latest, reports, forecasts, titles)
+        market = _Market(names, valuation, conflicts, changes, latest, reports, forecasts, titles)
         stocks = self._assemble(market, trade_date, announcement_days, notes)
         # the rows say what an optional endpoint left out (no permission, or it failed), as with AKShare
         degraded = [flag for flag, missing in ((FLAG_NO_TITLES, titles is None),
@@ -188,7 +191,10 @@ class TushareProvider(ProviderBase):
         return names
 
     @staticmethod
-    def _load_valuation(calls: TushareCalls, trade_date: dt.date) -> dict[str, Valuation]:
+    def _load_valuation(
+        calls: TushareCalls, trade_date: dt.date
+    ) -> tuple[dict[str, Valuation], dict[str, dict[str, str]]]:
+        """daily_basic's figures per code, and the row flags of the codes it listed twice with two values."""
         label = f"daily_basic({ymd(trade_date)})"
         daily_basic = calls.call("daily_basic", label, essential=True, trade_date=ymd(trade_date))
         assert daily_basic is not None
@@ -197,12 +203,20 @@ class TushareProvider(ProviderBase):
                 f"{label} returned no rows: {trade_date.isoformat()} is not a trading day, or Tushare has not "
                 "published it yet (daily_basic is updated after the close, 15:00-17:00)"
             )
-        valuation: dict[str, Valuation] = {}
-        for r in daily_basic[["ts_code", "close", "pe_ttm", "pb", "total_mv"]].itertuples(index=False):
+        rows = []
+        for r in daily_basic[["ts_code", *VALUATION]].itertuples(index=False):
             if (code := code_of(r[0])) is not None:
-                mv = num(r[4])
-                valuation[code] = (num(r[1]), num(r[2]), num(r[3]), None if mv is None else mv * 1e4)  # 万元
-        return valuation
+                rows.append((code, {name: num(v) for name, v in zip(VALUATION.values(), r[1:], strict=True)}))
+        # a code listed twice: one row when the rows agree, no figure where they differ (duplicates.py)
+        once = one_row_per_code(rows, call=label, day=trade_date.isoformat())
+        if once.note:
+            calls.notes.append(once.note)
+        valuation: dict[str, Valuation] = {}
+        for code, f in once.figures.items():
+            mv = num(f["market_cap"])
+            yuan = None if mv is None else mv * 1e4  # total_mv is in 万元
+            valuation[code] = (num(f["price"]), num(f["pe_ttm"]), num(f["pb"]), yuan)
+        return valuation, once.flags
 
     @staticmethod
     def _load_changes(calls: TushareCalls, trade_date: dt.date) -> dict[str, float | None] | None:
@@ -305,6 +319,7 @@ class TushareProvider(ProviderBase):
         put(record, "price", close, quote_day, "tushare:daily_basic")
         put(record, "pb", pb, quote_day, "tushare:daily_basic")
         put(record, "market_cap", mv, quote_day, "tushare:daily_basic")
+        record.flags.update(market.conflicts.get(code, {}))
         if market.changes is not None:
             put(record, "change_pct", market.changes.get(code), quote_day, "tushare:daily")
         figures = market.latest.get(code)
@@ -312,7 +327,9 @@ class TushareProvider(ProviderBase):
         if figures is not None:
             put_latest(record, figures)
             put_fiscal_years(record, figures, find)  # ROE from the last annual report: a quarter's is cumulative
-        outcome = self._put_pe(record, pe, mv, code in market.valuation, figures, find, quote_day)
+        # pe_ttm given twice with two values: none is derived in its place either (the row says why it is empty)
+        priced = code in market.valuation and "pe_ttm" not in market.conflicts.get(code, {})
+        outcome = self._put_pe(record, pe, mv, priced, figures, find, quote_day)
         forecast = current_forecast(None if market.forecasts is None else market.forecasts.get(code), figures)
         titles = None if market.titles is None else market.titles.by_code.get(code, [])
         partly = market.titles if market.titles is not None and market.titles.unread else None
