@@ -105,5 +105,5 @@ def visible_signal(text: str) -> SignalHit | None:
     Training targets name the signal exactly as the floor's flag and reason do, so what the model learns to
     say and what the product says without a model cannot drift apart.
     """
-    hits = [h for h in read_signals(text) if h.state == LIVE]  # a resolved or clarified risk raises nothing
+    hits = [h for h in read_signals(text) if h.state == LIVE]  # a hit in any other state raises nothing
     return hits[0] if hits else None

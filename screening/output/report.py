@@ -18,7 +18,7 @@ from typing import Any
 from screening.models import RISK_ORDER, ResultRow, is_doubt
 from screening.output.export_safety import escape_formula, fit_cell, strip_illegal
 from screening.screen.rules import formula_value
-from screening.screen.signal_hit import CLARIFIED, CLEARED, RESOLVED
+from screening.screen.signal_hit import CLARIFIED, CLEARED, EXCLUDED, RESOLVED, WHY_SHOWN
 
 # The JSON/CSV/XLSX row contract, in order; README "The row contract" lists the same fields (a test checks it).
 COLUMNS = ["code", "input", "name", "industry", "risk_level", "score", "rank_value", "reason", "flags", "status",
@@ -52,11 +52,18 @@ def to_json(rows: Sequence[ResultRow]) -> str:
 STATE_SHOWN = {RESOLVED: "已解除, 不计", CLARIFIED: "澄清, 不计", CLEARED: "称已消除, 不计"}
 
 
+def _state_shown(s: dict[str, Any]) -> str:
+    state = str(s.get("state"))
+    if state == EXCLUDED:  # 读作他方的事, 不计: the reading that set the words aside, as the flag names it
+        return f"{WHY_SHOWN.get(str(s.get('why')), '读作无风险')}, 不计"
+    return STATE_SHOWN.get(state, str(s.get("tier")))
+
+
 def signal_text(s: dict[str, Any]) -> str:
     """One text signal of a row as a reader sees it: ``立案调查(高) 2026-11-20 关于收到…的公告``, or
-    ``资金占用(称已消除, 不计) 「…」`` for one that raises nothing."""
+    ``资金占用(称已消除, 不计) 「…」`` or ``债务违约(读作他方的事, 不计) 「…」`` for one that raises nothing."""
     where = " ".join(str(x) for x in (s.get("date"), s.get("text")) if x)
-    return f"{s.get('signal')}({STATE_SHOWN.get(str(s.get('state')), s.get('tier'))}) {where}".strip()
+    return f"{s.get('signal')}({_state_shown(s)}) {where}".strip()
 
 
 def cell(value: object) -> object:

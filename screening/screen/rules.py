@@ -213,7 +213,7 @@ def _known_when_missing(what: str, figure: tuple[str, str] | None, st: bool, fla
         known.append(("高", figure[1]))
     if st and ("高", "ST股票") not in known:
         known.append(("高", "ST股票"))
-    # live hits only: a resolved, clarified or cleared one is a flag of the row, not a known risk
+    # live hits only: a resolved, clarified, cleared or excluded one is a flag of the row, not a known risk
     known += [(h.tier, f"{h.name} ({h.date})" if h.date else h.name) for h in hits if h.state == LIVE]
     risk = max((tier for tier, _ in known), key=RISK_ORDER.__getitem__, default=None)
     return MissingData(what, [text for _, text in known], risk, flags, hits)
