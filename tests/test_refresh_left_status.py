@@ -77,6 +77,7 @@ def test_universe_status_names_the_stocks_that_left_at_the_last_refresh(
     (said,) = [n for n in notes if "left the list" in n]  # the refresh says it ...
     u = Universe.load(path)
     assert all(c not in u for c in codes) and said in u.info.notes  # ... and the universe's record keeps it
+    assert u.info.left_list == sorted(codes) and u.info.bse_moves == {}  # every code, past the note's twenty too
     assert said.startswith("2 stock(s) left the list") and all(f"{c} {s.name}" in said for c, s in zip(
         codes, gone, strict=True)), said
     assert SECOND.isoformat() in said and FIRST.isoformat() in said  # which refresh, since which one

@@ -63,3 +63,19 @@ def test_the_notice_import_time_is_shown_in_shanghai(tmp_path: Path) -> None:
     assert "official notice imported 2026-12-07T08:34:04+08:00" in sources_line(2027, tmp_path)
     fresh, _ = import_notice(NOTICE_2027_PATH, tmp_path / "new")
     assert fresh.imported_at.endswith("+08:00") and load_notices(tmp_path / "new")[2027].imported_at.endswith("+08:00")
+
+
+def test_a_code_past_the_twentieth_that_left_the_list_is_not_sent_to_refresh_either(tmp_path: Path) -> None:
+    """The note names 20 codes and counts the rest; the refresh's record of every code that left answers for all."""
+    path = tmp_path / "universe.sqlite"
+    left = [f"6002{i:02d}.SH" for i in range(25)]
+    note = ("25 stock(s) left the list since the last refresh of 2026-12-07T08:00:00+08:00, at the refresh of "
+            "2026-12-08T08:00:00+08:00 (delisted?): " + "、".join(left[:20]) + " 等25只")
+    Universe.load(path).replace(
+        [Record(StockInput(code="600001.SH", name="甲", price=10.0), {"price": "akshare"}, {"price": "2026-12-07"})],
+        UniverseInfo(provider="akshare", trade_date="2026-12-07", refreshed_at="2026-12-08T08:00:00+08:00",
+                     count=1, notes=[note], left_list=left))
+    settings = Settings(universe=UniverseSettings(path=str(path)))
+    (last,) = load_pool([left[-1]], settings, universe=Universe.load(path)).items
+    assert left[-1] not in note and last.error is not None
+    assert "2026-12-08 08:00 的刷新发现它已不在行情列表中" in last.error.message, last.error.message

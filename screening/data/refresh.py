@@ -149,7 +149,9 @@ class Refresher:
             snapshot.notes += field_gaps(snapshot) + left_the_list(
                 before, after, since=universe.info.refreshed_at, at=snapshot.fetched_at, names=names)
             info = info_of(snapshot)  # the notes are stored with it
-            info.bse_moves = bse_moves([code for code in before if code not in after], before, names)
+            gone = sorted(code for code in before if code not in after)
+            info.bse_moves = bse_moves(gone, before, names)
+            info.left_list = [code for code in gone if code not in info.bse_moves]
             universe.replace(records_of(snapshot), info)
             log.info("universe refreshed from %s: %d stocks (was %d), quotes %s, reports %s", name,
                      len(universe), previous, snapshot.trade_date, snapshot.report_period)

@@ -75,6 +75,8 @@ class UniverseInfo:
     # {old Beijing code: its 920 code} the refresh found moved (unknown_codes.bse_moves): every one, where the
     # refresh's note names the first 20, so an old code typed later is told its new code whatever its place
     bse_moves: dict[str, str] = field(default_factory=dict)
+    # every code the refresh found gone from the list since the last good universe (its note names the first 20)
+    left_list: list[str] = field(default_factory=list)
 
     def label(self) -> str:
         """One line for footers and /data: source, dates, size; 演示数据 when it is demo data."""

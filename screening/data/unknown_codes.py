@@ -28,9 +28,11 @@ WHOLE_MARKET = 3000
 def left_the_list_at(code: str, universe: Universe) -> str | None:
     """When the refresh that wrote ``universe`` named ``code`` among the stocks that left the list (its
     ``refreshed_at``), else None: telling such a code to run a refresh sends the user round in a circle (a
-    trial, 2026-12-08: the refresh had just run and named it). Only the first 20 codes are named in the note."""
-    named = any(LEFT_THE_LIST in note and (f"{code} " in note or note.endswith(code) or f"{code}、" in note)
-                for note in universe.info.notes)
+    trial, 2026-12-08: the refresh had just run and named it). From the refresh's record of every such code
+    (``UniverseInfo.left_list``), else (a universe written before it) its note, which names the first 20."""
+    named = code in universe.info.left_list or any(
+        LEFT_THE_LIST in note and (f"{code} " in note or note.endswith(code) or f"{code}、" in note)
+        for note in universe.info.notes)
     if not named:
         return None
     return (universe.info.refreshed_at or "")[:16].replace("T", " ") or "最近一次"
