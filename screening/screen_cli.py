@@ -173,7 +173,7 @@ def emit(rows: list[ResultRow], pool: Pool, args: argparse.Namespace, elapsed: f
         print(f"报告已写入 {out_dir}/ (screen.xlsx, screen.png, screen.json, screen.csv)", file=sys.stderr)
     s = report.summary(rows)
     print(f"{s['total']} 只, 用时 {elapsed:.1f} s, 引擎 {engine}: 成功 {s['ok']}, 失败 {s['failed']}; "
-          f"{info.label()}", file=sys.stderr)
+          f"{report.demo_title(rows, info.label())}", file=sys.stderr)  # a demo pool on a real universe says so
 
 
 def stdout_is_a_file() -> bool:

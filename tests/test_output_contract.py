@@ -49,6 +49,16 @@ def test_workbook_is_chinese_on_every_sheet_and_keeps_the_json_keys(tmp_path: Pa
     assert {"总数", "高风险", "引擎"} <= labels
 
 
+def test_a_demo_workbooks_summary_labels_each_row_once(tmp_path: Path) -> None:
+    """A trial (s15/u4 C5): a demo run's 汇总 had two rows labelled 数据 (本地数据为空 ..., 演示数据 (非真实行情))."""
+    rows = [ok_row(0, "600519.SH", "贵州茅台", 22.5, 34.2)]
+    path = write_workbook(rows, tmp_path / "screen.xlsx", None, {"source": "m.csv", "data": "本地数据为空"}, demo=True)
+    pairs = list(load_workbook(path)["汇总"].iter_rows(min_row=2, values_only=True))
+    labels = [label for label, _ in pairs]
+    assert len(labels) == len(set(labels)), labels
+    assert ("本地数据", "本地数据为空") in pairs and ("数据性质", "演示数据 (非真实行情)") in pairs
+
+
 def test_chart_draws_the_rule_plane_with_the_stocks_by_name(tmp_path: Path) -> None:
     import matplotlib
 

@@ -11,7 +11,7 @@ from screening.data.codes import CodeError, normalise_code, split_codes
 from screening.engines.answer import ANSWER_SCHEMA
 from screening.engines.base import EngineOutput
 from screening.engines.rules_engine import RulesEngine
-from screening.models import PoolItem, StockInput
+from screening.models import PoolItem, ResultRow, StockInput
 from screening.screen.merge import FLAG_REASON_REPLACED, reason_problem
 from screening.screen.pipeline import Screener
 from screening.screen.rules import (
@@ -267,3 +267,38 @@ def test_a_non_finite_figure_fails_the_row_never_reads_as_low(field: str, label:
 def test_a_reason_never_rounds_a_figure_onto_its_threshold(roe: float, pe: float, reason: str) -> None:
     """A trial (2026-12-07): 14.9999996 read "ROE 15%介于5%-15%", the reason contradicting itself."""
     assert rule_risk(StockInput(code="600001.SH", name="样本", roe=roe, pe_ttm=pe))[1] == reason
+
+
+@pytest.mark.parametrize(("roe", "pe", "reason"), [
+    (20.0, 1e6, "PE-TTM 1000000>50"), (20.0, 1234567.8, "PE-TTM 1234568>50"), (20.0, 1e-7, "ROE 20%≥15%且PE 0.0000001"),
+    (1e-5, 20.0, "ROE 0.00001%<5%"), (20.0, 5e-324, "ROE 20%≥15%且PE 5×10⁻³²⁴"), (20.0, 2e20, "PE-TTM 2×10²⁰>50"),
+])
+def test_a_reason_writes_a_figure_out_never_in_scientific_notation(roe: float, pe: float, reason: str) -> None:
+    """A trial (s15/u4 C3): PE 1,000,000 read "PE-TTM 1e+06>50". A figure no A share has (a denormal from a broken
+    cell) is a power of ten with ×, never hundreds of zeros, never 0."""
+    assert rule_risk(StockInput(code="600001.SH", name="样本", roe=roe, pe_ttm=pe))[1] == reason
+
+
+def test_the_table_and_the_digest_write_figures_out() -> None:
+    """The terminal table's PE, ROE and 排序值 cells, and the digest's 排序值: no 1e+06, no 1e-07; a table figure is
+    never rounded onto a threshold either (ROE 14.9999996 showed as 15)."""
+    import io
+
+    from rich.console import Console
+
+    from screening.output.report import render_table
+
+    rows = [ResultRow(index=0, code="600001.SH", name="甲", industry="", status="ok", risk_level="中", score=0,
+                      reason="x", pe_ttm=1e6, roe=14.9999996),
+            ResultRow(index=1, code="600002.SH", name="乙", industry="", status="ok", risk_level="低", score=100,
+                      reason="y", pe_ttm=1e-7, roe=20.0)]
+    buf = io.StringIO()
+    render_table(rows, console=Console(file=buf, width=400))
+    table = buf.getvalue()
+    assert "1e+" not in table and "1e-" not in table, table
+    assert "1000000" in table and "0.0000001" in table and "14.9999996" in table
+    from screening.digest.render import _row_text
+    from screening.output.text import plain
+
+    digest = _row_text(rows[0], plain, ranked=True)
+    assert "排序值 -" in digest and "e+" not in digest, digest

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+import os
 import re
 import statistics
 import subprocess
@@ -14,7 +16,9 @@ import pytest
 
 from screening.config import InputSettings
 from screening.data.codes import normalise_code
+from screening.data.load import is_demo_pool
 from screening.data.pool import read_pool
+from screening.data.pool_demo import DEMO_COLUMN, DEMO_NOTE, DEMO_VALUE
 from screening.data.stock_csv import read_stock_csv
 from screening.data.synthetic import generate_market, write_market_csv
 from screening.models import StockInput
@@ -144,3 +148,72 @@ def test_larger_markets_and_limits() -> None:
     assert len({s.code for s in big}) == 10000
     with pytest.raises(ValueError):
         generate_market(50000)
+
+
+def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "SCREENER_UNIVERSE__PATH": str(tmp_path / "universe.sqlite"),
+           "SCREENER_CONFIG": str(tmp_path / "absent.toml"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    return subprocess.run([sys.executable, "-m", "screening", *args], capture_output=True, text=True, env=env,
+                          cwd=ROOT, timeout=300)
+
+
+def test_every_row_of_the_file_says_it_is_demo_data_and_a_users_file_does_not(tmp_path: Path) -> None:
+    """A trial (s15/u4 B5): the written market read back as the user's own file, its invented figures screened with
+    sources 'file' and no 演示数据. Its 数据来源 column marks every row, also after Excel re-saves it as GBK; the same
+    table without that column, or with a real source in it, is the user's and is not marked."""
+    out = tmp_path / "m.csv"
+    write_market_csv(out, 40, 5)
+    header = out.read_text(encoding="utf-8").splitlines()[0].split(",")
+    assert header[0] == DEMO_COLUMN
+    pool = read_pool(out, InputSettings())
+    assert all(i.stock is not None and i.stock.notes[:1] == [DEMO_NOTE] for i in pool.items)
+    resaved = tmp_path / "resaved.csv"  # Excel on a Chinese Windows: GBK, CRLF
+    resaved.write_bytes(out.read_text(encoding="utf-8").replace("\n", "\r\n").encode("gbk", errors="replace"))
+    assert is_demo_pool(read_pool(resaved, InputSettings()))
+    lines = out.read_text(encoding="utf-8").splitlines()
+    own = tmp_path / "own.csv"
+    own.write_text("\n".join(ln.split(",", 1)[1] for ln in lines) + "\n", encoding="utf-8")
+    assert not is_demo_pool(read_pool(own, InputSettings()))
+    sourced = tmp_path / "sourced.csv"
+    sourced.write_text("\n".join([lines[0], *(ln.replace(DEMO_VALUE, "通达信") for ln in lines[1:])]) + "\n",
+                       encoding="utf-8")
+    assert not is_demo_pool(read_pool(sourced, InputSettings()))
+
+
+@pytest.mark.slow  # one CLI screen, about 6 s on two cores
+def test_screening_the_file_labels_every_output_demo_as_the_demo_data_is(tmp_path: Path) -> None:
+    """Rows (演示数据 flag, sources demo), the stderr banner and summary line, the XLSX 演示数据 sheet and 汇总 row,
+    and the chat summary: as a screen of the embedded demo data says it."""
+    from openpyxl import load_workbook
+
+    from bot.core.replies import summary_lines
+    from bot.core.text import to_plain
+    from screening.models import ResultRow
+
+    market = tmp_path / "m.csv"
+    write_market_csv(market, 30, 5)
+    done = _cli(tmp_path, "screen", str(market), "--engine", "rules", "--format", "json", "--out", str(tmp_path / "o"))
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)
+    assert len(rows) == 30 and all(r["status"] == "ok" and "演示数据" in r["flags"] for r in rows)
+    assert {v for r in rows for v in r["sources"].values()} == {"demo"}
+    assert "演示数据 (demo data)" in done.stderr  # the banner
+    assert "演示数据" in done.stderr.strip().splitlines()[-1]  # the summary line
+    wb = load_workbook(tmp_path / "o" / "screen.xlsx")
+    assert "演示数据" in wb.sheetnames
+    assert ("数据性质", "演示数据 (非真实行情)") in list(wb["汇总"].iter_rows(min_row=2, values_only=True))
+    result = [ResultRow.from_dict({**r, "index": n}) for n, r in enumerate(rows)]
+    chat = [to_plain(ln) for ln in summary_lines(result, job_id="j" * 12, data="本地数据为空")]
+    assert any(ln.startswith("📊 演示数据") for ln in chat), chat
+
+
+def test_universe_import_refuses_the_file_and_stores_nothing(tmp_path: Path) -> None:
+    """The universe is the market data every screen reads, labelled by provider and date; the invented figures on
+    real-looking codes would stand in for real companies'. Refused whole, with what to do instead."""
+    market = tmp_path / "m.csv"
+    write_market_csv(market, 20, 5)
+    done = _cli(tmp_path, "universe", "import", str(market))
+    assert done.returncode == 2 and "演示数据" in done.stderr and "screen --demo" in done.stderr, done.stderr
+    assert done.stdout == ""
+    status = _cli(tmp_path, "universe", "status", "--format", "json")
+    assert json.loads(status.stdout)["stocks"] == 0

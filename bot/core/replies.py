@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from bot.core.text import Line, b, code, i, line, t
 from screening.models import Pool, ResultRow
-from screening.output.report import signal_text, summary, top_picks
+from screening.output.report import demo_title, signal_text, summary, top_picks
 from screening.output.text import RISK_BADGE, flags_brief, sources_brief
 from screening.queue.status import JobStatus
 
@@ -75,6 +75,7 @@ def summary_lines(rows: Sequence[ResultRow], *, job_id: str, source: str = "", s
     s = summary(rows)
     out = [line(b("筛选结果"), " · ", t(source, 60)) if source else line(b("筛选结果")),
            line("任务 ", code(job_id[:12]), f" · {seconds:.1f} s" if seconds else ""), counts_line(rows)]
+    data = demo_title(rows, data)  # a demo pool (an example, the synthetic market's file) on a real universe too
     if data:  # where the figures came from and as of when; 演示数据 in demo mode
         out.append(line("📊 ", t(data, 200)))
     extra = [f"{label} {s[key]}" for key, label in (("text_raised", "公告/报告上调"), ("model_raised", "模型上调"),

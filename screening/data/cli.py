@@ -19,12 +19,13 @@ from screening.config import InputSettings, load_settings
 from screening.data.freshness import market_today
 from screening.data.load import is_old_bse_code, move_bse_codes, open_universe
 from screening.data.pool import read_pool
+from screening.data.pool_demo import DEMO_NOTE
 from screening.data.providers.records import NOTICE
 from screening.data.refresh import Refresher, RefreshFailed, note_line
 from screening.data.row_checks import name_conflict, quarter_roe
 from screening.data.stock_csv import AS_OF, UniverseError, read_stock_csv, stocks_csv
 from screening.data.universe import Universe
-from screening.models import NOTE_DUPLICATE_CONFLICT, PoolItem, PoolRejected, StockInput, is_doubt
+from screening.models import NOTE_DUPLICATE_CONFLICT, Pool, PoolItem, PoolRejected, StockInput, is_doubt
 
 
 def _import(universe: Universe, path: Path, as_of: str | None, limits: InputSettings) -> int:
@@ -40,6 +41,10 @@ def _import(universe: Universe, path: Path, as_of: str | None, limits: InputSett
         pool = read_pool(path, limits)
     except PoolRejected as exc:
         print(f"错误: {exc}", file=sys.stderr)
+        return 2
+    demo = demo_refusal(pool, path)
+    if demo is not None:
+        print(f"错误: {demo}", file=sys.stderr)
         return 2
     for warning in pool.warnings:
         print(f"注意: {warning}", file=sys.stderr)
@@ -97,6 +102,23 @@ def _kept_row(dup: PoolItem, kept_items: list[PoolItem], refusals: dict[int, str
     if why.startswith(NOTE_DUPLICATE_CONFLICT):
         return f"; 第 {kept.row} 行 ({given}) 也未导入: 两行数字不同, 不猜哪一行较新; 改正文件后再导入"
     return f"; 第 {kept.row} 行 ({given}) 也未导入: {why}"
+
+
+def demo_refusal(pool: Pool, path: Path) -> str | None:
+    """Why a file holding demo rows (the synthetic market's, data/pool_demo.py) is not imported at all, or None.
+
+    Refused whole, not stored marked demo: the universe is the market data every later screen of every user
+    reads, its figures are labelled by provider and date, not per stock as demo, and the invented figures sit on
+    real-looking codes, so they would stand in for real companies' figures. Nor are the file's other rows
+    imported: a file that mixes invented rows with real ones is refused whole, as a malformed one is. Screening
+    the file itself labels every row 演示数据; ``screen --demo`` screens against the demo market."""
+    rows = [item for item in pool.ok_items if item.stock is not None and DEMO_NOTE in item.stock.notes]
+    if not rows:
+        return None
+    return (f"{path.name}: {len(rows)} 行是演示数据 (第{rows[0].row}行起, 其数据来源列写着 演示数据): "
+            "合成的名称和数字不导入本地数据 (本地数据是所有筛选读取的行情, 合成数字会冒充真实公司的数字); "
+            "直接筛选该文件即可 (每行标注 演示数据), 或用 screen --demo; "
+            "文件中的真实数据请另存为不含这些行的文件再导入")
 
 
 def import_refusal(stock: StockInput, universe: Universe) -> str | None:

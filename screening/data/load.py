@@ -26,6 +26,7 @@ from screening.data.freshness import REPORT_FIELDS, SHANGHAI, intraday_note, mar
 from screening.data.gap_causes import gap_notes
 from screening.data.names import fold_name, index_named
 from screening.data.pool import read_pool
+from screening.data.pool_demo import DEMO_NOTE
 from screening.data.pool_rows import fail_as_same_stock
 from screening.data.row_checks import name_conflict, quarter_roe, sign_conflict, unusual_figures
 from screening.data.stock_csv import read_stock_csv
@@ -41,7 +42,6 @@ from screening.data.unknown_codes import (  # noqa: F401 - WHOLE_MARKET: tests a
 from screening.models import InputProblem, Pool, PoolItem, PoolRejected, StockInput
 
 EXAMPLES = Path(__file__).resolve().parent.parent.parent / "examples"
-DEMO_NOTE = "演示数据"
 _FILE_SUFFIXES = frozenset({".csv", ".txt", ".tsv", ".xls", ".xlsx", ".xlsm"})
 
 log = logging.getLogger("screening.load")
@@ -94,7 +94,8 @@ def _annotate(stock: StockInput, universe: Universe, settings: Settings, today: 
     beside a positive ROE is as doubtful as a file's)."""
     stock.notes += [n for n in (sign_conflict(stock), unusual_figures(stock)) if n] + gap_notes(stock, universe)
     if universe.info.demo:
-        stock.notes.append(DEMO_NOTE)
+        if DEMO_NOTE not in stock.notes:  # a demo file's row says so already (pool_demo)
+            stock.notes.append(DEMO_NOTE)
         stock.data_date = stock.data_date or demo_date(universe)
         return stock
     filled = {f for f, src in stock.sources.items() if src.startswith("universe:")}
@@ -117,7 +118,8 @@ def load_file(path: Path, settings: Settings, universe: Universe, *, source_name
     for item in pool.items:
         if item.stock is not None:
             conflict = name_conflict(item.stock, universe)
-            copied = sample or _example_key(item.stock) in _example_rows()
+            # a row whose file says it is demo data (the synthetic market's 数据来源 column, pool_demo) likewise
+            copied = sample or DEMO_NOTE in item.stock.notes or _example_key(item.stock) in _example_rows()
             item.stock = _annotate(universe.fill(item.stock), universe, settings, today)
             notes = (moved.get(item.index), conflict, quarter_roe(item.stock), unlisted_code(item.stock, universe),
                      *_file_report_age(item.stock, settings, today))
@@ -224,7 +226,7 @@ def _example_files() -> list[Path]:
 
 
 def is_demo_pool(pool: Pool) -> bool:
-    """Whether any row of the pool is demo data (the demo universe, or a shipped example file)."""
+    """Whether any row of the pool is demo data (the demo universe, a shipped example, a file that says so)."""
     return any(item.stock is not None and DEMO_NOTE in item.stock.notes for item in pool.items)
 
 

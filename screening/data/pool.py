@@ -19,6 +19,7 @@ from pathlib import Path
 
 from screening.config import InputSettings
 from screening.data.pool_columns import Columns, flag_stamped_quarter, flag_twins, map_columns
+from screening.data.pool_demo import DEMO_NOTE, demo_column, says_demo
 from screening.data.pool_headers import CODE_HEADERS, HEADER_ALIASES, NUMERIC_FIELDS, map_header, merged_header
 from screening.data.pool_notes import skip_notes
 from screening.data.pool_rows import flag_conflict, parse_row
@@ -272,6 +273,7 @@ def _read_rows(pool: Pool, seg: _Segment, source: str, first_seen: dict[str, int
     header, used, width = seg.header, seg.cols.used, len(seg.header)
     unheaded = unheaded_column(seg.rows, width, used)
     pad = padding(seg.cells, seg.rows, width)
+    demo = demo_column(header)  # a 数据来源 column saying 演示数据: the synthetic market's file (pool_demo)
     for index, raw in enumerate(seg.rows, start):
         item = parse_row(index, raw, used, source, first_seen)
         if item.stock is not None:
@@ -292,6 +294,8 @@ def _read_rows(pool: Pool, seg: _Segment, source: str, first_seen: dict[str, int
             # a split number whose row ends in an empty cell (1,234.5,3.2, then the empty last column) has no
             # non-empty cell past the header, yet every cell after the split sits one column left
             item = shifted_row(item, fitted, extra or fitted.cells[width:], header, used, source)
+        if item.stock is not None and says_demo(raw, demo) and DEMO_NOTE not in item.stock.notes:
+            item.stock.notes.insert(0, DEMO_NOTE)
         pool.items.append(item)
     flag_fractions(pool, seg.rows, used, source)
     flag_stamped_quarter(pool, used)

@@ -18,6 +18,7 @@ from typing import Any
 from screening.data.pool_headers import NUMERIC_FIELDS, header_stamp, header_unit, lookalike, map_header
 from screening.data.pool_rows import Column, read_figures
 from screening.data.pool_table import RawRow
+from screening.figures import figure
 from screening.models import FIELD_LABELS, NOTE_COLUMN_CONFLICT, NOTE_QUARTER_ROE, InputProblem, Pool, PoolItem
 
 # the month-day of a report period that is not the annual one, as i问财 stamps a column with it
@@ -116,7 +117,7 @@ def _same(a: Any, b: Any) -> bool:
 def _shown(value: Any) -> str:
     if isinstance(value, bool):
         return "是" if value else "否"
-    return f"{value:g}" if isinstance(value, float) else str(value)
+    return figure(value) if isinstance(value, float) else str(value)
 
 
 def flag_stamped_quarter(pool: Pool, used: dict[str, Column]) -> None:

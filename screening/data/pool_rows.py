@@ -21,6 +21,7 @@ from screening.data.pool_headers import NUMERIC_FIELDS, UNIT_FIELDS, unnamed_pe
 from screening.data.pool_table import Formula, RawRow
 from screening.data.value_bounds import check_value
 from screening.data.values import parse_bool_flag, parse_number_unit, strip_controls
+from screening.figures import figure
 from screening.models import (
     FIELD_LABELS,
     NOTE_DUPLICATE_CONFLICT,
@@ -178,7 +179,7 @@ def fail_as_same_stock(kept: PoolItem, dup: PoolItem, same: str, source: str, co
 def _shown_value(value: Any) -> str:
     if isinstance(value, bool):
         return "是" if value else "否"
-    return f"{value:g}" if isinstance(value, float) else str(value)
+    return figure(value) if isinstance(value, float) else str(value)
 
 
 def _read_field(field: str, col: Column, raw: RawRow, values: dict[str, Any], problems: list[Problem],

@@ -20,6 +20,7 @@ from screening.data.pool_rows import Column
 from screening.data.pool_table import RawRow
 from screening.data.universe import Universe
 from screening.data.values import parse_number_unit
+from screening.figures import figure
 from screening.models import (
     FIELD_LABELS,
     NOTE_NAME_CONFLICT,
@@ -82,7 +83,7 @@ def quarter_roe(stock: StockInput) -> str | None:
     if kind is None or kind == ANNUAL:
         return None
     period = stock.report_date if kind in (stock.report_date or "") else f"{stock.report_date} ({kind})"  # 2026三季报
-    return (f"{NOTE_QUARTER_ROE}: 文件的 ROE {stock.roe:g}% 是 {period} 的累计值, "
+    return (f"{NOTE_QUARTER_ROE}: 文件的 ROE {figure(stock.roe)}% 是 {period} 的累计值, "
             "规则阈值 5%/15% 按全年; 请用年报 ROE")
 
 
@@ -95,8 +96,8 @@ def sign_conflict(stock: StockInput) -> str | None:
         return None
     if stock.sources.get("net_profit_y1", "file") != stock.sources.get("roe", "file"):
         return None  # another period can differ in sign (a provider's TTM ROE beside last year's profit)
-    shown = f"{profit / 1e8:.4g}亿" if abs(profit) >= 1e6 else f"{profit:g}"
-    return (f"{NOTE_SIGN_CONFLICT}: 净利润 {shown} 与 ROE {roe:g}% 一正一负 (ROE=净利润/净资产, 应同号, "
+    shown = f"{figure(profit / 1e8, digits=4)}亿" if abs(profit) >= 1e6 else figure(profit)
+    return (f"{NOTE_SIGN_CONFLICT}: 净利润 {shown} 与 ROE {figure(roe)}% 一正一负 (ROE=净利润/净资产, 应同号, "
             "除非净资产为负); 请核对两列是否同一报告期、是否错列")
 
 
@@ -120,7 +121,7 @@ def unusual_figures(stock: StockInput) -> str | None:
             continue
         source = stock.sources.get(field, "file")
         where = f"本地数据 {source.removeprefix('universe:')}" if source.startswith("universe:") else source
-        odd.append(f"{FIELD_LABELS[field]} {value:g}{unit} (来自{_SOURCE_WORDS.get(source, where)}; {why})")
+        odd.append(f"{FIELD_LABELS[field]} {figure(value)}{unit} (来自{_SOURCE_WORDS.get(source, where)}; {why})")
     return f"{NOTE_UNUSUAL}: " + "; ".join(odd) + "; 请核对原值" if odd else None
 
 

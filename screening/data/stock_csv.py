@@ -91,11 +91,17 @@ def _format_cell(value: object) -> str:
     return str(value)
 
 
-def stocks_csv(rows: list[tuple[StockInput, str | None]]) -> str:
-    """The CSV text ``read_stock_csv`` reads back to the same stocks (``universe export``)."""
+def stocks_csv(rows: list[tuple[StockInput, str | None]], label: tuple[str, str] | None = None) -> str:
+    """The CSV text ``read_stock_csv`` reads back to the same stocks (``universe export``).
+
+    ``label`` (column, value) leads every row with one more column, which ``read_stock_csv`` ignores: the
+    synthetic market's 数据来源 = 演示数据, so its file says on every row what it is (data/pool_demo.py).
+    """
+    lead = [label[0]] if label else []
+    cells = [label[1]] if label else []
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow([*DATA_FIELDS, AS_OF])
+    writer.writerow([*lead, *DATA_FIELDS, AS_OF])
     for stock, as_of in rows:
-        writer.writerow([*(_format_cell(getattr(stock, f)) for f in DATA_FIELDS), as_of or ""])
+        writer.writerow([*cells, *(_format_cell(getattr(stock, f)) for f in DATA_FIELDS), as_of or ""])
     return buf.getvalue()

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from screening.data.pool_demo import DEMO_COLUMN, DEMO_VALUE
 from screening.data.stock_csv import stocks_csv
 from screening.models import StockInput
 
@@ -363,11 +364,13 @@ def generate_market(n: int = 5400, seed: int = 0) -> list[StockInput]:
 def write_market_csv(path: Path | str, n: int = 5400, seed: int = 0) -> int:
     """Write the synthetic market as a CSV in the universe's field format (UTF-8); returns n.
 
-    The file is demo data by construction: it can be screened as a pool, or imported with
-    ``universe import`` into a scratch universe, never mistaken for market data (the names are invented).
+    The file is demo data by construction, and says so on every row: its first column, 数据来源, reads
+    演示数据 (合成, 非真实行情). Screened as a pool, each row is labelled 演示数据 as the embedded demo data is
+    (data/pool_demo.py); ``universe import`` refuses it, since the shared universe holds market data and the
+    invented figures sit on real-looking codes.
     """
     stocks = [_in_yuan(s) for s in generate_market(n, seed)]
-    Path(path).write_text(stocks_csv([(s, None) for s in stocks]), encoding="utf-8")
+    Path(path).write_text(stocks_csv([(s, None) for s in stocks], (DEMO_COLUMN, DEMO_VALUE)), encoding="utf-8")
     return len(stocks)
 
 

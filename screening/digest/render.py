@@ -18,6 +18,7 @@ from screening.config import DigestSettings
 from screening.data.freshness import FLAG_STALE
 from screening.data.universe import FLAG_LATE_REPORT
 from screening.digest.model import Digest, RiskChange
+from screening.figures import figure
 from screening.models import DOUBT_NOTES, FLAG_DATA_DOUBT, ResultRow
 from screening.output.report import rank_value
 from screening.output.text import RISK_BADGE, esc_html, esc_md, plain, split_with_parts, utf8_len, utf16_len
@@ -61,7 +62,7 @@ def _row_text(r: ResultRow, esc: Callable[..., str], ranked: bool = False) -> st
     score = "—" if r.score is None else str(r.score)
     value = rank_value(r)
     if ranked and value is not None:  # the clamped score saturates at 100: the rank value is what orders the list
-        score += f" (排序值 {value:g})"
+        score += f" (排序值 {figure(value)})"
     text = f"{esc(r.code)} {esc(r.name or '', 24)} · {esc(r.risk_level)} · {score}"
     text += _flag_text(r, esc)  # before the reason, which may be cut
     if r.reason:

@@ -15,9 +15,10 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from screening.figures import figure
 from screening.models import RISK_ORDER, ResultRow, is_doubt
 from screening.output.export_safety import escape_formula, fit_cell, strip_illegal
-from screening.screen.rules import formula_value
+from screening.screen.rules import THRESHOLDS, formula_value
 from screening.screen.signal_hit import CLARIFIED, CLEARED, EXCLUDED, RESOLVED, WHY_SHOWN
 
 # The JSON/CSV/XLSX row contract, in order; README "The row contract" lists the same fields (a test checks it).
@@ -154,10 +155,11 @@ PIPED_WIDTH = 400  # columns of the table when stdout is a file or a pipe
 
 
 def _num(value: float | None) -> str:
-    """A figure as given (``0.12`` stays 0.12, the figure the reason and the flags quote), else one decimal."""
+    """A figure as given (``0.12`` stays 0.12, the figure the reason and the flags quote), else one decimal; written
+    out and never rounded onto a rule's threshold (screening/figures.py: the table showed ROE 15 for 14.9999996)."""
     if value is None:
         return ""
-    return f"{value:.1f}" if round(value, 1) == value else f"{value:g}"
+    return f"{value:.1f}" if round(value, 1) == value and abs(value) < 1e16 else figure(value, THRESHOLDS)
 
 
 def render_table(rows: Sequence[ResultRow], console: Any = None, title: str = "") -> None:
@@ -179,7 +181,7 @@ def render_table(rows: Sequence[ResultRow], console: Any = None, title: str = ""
         extra = "; ".join([r.error or "", *r.flags] if r.status == "failed" else r.flags).strip("; ")
         value = rank_value(r)
         cells = (r.code, r.name or "", r.industry or "", r.risk_level or "失败",
-                 "" if r.score is None else str(r.score), "" if value is None else f"{value:g}", _num(r.pe_ttm),
+                 "" if r.score is None else str(r.score), "" if value is None else figure(value), _num(r.pe_ttm),
                  _num(r.roe), r.reason or "", extra or "")
         # Text, not str: a name or reason like "[bold]" or "[/]" is data, never rich markup
         t.add_row(*(Text(c) for c in cells), style=style)

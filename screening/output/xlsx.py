@@ -34,9 +34,11 @@ INPUT_COLUMNS = {"row": "源文件行", "raw_code": "原始代码", "code": "代
 SUMMARY_LABELS = {"total": "总数", "ok": "成功", "failed": "失败", "高": "高风险", "中": "中风险", "低": "低风险",
                   "flagged": "有标记", "model_raised": "模型上调",
                   "text_raised": "文本信号上调", "score_fixed": "评分校正", "data_doubt": "数据存疑",
-                  "source": "来源", "data": "数据", "engine": "引擎", "seconds": "用时(秒)", "generated_at": "生成时间",
+                  "source": "来源", "data": "本地数据", "engine": "引擎", "seconds": "用时(秒)",
+                  "generated_at": "生成时间",
                   "job": "任务", "state": "状态", "digest_date": "摘要日期", "data_as_of": "数据截至",
                   "previous_digest": "上一期摘要"}
+DEMO_SUMMARY_LABEL = "数据性质"  # the 汇总 row of a demo workbook saying what its figures are
 DEMO_TEXT = ("演示数据: 本文件的数字来自 examples/ 的示例和合成市场, 不是真实行情, 不能据此交易。"
              "真实数据请运行 python -m screening universe refresh。")
 
@@ -119,7 +121,9 @@ def write_workbook(rows: Sequence[ResultRow], path: Path, pool: Pool | None = No
     for key, value in {**summary(rows), **(meta or {})}.items():
         wsum.append([cell(SUMMARY_LABELS.get(key, key)), cell(value if isinstance(value, int | float) else str(value))])
     if demo:
-        wsum.append(["数据", "演示数据 (非真实行情)"])
+        # its own label: the "data" row above is the local universe's (本地数据为空, akshare ...), and a demo run
+        # showed two rows both labelled 数据 (a trial, s15/u4 C5)
+        wsum.append([DEMO_SUMMARY_LABEL, "演示数据 (非真实行情)"])
     wb.active = 0  # Excel/WPS open on the results
     path.parent.mkdir(parents=True, exist_ok=True)
     wb.save(path)

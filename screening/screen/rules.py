@@ -16,6 +16,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from screening.data.names import st_mark
 from screening.engines.answer import REASON_MAX_CHARS
+from screening.figures import figure
 from screening.models import FLAG_DATA_DOUBT, RISK_ORDER, StockInput
 from screening.screen.signals import LIVE, SignalHit, read_signals, text_tier
 
@@ -69,16 +70,13 @@ def is_st(name: str | None, flag: bool | None = None) -> bool:
     return st_mark(name) is not None
 
 
-_THRESHOLDS = (0.0, 5.0, 15.0, 50.0)  # the figures the reasons compare against
+THRESHOLDS = (0.0, 5.0, 15.0, 50.0)  # the figures the reasons compare against
 
 
 def _num(x: float) -> str:
-    """A figure as a reason shows it: six significant digits, more where six would round it onto a threshold it
-    is not (14.9999996 read "ROE 15%介于5%-15%", contradicting itself; a trial, 2026-12-07)."""
-    short = f"{x:g}"
-    if float(short) in _THRESHOLDS and x not in _THRESHOLDS:
-        return f"{x:.12g}"
-    return short
+    """A figure as a reason shows it: written out (never 1e+06), and never rounded onto a threshold it is not
+    (14.9999996 read "ROE 15%介于5%-15%", contradicting itself; a trial, 2026-12-07); see screening/figures.py."""
+    return figure(x, THRESHOLDS)
 
 
 def rule_risk(stock: StockInput) -> tuple[str, str]:
@@ -311,6 +309,7 @@ def data_doubts(stock: StockInput) -> list[str]:
                     continue
             quoted = m.groups()[-1]
             if _differs(quoted, given):
-                found.append(f"{FLAG_DATA_DOUBT}: 文本{label} {float(quoted):g}{unit} vs 数据 {given:g}{unit}")
+                found.append(f"{FLAG_DATA_DOUBT}: 文本{label} {figure(float(quoted))}{unit} "
+                             f"vs 数据 {figure(given)}{unit}")
                 break
     return found
