@@ -62,6 +62,8 @@ def test_300_stock_lists_split_under_4096() -> None:
         assert len(messages) > 1 or tg_len(text) < render.MAX_MESSAGE
     full = render.split_messages(render.list_lines(rows, "全部", "none"))
     assert len(full) > 5
+    # numbered as every front's split reply is, the mark within the 4,096 units
+    assert "（续" not in full[0] and all(m.startswith(f"（续 {i}/{len(full)}）\n") for i, m in enumerate(full[1:], 2))
     text = _check(full)
     for r in rows:  # every stock is in the list exactly once, none lost at a split
         assert text.count(r.code) == 1

@@ -11,7 +11,7 @@ import pytest
 
 from screening.config import DigestSettings, Settings, UniverseSettings
 from screening.digest.build import make_digest
-from screening.digest.render import render_json, render_markdown
+from screening.digest.render import render_json, render_markdown, render_markdown_parts
 from screening.output.report import rank_value
 
 DAY = dt.date(2026, 12, 4)
@@ -42,6 +42,18 @@ def test_demo_digest_top_list_is_low_risk_by_rank_value_with_the_demo_date(setti
     assert render_json(d)["top"][0]["rank_value"] == values[0]
     # a pool's footer describes the pool, then where its figures came from
     assert "股票池: 自选 6 只 · 共 6 只; 补充数据: 演示数据" in md
+
+
+def test_a_split_digest_numbers_its_parts_as_every_front_does(settings: Settings, tmp_path: Path) -> None:
+    """The mark is the chat replies' (screening.output.text.part_label); on DingTalk, which joins single newlines,
+    its line ends in two spaces, or the mark ran into the digest's next line."""
+    settings.universe.demo = True
+    d = _digest(settings, tmp_path / "out", codes=["600519", "300750", "600036", "000333", "601318", "000002"])
+    for hard, sep in ((False, "\n"), (True, "  \n")):
+        parts = render_markdown_parts(d, 400, DS, hard_breaks=hard)
+        n = len(parts)
+        assert n > 2 and all(len(p.encode()) <= 400 for p in parts)
+        assert "（续" not in parts[0] and all(p.startswith(f"（续 {i}/{n}）{sep}") for i, p in enumerate(parts[1:], 2))
 
 
 def test_no_low_risk_stock_says_so(settings: Settings, tmp_path: Path) -> None:

@@ -196,3 +196,7 @@ async def test_a_feishu_reply_over_the_30_kb_post_limit_goes_in_several_posts(fe
     posts = [str(m.content) for m in fake.in_chat(ids["allowed"])]
     assert len(posts) >= 2
     assert all(f"{600000 + n:06d}.SH" in "".join(posts) for n in range(600))
+    # numbered as every front's split reply is (the same mark as WeCom's, DingTalk's, Telegram's and the digest's)
+    texts = [m.content["zh_cn"]["content"][0][0]["text"] for m in fake.in_chat(ids["allowed"])]
+    assert "（续" not in texts[0]
+    assert all(t.startswith(f"（续 {i}/{len(texts)}）\n") for i, t in enumerate(texts[1:], 2)), [t[:20] for t in texts]

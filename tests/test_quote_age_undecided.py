@@ -57,6 +57,7 @@ def test_digest_footer_counts_certain_days_and_names_the_refusal(tmp_path: Path)
     ds = DigestSettings(calendar_dir=str(tmp_path))
     stale, refresh = data_warnings(_info("2027-02-03"), D(2027, 2, 15), ds)
     assert stale.startswith(f"数据已 1 个交易日未更新 (行情 2027-02-03; {PENDING})")
+    assert stale.endswith("/ data is 1 trading day old, 5 more undecided")  # one day: no plural s
     assert "今日刷新未成功" not in stale + refresh
     assert refresh.startswith("今日未刷新 (非故障): 2027-02-12 调休待定")
     assert "`python -m screening calendar import FILE`" in refresh
@@ -83,5 +84,5 @@ def test_doctor_reads_the_same_way(tmp_path: Path, monkeypatch: pytest.MonkeyPat
                         universe=UniverseSettings(path=str(path)))
     monkeypatch.setattr("screening.data.freshness.market_today", lambda: D(2027, 2, 15))
     findings = check_universe(settings)
-    assert any(f.level == "warn" and f.message == f"quotes are 1 trading days old (2027-02-03); {PENDING}"
+    assert any(f.level == "warn" and f.message == f"quotes are 1 trading day old (2027-02-03); {PENDING}"
                and "calendar import FILE" in f.fix for f in findings), findings

@@ -303,11 +303,21 @@ async def test_a_reply_is_sent_as_markdown_split_to_wecoms_limit(bot: Bot, wecom
     parts = wecom.messages("user:zhangsan")[1:]
     assert len(sent) == len(parts) > 1 and not wecom.refusals
     assert all(len(p.payload["content"].encode()) <= 2048 for p in parts)
-    assert "\n".join(p.payload["content"] for p in parts) == "**全部**\n" + table
+    # numbered as every front's split reply is (a big summary came as ~17 messages that did not say so)
+    assert "\n".join(_unnumbered([p.payload["content"] for p in parts])) == "**全部**\n" + table
 
     await bot.client.send_text(USER, "字" * 1500)
     texts = [m for m in wecom.messages("user:zhangsan") if m.msgtype == "text"]
     assert len(texts) == 3 and not any(m.truncated for m in texts)
+    assert "".join(_unnumbered([m.payload["content"] for m in texts])) == "字" * 1500
+
+
+def _unnumbered(parts: list[str]) -> list[str]:
+    """The parts without their marks, after checking them: none on the first, "（续 i/n）" on each later one."""
+    n = len(parts)
+    assert "（续" not in parts[0]
+    assert all(p.startswith(f"（续 {i}/{n}）\n") for i, p in enumerate(parts[1:], 2)), [p[:12] for p in parts]
+    return [parts[0]] + [p.split("\n", 1)[1] for p in parts[1:]]
 
 
 async def test_a_file_is_uploaded_and_sent(bot: Bot, wecom: FakeWeCom, tmp_path: Path) -> None:

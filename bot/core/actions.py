@@ -34,7 +34,7 @@ async def handle_action(core: ChatCore, front: Front, chat: ChatRef, user_id: st
         return "这不是你的任务"
     if action == "can":
         text = await cancel_job(core, chat.platform, user_id, job_id)
-        await front.send(chat, [text])
+        await front.send(chat, [text], for_user=user_id)
         return "已取消" if any("已取消" in r.text for r in text) else "无法取消"
     if action == "ref":
         if handle is not None:
@@ -46,5 +46,5 @@ async def handle_action(core: ChatCore, front: Front, chat: ChatRef, user_id: st
         lines = replies.list_lines(replies.high_risk(rows), "高风险列表", "没有高风险股票。")
     else:
         lines = replies.list_lines(replies.failed_rows(rows), "失败明细", "没有失败的股票。")
-    await front.send(chat, lines)
+    await front.send(chat, lines, for_user=user_id)
     return ""

@@ -23,7 +23,7 @@ from bot.core.text import Line, code, line, t
 from screening.data.codes import split_codes
 from screening.data.load import codes_pool, load_file
 from screening.models import Pool, PoolRejected
-from screening.queue.status import JobStatus
+from screening.queue.status import JobState, JobStatus
 
 log = logging.getLogger("bot.core")
 _MB = 1024 * 1024
@@ -167,7 +167,8 @@ async def status(core: ChatCore, front: Front, msg: Inbound, args: list[str]) ->
     st = await visible_status(core, front, msg, job_id)
     if st is None:
         return
-    await front.send(msg.chat, replies.progress_lines(st, st.source), buttons=jobs.buttons_for(st))
+    await front.send(msg.chat, replies.progress_lines(st, st.source), buttons=jobs.buttons_for(st),
+                     for_user=msg.user_id)
     if st.finished:
         await jobs.retry_missing(core, front, job_id)  # files that could not be sent go again
 
@@ -196,7 +197,22 @@ async def cancel_job(core: ChatCore, platform: str, user_id: str, job_id: str) -
     if await asyncio.to_thread(core.queue.cancel, job_id):
         log.info("job %s cancelled by %s user %s", job_id, platform, user_id)
         return line("任务 ", code(job_id[:12]), " 已取消; 已完成的结果照常发送。")
-    return line("任务 ", code(job_id[:12]), " 已经结束 (", t(st.state), "), 无需取消。")
+    return await _not_cancelled(core, job_id)
+
+
+async def _not_cancelled(core: ChatCore, job_id: str) -> Line:
+    """Why a cancel did nothing, from the job's state *after* it: the state read before may be stale (the job
+    finished between the two, and the answer read "已经结束 (running)"; a trial, S3)."""
+    job = code(job_id[:12])
+    try:
+        st = await asyncio.to_thread(core.queue.status, job_id)
+    except KeyError:  # expired meanwhile: it had ended long before
+        return line("任务 ", job, " 已经结束 (已过期), 无需取消。")
+    if st.state == JobState.DONE:
+        return line("任务 ", job, " 已经完成, 无需取消; 结果已发送或即将发送。")
+    if st.state == JobState.CANCELLED:
+        return line("任务 ", job, " 已被取消。")
+    return line("任务 ", job, " 未能取消 (", t(st.state), "), 请稍后再试。")
 
 
 async def cancel(core: ChatCore, front: Front, msg: Inbound, args: list[str]) -> None:

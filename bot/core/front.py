@@ -43,8 +43,13 @@ class Front(ABC):
 
     @abstractmethod
     async def send(self, chat: ChatRef, lines: list[Line], *, reply_to: str | None = None,
-                   buttons: list[Button] | None = None, title: str = "") -> Sent | None:
-        """Send ``lines`` (split as the vendor's limits need); the buttons go on the last message."""
+                   buttons: list[Button] | None = None, title: str = "", for_user: str | None = None) -> Sent | None:
+        """Send ``lines`` (split as the vendor's limits need, the parts numbered); the buttons go on the last message.
+
+        ``for_user`` is the user the message is for: the asker of a reply, the owner of a job for its results
+        (sent minutes later, when someone else may have spoken since). A front that notifies one person in a
+        group (DingTalk's @-mention) notifies them; None: nobody in particular.
+        """
 
     @abstractmethod
     async def open_card(self, chat: ChatRef, lines: list[Line], buttons: list[Button] | None = None,

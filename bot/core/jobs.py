@@ -14,6 +14,9 @@ once, unguarded: one refused send ended the follower, and the chat saw "done" an
 chat hears of a missing part once: a restart retries it quietly (a bot restarted daily must not repeat the
 notice every morning), and only a ``/status`` the user asked for answers again when the part still fails.
 
+Every message about a job is for its owner (``owner_of``: the record's ``user``, so also after a restart):
+in a DingTalk group the results @-mention the user who asked, not whoever spoke to the bot last.
+
 One process delivers a job (follow_lease.py: a lease in Redis, renewed while it follows), and every
 ``ChatCore.sweep_s`` each process picks up the tracked jobs nobody follows: a follower that died on an error,
 or another process that died mid-job.
@@ -134,7 +137,7 @@ async def submit_and_follow(core: ChatCore, front: Front, *, chat: ChatRef, user
     st = await asyncio.to_thread(remember)
     log.info("job %s: %d items from user %s in %s chat %s (%s lane)", job_id, len(pool.items), user_id,
              chat.platform, chat.chat_id, lane)
-    await front.send(chat, ack_lines(job_id), reply_to=reply_to)
+    await front.send(chat, ack_lines(job_id), reply_to=reply_to, for_user=user_id)
     lines = replies.progress_lines(st, pool.source)
     sent = await front.open_card(chat, lines, buttons_for(st), title="筛选进度")
     record["message"], record["shown"] = sent.handle, dump_lines(lines)
@@ -159,6 +162,14 @@ def _chat_field(chat: ChatRef) -> int | str:
 
 def chat_of(record: dict[str, Any]) -> ChatRef:
     return ChatRef(record.get("platform", "telegram"), str(record["chat"]), record.get("chat_type", "private"))
+
+
+def owner_of(record: dict[str, Any]) -> str | None:
+    """The id of the user who asked for the job (its messages are for them), as the front named them."""
+    user, platform = record.get("user"), record.get("platform", "telegram")
+    if user is None:
+        return None
+    return str(user) if platform == "telegram" else str(user).removeprefix(f"{platform}:")
 
 
 def start_follower(core: ChatCore, front: Front, job_id: str) -> None:
@@ -264,7 +275,8 @@ async def _status(core: ChatCore, front: Front, job_id: str, record: dict[str, A
             log.warning("job %s %s before its results were delivered", job_id, "expired" if came else "never came")
             await asyncio.to_thread(core.drop_track, job_id)
             await front.send(chat, [line("任务 ", code(job_id[:12]), " 已过期, 结果不可用。") if came else
-                                    line("任务 ", code(job_id[:12]), " 未能提交 (机器人在提交时中断), 请重新发送。")])
+                                    line("任务 ", code(job_id[:12]), " 未能提交 (机器人在提交时中断), 请重新发送。")],
+                             for_user=owner_of(record))
             return None
         except RedisError as exc:
             log.warning("job %s: Redis unavailable (%s); retrying", job_id, exc)
@@ -313,7 +325,8 @@ async def deliver(core: ChatCore, front: Front, job_id: str, record: dict[str, A
 
     async def summary() -> None:
         await front.send(chat, replies.summary_lines(rows, job_id=job_id, source=source, seconds=seconds,
-                                                     data=record.get("data", "")), title="筛选结果")
+                                                     data=record.get("data", "")), title="筛选结果",
+                         for_user=owner_of(record))
 
     if "summary" not in record["sent"]:
         await _send_part(core, front, job_id, record, "summary", summary)
@@ -371,7 +384,7 @@ async def _send_part(core: ChatCore, front: Front, job_id: str, record: dict[str
         return
     try:
         await front.send(chat_of(record), [line(f"{PART_NAMES[part]} 未能发送: ", t(reason, 200), "; 用 ",
-                                                code(f"/status {job_id[:12]}"), " 重试")])
+                                                code(f"/status {job_id[:12]}"), " 重试")], for_user=owner_of(record))
     except Exception as exc:  # the vendor refuses everything now: /status or a restart still finds the record
         log.warning("job %s: could not say that the %s is missing: %s", job_id, part, exc)
 

@@ -43,7 +43,8 @@ class MarkdownFront(Front):
         return sep.join(text)
 
     @abstractmethod
-    async def _send_markdown(self, chat: ChatRef, title: str, text: str) -> None: ...
+    async def _send_markdown(self, chat: ChatRef, title: str, text: str, *, for_user: str | None = None) -> None:
+        """``text`` as one or more messages (numbered when split); ``for_user`` as in ``Front.send``."""
 
     @abstractmethod
     async def _send_card(self, chat: ChatRef, title: str, text: str) -> Any: ...
@@ -56,9 +57,9 @@ class MarkdownFront(Front):
     async def _send_file(self, chat: ChatRef, path: Path, name: str) -> None: ...
 
     async def send(self, chat: ChatRef, lines: list[Line], *, reply_to: str | None = None,
-                   buttons: list[Button] | None = None, title: str = "") -> Sent | None:
+                   buttons: list[Button] | None = None, title: str = "", for_user: str | None = None) -> Sent | None:
         head = title or (to_plain(lines[0])[:20] if lines else "选股机器人")
-        await self._send_markdown(chat, head, self.markdown(lines, buttons))
+        await self._send_markdown(chat, head, self.markdown(lines, buttons), for_user=for_user)
         return None
 
     async def send_markdown(self, chat: ChatRef, title: str, parts: list[str]) -> None:

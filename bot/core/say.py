@@ -1,4 +1,5 @@
-"""Answering a message in its own chat, on whichever front it came from."""
+"""Answering a message in its own chat, on whichever front it came from, for its sender (DingTalk @-mentions
+them in a group)."""
 
 from __future__ import annotations
 
@@ -12,4 +13,4 @@ async def reply(front: Front, msg: Inbound, lines: list[Line] | Line | str) -> N
         lines = [line(lines)]
     elif isinstance(lines, tuple):
         lines = [lines]
-    await front.send(msg.chat, lines, reply_to=msg.message_id)
+    await front.send(msg.chat, lines, reply_to=msg.message_id, for_user=msg.user_id)

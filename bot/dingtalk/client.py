@@ -9,9 +9,10 @@ a log line says which. msgIds are claimed in the shared Redis (bot/core/guard.py
 a redelivery after a restart, or to a second bot process on the same app, is not processed either; when
 Redis does not answer, the frame is answered 500 (not acknowledged as done) and nothing runs.
 
-Sending: markdown and text go through the chat's sessionWebhook while DingTalk says it is valid (the SDK's
-reply_markdown / reply_text), else through the robot APIs (oToMessages/batchSend for a private chat,
-groupMessages/send for a group). Files are uploaded with the SDK's upload_to_dingtalk and sent as a
+Sending: markdown and text go through the chat's sessionWebhook while DingTalk says it is valid (the body of
+the SDK's reply_markdown / reply_text, @-mentioning the user the message is for: bot/dingtalk/webhook.py), else
+through the robot APIs (oToMessages/batchSend for a private chat, groupMessages/send for a group, which
+mention nobody). Files are uploaded with the SDK's upload_to_dingtalk and sent as a
 sampleFile message. Progress cards are the SDK's MarkdownCardInstance (card instance create + deliver),
 updated in place with PUT /v1.0/card/instances.
 
@@ -22,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -34,12 +34,12 @@ import dingtalk_stream
 
 from bot.core.guard import ChatGuard, GuardUnavailable, skew_problem, ttl_for
 from bot.core.inbound import ChatRef, Inbound
-from bot.dingtalk import redact
+from bot.dingtalk import redact, webhook
 from bot.dingtalk.errors import DingTalkApiError, DingTalkError
 from bot.dingtalk.inbound import to_inbound
 from bot.dingtalk.openapi import FILE_TYPES, MAX_BODY_BYTES, MAX_FILE_BYTES, RobotApi
 from bot.dingtalk.settings import DingTalkCredentials
-from screening.output.text import split_to_fit
+from screening.output.text import split_numbered
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +57,7 @@ class DingTalkCard:
 
 @dataclass(frozen=True)
 class _SessionWebhook:
-    message: Any  # the SDK's ChatbotMessage the webhook came with (the SDK's reply_* take one)
+    url: str  # the chat's latest one: whom a reply mentions is the caller's (``at_user``), not its sender's
     expires_ms: int
 
 
@@ -108,6 +108,7 @@ class DingTalkClient:
         self._robot_name = robot_name
         self._webhook_margin_ms = int(webhook_margin_s * 1000)
         self._max_download = max_download_bytes
+        self._http_timeout_s = http_timeout_s
         self._clock = clock
         if stale_after_s <= 0:
             raise ValueError("stale_after_s must be positive")
@@ -250,7 +251,8 @@ class DingTalkClient:
 
     def _remember_webhook(self, chat: ChatRef, message: Any) -> None:
         if message.session_webhook and message.session_webhook_expired_time:
-            self._webhooks[chat] = _SessionWebhook(message, int(message.session_webhook_expired_time))
+            self._webhooks[chat] = _SessionWebhook(str(message.session_webhook),
+                                                   int(message.session_webhook_expired_time))
 
     def _valid_webhook(self, chat: ChatRef) -> _SessionWebhook | None:
         hook = self._webhooks.get(chat)
@@ -262,42 +264,47 @@ class DingTalkClient:
         return hook
 
     # ---- sending ----------------------------------------------------------------------------------------
-    async def send_markdown(self, chat: ChatRef, title: str, text: str) -> None:
-        """Markdown to a chat, split at line breaks into messages that fit DingTalk's size limit.
+    async def send_markdown(self, chat: ChatRef, title: str, text: str, *, at_user: str | None = None) -> None:
+        """Markdown to a chat, split at line breaks into messages that fit DingTalk's size limit, the parts after
+        the first numbered ("（续 2/3）").
 
-        ``title`` is what DingTalk shows in the notification and the chat list, not in the message.
+        ``title`` is what DingTalk shows in the notification and the chat list, not in the message. ``at_user``
+        is the user it is for (the asker; a job's results: its owner), @-mentioned when it goes through the
+        session webhook; None mentions nobody.
         """
         _check_chat(chat)
         if not text.strip():
             raise ValueError("refusing to send an empty DingTalk message")
-        for part in split_to_fit(text, lambda p: self._fits(chat, "sampleMarkdown", {"title": title, "text": p})):
-            await self._send_one(chat, "sampleMarkdown", {"title": title, "text": part})
+        at = webhook.at_ids(at_user)
 
-    async def send_text(self, chat: ChatRef, text: str) -> None:
-        """Plain text (no markdown rendering), split like send_markdown."""
+        def fits(part: str) -> bool:
+            return self._fits(chat, "sampleMarkdown", {"title": title, "text": part}, at)
+
+        for part in split_numbered(text, fits, sep="  \n"):  # DingTalk joins single newlines
+            await self._send_one(chat, "sampleMarkdown", {"title": title, "text": part}, at)
+
+    async def send_text(self, chat: ChatRef, text: str, *, at_user: str | None = None) -> None:
+        """Plain text (no markdown rendering), split and @-mentioning like send_markdown."""
         _check_chat(chat)
         if not text.strip():
             raise ValueError("refusing to send an empty DingTalk message")
-        for part in split_to_fit(text, lambda p: self._fits(chat, "sampleText", {"content": p})):
-            await self._send_one(chat, "sampleText", {"content": part})
+        at = webhook.at_ids(at_user)
+        for part in split_numbered(text, lambda p: self._fits(chat, "sampleText", {"content": p}, at)):
+            await self._send_one(chat, "sampleText", {"content": part}, at)
 
-    def _fits(self, chat: ChatRef, msg_key: str, param: dict[str, str]) -> bool:
+    def _fits(self, chat: ChatRef, msg_key: str, param: dict[str, str], at: list[str]) -> bool:
         if not self._api.message_fits(chat, msg_key, param):
             return False
-        # the SDK's reply_* serialise with json.dumps defaults (non-ASCII as \uXXXX): measure it that way
-        return len(json.dumps(_webhook_body(msg_key, param)).encode("ascii")) <= MAX_BODY_BYTES
+        return webhook.body_bytes(webhook.webhook_body(msg_key, param, at)) <= MAX_BODY_BYTES
 
-    async def _send_one(self, chat: ChatRef, msg_key: str, param: dict[str, str]) -> None:
+    async def _send_one(self, chat: ChatRef, msg_key: str, param: dict[str, str], at: list[str]) -> None:
         hook = self._valid_webhook(chat)
         if hook is not None:
-            if msg_key == "sampleMarkdown":
-                answer = await asyncio.to_thread(self._handler.reply_markdown, param["title"], param["text"],
-                                                 hook.message)
-            else:
-                answer = await asyncio.to_thread(self._handler.reply_text, param["content"], hook.message)
+            answer = await asyncio.to_thread(webhook.post, hook.url, webhook.webhook_body(msg_key, param, at),
+                                             self._http_timeout_s)
             if answer is None:  # no answer at all: it may have arrived, so no second copy through the API
                 raise DingTalkApiError(f"the session webhook of {chat.chat_id} failed (no answer; "
-                                       "the dingtalk_stream.handler log has the error)")
+                                       "the bot.dingtalk.webhook log has the error)")
             if answer.get("errcode") == 0:
                 return
             log.warning("DingTalk session webhook of %s refused the message (errcode %s: %s); "
@@ -357,11 +364,3 @@ class DingTalkClient:
 def _check_chat(chat: ChatRef) -> None:
     if chat.platform != "dingtalk":
         raise ValueError(f"a {chat.platform} chat handed to the DingTalk client")
-
-
-def _webhook_body(msg_key: str, param: dict[str, str]) -> dict[str, object]:
-    """What the SDK's reply_markdown / reply_text post to a session webhook (for the size check)."""
-    if msg_key == "sampleMarkdown":
-        return {"msgtype": "markdown", "markdown": {"title": param["title"], "text": param["text"]},
-                "at": {"atUserIds": ["0" * 32]}}
-    return {"msgtype": "text", "text": {"content": param.get("content", "")}, "at": {"atUserIds": ["0" * 32]}}

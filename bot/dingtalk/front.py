@@ -2,7 +2,8 @@
 
 Progress is an interactive card updated in place; a card's handle is its ``out_track_id``, which
 survives a restart in the job's tracking record. DingTalk joins single newlines, so lines end in
-two spaces.
+two spaces. A message through a group's session webhook @-mentions the user it is for (``for_user``:
+the asker, or a job's owner from its tracking record), not the sender of the group's latest message.
 """
 
 from __future__ import annotations
@@ -41,8 +42,9 @@ class DingTalkFront(MarkdownFront):
     async def run(self) -> None:
         await self.client.run()
 
-    async def _send_markdown(self, chat: ChatRef, title: str, text: str) -> None:
-        await self.client.send_markdown(chat, title, text)
+    async def _send_markdown(self, chat: ChatRef, title: str, text: str, *, for_user: str | None = None) -> None:
+        await self.client.send_markdown(chat, title, text, at_user=for_user)  # the asker / the job's owner, not
+        # whoever spoke last in the group (whose session webhook the client holds)
 
     async def _send_card(self, chat: ChatRef, title: str, text: str) -> object:
         card = await self.client.send_card(chat, title, text)

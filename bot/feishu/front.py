@@ -38,7 +38,7 @@ from bot.feishu import (
 )
 from bot.feishu.client import post_content
 from screening.config import FeishuSettings
-from screening.output.text import split_to_fit
+from screening.output.text import split_numbered
 
 log = logging.getLogger("bot.feishu")
 CARD_LIMIT = 28 * 1024  # a card body is at most 30 KB; leave room for the JSON around the Markdown
@@ -103,18 +103,19 @@ class FeishuFront(MarkdownFront):
         await self.client.update_card(str(sent.handle), self.card(title or "选股机器人", lines, buttons))
 
     async def send(self, chat: ChatRef, lines: list[Line], *, reply_to: str | None = None,
-                   buttons: list[Button] | None = None, title: str = "") -> Sent | None:
+                   buttons: list[Button] | None = None, title: str = "", for_user: str | None = None) -> Sent | None:
         if buttons:  # buttons only live in cards
             return await self.open_card(chat, lines, buttons, title)
-        return await super().send(chat, lines, reply_to=reply_to, title=title)
+        return await super().send(chat, lines, reply_to=reply_to, title=title, for_user=for_user)
 
-    async def _send_markdown(self, chat: ChatRef, title: str, text: str) -> None:
+    async def _send_markdown(self, chat: ChatRef, title: str, text: str, *, for_user: str | None = None) -> None:
         """As many posts as Feishu's 30 KB request body needs, measured as the SDK sends it (a job's summary with
-        many failed rows, or /high of a few hundred rows, was refused whole: 230025; a trial, 2026-12-07)."""
+        many failed rows, or /high of a few hundred rows, was refused whole: 230025; a trial, 2026-12-07); the posts
+        after the first are numbered like every front's ("（续 2/3）")."""
         def fits(part: str) -> bool:
             return message_body_bytes(chat.chat_id, "post", post_content(part, title)) <= BODY_LIMITS["post"]
 
-        for part in split_to_fit(text, fits):
+        for part in split_numbered(text, fits):
             await self.client.send_markdown(chat.chat_id, part, title=title)
 
     async def _send_card(self, chat: ChatRef, title: str, text: str) -> object:  # open_card is overridden

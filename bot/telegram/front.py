@@ -56,7 +56,8 @@ class TelegramFront(Front):
         return sent
 
     async def send(self, chat: ChatRef, lines: list[Line], *, reply_to: str | None = None,
-                   buttons: list[Button] | None = None, title: str = "") -> Sent | None:
+                   buttons: list[Button] | None = None, title: str = "", for_user: str | None = None) -> Sent | None:
+        # for_user: a Telegram group notifies through reply_to; a job's later results go to the chat as before
         sent = await self.send_html(int(chat.chat_id), [to_html(ln) for ln in lines],
                                     reply_to=int(reply_to) if reply_to else None, markup=keyboard(buttons))
         return Sent(chat, sent[-1].message_id, lines) if sent else None

@@ -7,7 +7,7 @@ Rules this module keeps so no message ever fails with "can't parse entities":
 * every line is a complete HTML fragment (tags open and close on the same line), so a
   message can be split between any two lines;
 * ``split_messages`` measures length the way Telegram does (UTF-16 code units) and never
-  produces a message above ``MAX_MESSAGE``.
+  produces a message above ``MAX_MESSAGE``, its numbered part label included.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from bot.core import replies
 from bot.core.text import to_html
 from screening.models import Pool, ResultRow
 from screening.output.text import esc_html as esc
-from screening.output.text import split_lines, utf16_len
+from screening.output.text import split_with_parts, utf16_len
 from screening.queue.status import JobStatus
 
 MAX_MESSAGE = 4096
@@ -44,9 +44,10 @@ def split_messages(lines: Iterable[str], limit: int = MAX_MESSAGE) -> list[str]:
     """Join lines into as few messages as possible, each at most ``limit`` UTF-16 units.
 
     Splits only between lines; a single line longer than the limit is cut as plain text.
-    Leading/trailing blank lines of a chunk are dropped (Telegram rejects empty messages).
+    Leading/trailing blank lines of a chunk are dropped (Telegram rejects empty messages). The messages after
+    the first are numbered like every front's (``part_label``: "（续 2/3）").
     """
-    return split_lines(lines, limit, utf16_len, cut=_plain_cut)
+    return split_with_parts(list(lines), limit, utf16_len, cut=_plain_cut)
 
 
 def row_line(r: ResultRow) -> str:

@@ -43,7 +43,7 @@ from bot.wecom.callback import WeComCallback
 from bot.wecom.errors import WeComApiError, WeComError
 from bot.wecom.messages import WeComMessage
 from bot.wecom.settings import WeComSettings
-from screening.output.text import split_to_fit
+from screening.output.text import split_numbered
 
 log = logging.getLogger(__name__)
 
@@ -203,7 +203,8 @@ def _check_chat(chat: ChatRef) -> None:
 def _split(text: str, limit: int) -> list[str]:
     if not text.strip():
         raise ValueError("refusing to send an empty WeCom message")
-    return split_to_fit(text, lambda part: len(part.encode("utf-8")) <= limit)
+    # numbered ("（续 2/17）"): a big summary came as ~17 messages that did not say they belonged together
+    return split_numbered(text, lambda part: len(part.encode("utf-8")) <= limit)
 
 
 def _card_body(title: str, markdown: str) -> str:

@@ -54,7 +54,7 @@ class WeComFront(MarkdownFront):
             await runner.cleanup()
             await self.client.close()
 
-    async def _send_markdown(self, chat: ChatRef, title: str, text: str) -> None:
+    async def _send_markdown(self, chat: ChatRef, title: str, text: str, *, for_user: str | None = None) -> None:
         # WeCom shows no title of its own: the client would add it as a bold line the text already has
         await self.client.send_markdown(chat, "", text)
 

@@ -81,6 +81,10 @@ class QuoteAge:
     def most(self) -> int:
         return self.known + len(self.undecided)
 
+    def known_en(self) -> str:
+        """The certain count in English, singular for one (a digest footer read "data is 1 trading days old")."""
+        return f"{self.known} trading day{'' if self.known == 1 else 's'}"
+
     def pending(self, lead: str = "另有 ") -> str:
         """"另有 5 天交易与否待定: 2027年春节调休安排未导入", or "" when every day is decided."""
         if not self.undecided:

@@ -102,7 +102,7 @@ def behind_lines(trade_date: str, age: QuoteAge, day: dt.date, blocker: DayStatu
     undecided session, see ``refresh_blocker``) did not fail: the line names the day and the import that settles
     it, where "今日刷新未成功" sent the user looking for a fault (a trial, 2027-02-15)."""
     more = f"; {age.pending()}" if age.undecided else ""
-    english = f"data is {age.known} trading days old" + (f", {len(age.undecided)} more undecided" if more else "")
+    english = f"data is {age.known_en()} old" + (f", {len(age.undecided)} more undecided" if more else "")
     stale = f"数据已 {age.known} 个交易日未更新 (行情 {trade_date}{more})"
     if not age.known:  # only undecided days since: "已 0 个交易日未更新" would read as fresh
         stale = f"数据可能未更新: 行情 {trade_date} 之后{age.pending(lead='有 ')}"

@@ -174,7 +174,7 @@ def render_markdown_parts(d: Digest, limit_bytes: int, ds: DigestSettings | None
     lines = markdown_lines(d, ds)
     if hard_breaks:
         lines = [f"{line}  " if line else line for line in lines]
-    return split_with_parts(lines, limit_bytes, utf8_len)
+    return split_with_parts(lines, limit_bytes, utf8_len, sep="  \n" if hard_breaks else "\n")
 
 
 def telegram_lines(d: Digest, ds: DigestSettings | None = None) -> list[str]:

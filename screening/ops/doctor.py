@@ -368,7 +368,7 @@ def check_universe(settings: Settings) -> list[Finding]:
         age = quote_age(dt.date.fromisoformat(info.trade_date[:10]), market_today(), settings.digest.holiday_set(),
                         store=settings.digest.calendar_store())
         if age.most > settings.universe.max_quote_age_days:  # the undecided days named, never counted as sessions
-            findings.append(Finding("warn", "universe", f"quotes are {age.known} trading days old ({info.trade_date})"
+            findings.append(Finding("warn", "universe", f"quotes are {age.known_en()} old ({info.trade_date})"
                                     + (f"; {age.pending()}" if age.undecided else ""),
                                     ("import the year's notice (`python -m screening calendar import FILE`), then "
                                      if age.undecided else "") + "run " + refresh))

@@ -1,10 +1,11 @@
 """Chat text: the one message splitter, the length measures of each vendor, and the escapers.
 
-Every front and every digest push splits and escapes here, so a limit or an escape rule is fixed
-in one place: Telegram counts UTF-16 code units (4,096 per message), WeCom and DingTalk count UTF-8
-bytes. Lines are the unit: each rendered line is a complete fragment (an HTML tag opens and closes
-on the line), so a message may be split between any two lines, and a single over-long line is cut
-(by a caller's ``cut`` when markup must stay whole).
+Every front and every digest push splits, numbers the parts of a split message (``part_label``) and
+escapes here, so a limit, a part's mark or an escape rule is fixed in one place: Telegram counts
+UTF-16 code units (4,096 per message), WeCom and DingTalk count UTF-8 bytes. Lines are the unit:
+each rendered line is a complete fragment (an HTML tag opens and closes on the line), so a message
+may be split between any two lines, and a single over-long line is cut (by a caller's ``cut`` when
+markup must stay whole).
 """
 
 from __future__ import annotations
@@ -84,14 +85,32 @@ def split_lines(lines: Iterable[str], limit: int, measure: Callable[[str], int] 
     return [c.strip("\n") for c in chunks if c.strip()]
 
 
+def part_label(i: int, n: int) -> str:
+    """How part ``i`` of ``n`` of a split message is marked, on its own first line, on every front and push.
+
+    One function, so a reply split into 17 WeCom messages, a Feishu reply over 30 KB, a long Telegram or
+    DingTalk reply and the digest all number their parts alike (a trial saw 17 unnumbered WeCom messages).
+    The first part is not marked: it reads as the start, and the second part's mark gives the count."""
+    return f"（续 {i}/{n}）"
+
+
+_LABEL_ROOM = part_label(999, 999)  # the longest mark a part may get: room is kept for it in every part
+
+
+def number_parts(chunks: list[str], sep: str = "\n") -> list[str]:
+    """``chunks`` with every one after the first led by its ``part_label`` line (``sep`` ends that line:
+    DingTalk joins single newlines, so its Markdown needs two spaces before the newline)."""
+    return [c if i == 0 else f"{part_label(i + 1, len(chunks))}{sep}{c}" for i, c in enumerate(chunks)]
+
+
 def split_with_parts(lines: list[str], limit: int, measure: Callable[[str], int] = utf8_len,
-                     label: Callable[[int, int], str] = lambda i, n: f"（续 {i}/{n}）") -> list[str]:
-    """``split_lines`` plus a "（续 i/n）" line on every chunk after the first, still within ``limit``."""
-    reserve = measure(label(99, 99)) + measure("\n")
-    chunks = split_lines(lines, limit - reserve, measure)
+                     cut: Callable[[str, int], str] | None = None, sep: str = "\n") -> list[str]:
+    """``split_lines`` plus a ``part_label`` line on every chunk after the first, still within ``limit``."""
+    reserve = measure(_LABEL_ROOM + sep)
+    chunks = split_lines(lines, limit - reserve, measure, cut)
     if len(chunks) <= 1:
-        return split_lines(lines, limit, measure)
-    return [c if i == 0 else f"{label(i + 1, len(chunks))}\n{c}" for i, c in enumerate(chunks)]
+        return split_lines(lines, limit, measure, cut)
+    return number_parts(chunks, sep)
 
 
 # chat's short forms: FIELD_LABELS with the long quote labels cut for a phone's line
@@ -162,6 +181,15 @@ def split_to_fit(text: str, fits: Callable[[str], bool]) -> list[str]:
     if current:
         parts.append(current)
     return parts
+
+
+def split_numbered(text: str, fits: Callable[[str], bool], sep: str = "\n") -> list[str]:
+    """``split_to_fit`` for a chat reply: when it takes several messages, every part after the first is led by
+    its ``part_label`` line, and every part fits with its label (``fits`` measures what is sent)."""
+    if fits(text):
+        return [text]
+    room = _LABEL_ROOM + sep
+    return number_parts(split_to_fit(text, lambda part: fits(room + part)), sep)
 
 
 def _longest_prefix(line: str, fits: Callable[[str], bool]) -> int:

@@ -35,7 +35,8 @@ What it checks, as DingTalk does:
 * Card instances: create (known template, new outTrackId, cardParamMap of strings), deliver (IM_GROUP of a
   group the robot is in with its robotCode, or IM_ROBOT of a known user), update (a delivered card);
   every version of a card is kept in order.
-* Session webhooks: the session issued with a message, until its sessionWebhookExpiredTime.
+* Session webhooks: the session issued with a message, until its sessionWebhookExpiredTime; ``at.atUserIds``
+  (whom the message @-mentions) a list of staff ids, recorded with the message.
 
 The error codes and messages of refusals are this fake's own wording where DingTalk's are not documented;
 the HTTP statuses are what the SDK reacts to. Everything the bot sent is recorded per chat
@@ -94,6 +95,7 @@ class Sent:
     msg_key: str
     param: dict[str, Any]
     file: bytes | None = None
+    at: list[str] | None = None  # the staff ids a session-webhook message @-mentions (the robot APIs have no at)
 
 
 @dataclass
@@ -525,8 +527,12 @@ class FakeDingTalk(LoopThread):
                                                                for f in fields):
             self._refuse(request.path, 200, f"session webhook body {str(body)[:80]}")
             return web.json_response({"errcode": 40035, "errmsg": "缺少参数或消息类型不支持"})
+        at = (body.get("at") or {}).get("atUserIds", [])
+        if not isinstance(at, list) or not all(isinstance(u, str) and u for u in at):
+            self._refuse(request.path, 200, f"atUserIds {at!r}")
+            return web.json_response({"errcode": 40035, "errmsg": "atUserIds 格式错误"})
         msg_key = "sampleText" if kind == "text" else "sampleMarkdown"
-        self.sent.setdefault(known[0], []).append(Sent(known[0], "sessionWebhook", msg_key, dict(part)))
+        self.sent.setdefault(known[0], []).append(Sent(known[0], "sessionWebhook", msg_key, dict(part), at=at))
         return web.json_response({"errcode": 0, "errmsg": "ok"})
 
     # ---- files ------------------------------------------------------------------------------------------------
