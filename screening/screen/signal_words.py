@@ -202,3 +202,13 @@ REMAINDER_OPEN = (r"(?:尚有|还有|另有|余下)(?:(?!" + ROUTINE + r"|(?:对
 # a flag of the row (signals.py, ``cleared``), so a misread end is never silent
 ENDED = (r"^(?!.*是否)(?=.*(?:归还|偿还|清偿|收回|退还|返还|追回|结清|付清|还清|兑付|解除|解冻|解封|结案|终止|摘帽|"
          r"消除|解决|整改|扭亏|恢复履职|取得联系|执行完毕))")
+# good news of a 中 signal, or a 高 one's that says no end, which names the company as the one who claims: the
+# trouble is the other side's (公司作为原告, 公司作为申请人, 公司起诉某某, 公司向其提起诉讼, 追偿): kept as ``excluded``
+COMPANY_CLAIMS = r"原告|申请人|债权人|起诉|(?<![胜败撤])诉(?!讼)|提起|追偿|收到执行款"
+# a counter-pattern that names another party as the one in trouble (客户拖欠公司货款, 交易对方申请冻结了…, 判令某某
+# 公司支付拖欠的…), unless it is a hypothetical (如借款到期后公司未能按期还款, 若客户拖欠…): that one stays silent
+HYPOTHETICAL = r"(?:若(?!干)|如果|如有|若有|倘若|一旦|假如|可能|如(?![期实数今此下附表图]))"
+COUNTER_OTHER = (r"客户|供应商|对方|债务人|被告|被申请人|被执行人|借款人|承租人|借款方|承租方|出票人|承兑人|"
+                 r"付款人|发行人|兑付方|融资方|经销商|买方|业主|发包方|总包方|商户|租户|用户|下游|采购方|"
+                 r"受让方|甲方|合作方|少数股东|财务资助|(?:支付|向)(?:本|我|上市)?(?:子)?公司|"
+                 r"要求|起诉|判令|判决|裁决|催告|遭")

@@ -27,6 +27,11 @@ from functools import cache
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+from screening.screen.signal_denial import DENY as _DENY
+from screening.screen.signal_denial import OTHER as _OTHER
+from screening.screen.signal_denial import clause_start as _clause_start
+from screening.screen.signal_denial import clauses as _clauses
+from screening.screen.signal_denial import denial as _denial
 from screening.screen.signal_forms import answered_no, asked_before, asked_not_ticked, join_answer_lines
 from screening.screen.signal_hit import (
     CLARIFIED,
@@ -43,14 +48,13 @@ from screening.screen.signal_text import Unit, split_units
 from screening.screen.signal_words import (
     CLARIFICATION,
     COMPANY,
+    COMPANY_CLAIMS,
     COMPANY_NAMED,
+    COUNTER_OTHER,
     ENDED,
-    NEGATION_CONTRAST_END,
-    NEGATION_SCOPE_END,
-    NEGATIONS,
+    HYPOTHETICAL,
     NOT_DONE,
     OTHER_COMPANY,
-    OTHER_PARTY,
     PARTIAL_END,
     PARTIES,
     PLANNED,
@@ -59,23 +63,6 @@ from screening.screen.signal_words import (
     RUMOUR,
 )
 
-_CLAUSE_BREAK = re.compile(r"[，：:]|,(?!\d{3})")  # "1,200万元" is a number, not two clauses
-_NEGATION = re.compile(f"{NEGATIONS}|{OTHER_PARTY}")
-_OTHER = re.compile(OTHER_PARTY)
-_DENY = re.compile(NEGATIONS)  # a denial word, not another party's name
-_OTHER_END = re.compile(r"(?:影响|导致|致使|使得|造成)了?(?:(?:本|我|上市)?公司|[本我]司|归属于|归母|本期|本年度?|"
-                        r"报告期|当期|净利润|营业收入|业绩|(?:全资|控股)?子公司|母公司|本集团)|"
-                        r"(?:导致|致使|使得|造成)了?20\d\d年度")
-_OTHER_END_YEAR = re.compile(r"影响了?20\d\d年度")  # the company's year unless the party 受…影响 (its own year)
-# the party as the cause (受…影响, 因下游客户…导致): the company's after it; not 导致其…/导致商票… unless after 回款
-_OTHER_CAUSE = re.compile(r"(受|因|由于)(?:下游|上游|主要|部分|个别|重要|大)?$")
-_CAUSED = (r"^(?:[^因受]*?回款[^因受]*?(?:导致|致使|使得|造成)(?!其|该)|"
-           r"[^因受]*?(?:导致|致使|使得|造成)(?!其|该|商票|商业承兑|汇票|承兑))")
-_CAUSE_END = {"受": re.compile(r"^[^受]*?影响(?!其|该)"), "因": re.compile(_CAUSED), "由于": re.compile(_CAUSED)}
-_ACTS_ON = re.compile(r"(?:为|对|向)[^，,。；;为对向]{0,12}$")
-_SCOPE_END = re.compile(NEGATION_SCOPE_END)
-_CONTRAST_END = re.compile(NEGATION_CONTRAST_END)
-_WHOLE_DENIAL = re.compile(r"不存在|不涉及|未发现|未发生")  # denies a situation, subordinate phrases and all
 _CLARIFICATION = re.compile(CLARIFICATION)
 _RUMOUR = re.compile(RUMOUR)
 _NOT_DONE = re.compile(NOT_DONE)
@@ -116,16 +103,9 @@ _SUED = re.compile(r"起诉|诉(?:本|上市)?公司|被告|被申请人|应诉|
 _EARLIER = re.compile(r"前次|此前|原|其他|其余|另一")
 _NEW_MATTER = re.compile(r"暨")  # a plan before 但 still rules what follows (承诺…前，但最迟…归还)
 _BRACKETED = re.compile(r"[（(][^（()）]{1,16}[)）]")
-# good news of a 中 signal, or a 高 one's that says no end, which names the company as the one who claims: the
-# trouble is the other side's (公司作为原告, 公司作为申请人, 公司起诉某某, 公司向其提起诉讼, 追偿)
-_COMPANY_CLAIMS = re.compile(r"原告|申请人|债权人|起诉|(?<![胜败撤])诉(?!讼)|提起|追偿|收到执行款")
-# a counter-pattern that names another party as the one in trouble (客户拖欠公司货款, 交易对方申请冻结了…, 判令某某
-# 公司支付拖欠的…), unless it is a hypothetical (如借款到期后公司未能按期还款, 若客户拖欠…): that one stays silent
-_HYPOTHETICAL = re.compile(r"(?:若(?!干)|如果|如有|若有|倘若|一旦|假如|可能|如(?![期实数今此下附表图]))")
-_COUNTER_OTHER = re.compile(r"客户|供应商|对方|债务人|被告|被申请人|被执行人|借款人|承租人|借款方|承租方|出票人|承兑人|"
-                            r"付款人|发行人|兑付方|融资方|经销商|买方|业主|发包方|总包方|商户|租户|用户|下游|采购方|"
-                            r"受让方|甲方|合作方|少数股东|财务资助|(?:支付|向)(?:本|我|上市)?(?:子)?公司|"
-                            r"要求|起诉|判令|判决|裁决|催告|遭")
+_COMPANY_CLAIMS = re.compile(COMPANY_CLAIMS)
+_HYPOTHETICAL = re.compile(HYPOTHETICAL)
+_COUNTER_OTHER = re.compile(COUNTER_OTHER)
 # what a cached row must have been judged with: a change to the table, or to a reading rule here, is a change to
 # the floor
 # a later title about the way to an end, not the end: progress, an application, a deadline put back, a refusal, a
@@ -191,39 +171,6 @@ def _blank(clause: str, counter: re.Pattern[str] | None) -> str:
         return clause
     return counter.sub(lambda m: m.group(0) if asked_before(clause, m.start(), m.end()) else " " * len(m.group(0)),
                        clause)
-
-
-def _clause_start(text: str, start: int) -> int:
-    return max((m.end() for m in _CLAUSE_BREAK.finditer(text, 0, start)), default=0)
-
-
-def _denial(text: str, start: int, end: int, negation: re.Pattern[str] = _NEGATION) -> re.Match[str] | None:
-    """A denial earlier in the clause of ``start``, overlapping or inside the match (不存在违规担保, 未计提商誉减值),
-    whose reach is not ended before the match by a subordinate phrase (无董事会审议的情况下违规担保 is asserted):
-    its words (another party's name, 客户, is one: the trouble is theirs), or None. ``negation``: ``_DENY`` asks
-    for a denial word alone."""
-    for m in negation.finditer(text, _clause_start(text, start)):  # the whole text: a denial may look ahead
-        if m.start() >= end:
-            break
-        if _OTHER.fullmatch(m.group(0)) and _ACTS_ON.search(text, _clause_start(text, start), m.start()) \
-                and "担保" in text[m.end():end]:
-            continue  # 公司为持股35%的参股公司违规提供担保: the company's guarantee
-        if m.end() > start and _OTHER.fullmatch(m.group(0)):
-            continue  # another party inside the match is its object (拖欠供应商货款及银行借款), not its subject
-        if m.end() > start:
-            return m
-        if _CONTRAST_END.search(text, m.end(), start):
-            continue
-        if _OTHER.fullmatch(m.group(0)) and (_OTHER_END.search(text, m.end(), start) or (
-                (y := _OTHER_END_YEAR.search(text, m.end(), start)) and "受" not in text[m.end():y.start()])):
-            continue  # 受联营企业亏损影响公司预计…为负: the company's own loss
-        cause = _OTHER_CAUSE.search(text, _clause_start(text, start), m.start())
-        if _OTHER.fullmatch(m.group(0)) and cause and (e := _CAUSE_END[cause.group(1)].search(text[m.end():])) \
-                and e.end() <= start - m.end():
-            continue  # 受联营企业大额亏损影响预计…净利润为-2.5亿元: the company's own loss
-        if _WHOLE_DENIAL.fullmatch(m.group(0)) or not _SCOPE_END.search(text, m.end(), start):
-            return m
-    return None
 
 
 Found = tuple[int, int, str, tuple[int, int] | None, str | None]  # start, end, state, the deciding words, why
@@ -377,16 +324,6 @@ def _rumoured(unit: str, start: int, end: int) -> bool:
         if not _CAUSE.search(unit, max(0, m.start() - 8), m.start()) and not _OFFICIAL.search(unit, m.end(), end):
             return True
     return False
-
-
-def _clauses(text: str) -> list[tuple[int, str]]:
-    """(offset, clause) for each clause of a title or sentence."""
-    out, start = [], 0
-    for m in _CLAUSE_BREAK.finditer(text):
-        out.append((start, text[start:m.start()]))
-        start = m.end()
-    out.append((start, text[start:]))
-    return out
 
 
 def _shown(text: str) -> str:
