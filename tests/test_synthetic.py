@@ -217,3 +217,13 @@ def test_universe_import_refuses_the_file_and_stores_nothing(tmp_path: Path) -> 
     assert done.stdout == ""
     status = _cli(tmp_path, "universe", "status", "--format", "json")
     assert json.loads(status.stdout)["stocks"] == 0
+
+
+def test_universe_import_refuses_a_copy_of_a_shipped_example_too(tmp_path: Path) -> None:
+    """examples/ holds illustrative figures (invented names on real codes in risk_pool.csv): `screen` labels them
+    演示数据 wherever they are, and an import of a copy stored them as the market's figures for every user."""
+    copy = tmp_path / "mine.csv"
+    copy.write_bytes((ROOT / "examples" / "risk_pool.csv").read_bytes())
+    done = _cli(tmp_path, "universe", "import", str(copy))
+    assert done.returncode == 2 and "演示数据" in done.stderr and "examples/" in done.stderr, done.stderr
+    assert json.loads(_cli(tmp_path, "universe", "status", "--format", "json").stdout)["stocks"] == 0

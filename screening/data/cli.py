@@ -17,7 +17,7 @@ from typing import Any
 
 from screening.config import InputSettings, load_settings
 from screening.data.freshness import market_today
-from screening.data.load import is_old_bse_code, move_bse_codes, open_universe
+from screening.data.load import is_old_bse_code, mark_demo_rows, move_bse_codes, open_universe
 from screening.data.pool import read_pool
 from screening.data.pool_demo import DEMO_NOTE
 from screening.data.providers.records import NOTICE
@@ -42,6 +42,7 @@ def _import(universe: Universe, path: Path, as_of: str | None, limits: InputSett
     except PoolRejected as exc:
         print(f"错误: {exc}", file=sys.stderr)
         return 2
+    mark_demo_rows(pool, path)
     demo = demo_refusal(pool, path)
     if demo is not None:
         print(f"错误: {demo}", file=sys.stderr)
@@ -105,7 +106,8 @@ def _kept_row(dup: PoolItem, kept_items: list[PoolItem], refusals: dict[int, str
 
 
 def demo_refusal(pool: Pool, path: Path) -> str | None:
-    """Why a file holding demo rows (the synthetic market's, data/pool_demo.py) is not imported at all, or None.
+    """Why a file holding demo rows (the synthetic market's, data/pool_demo.py; a shipped example's, or rows
+    copied from one: load.mark_demo_rows) is not imported at all, or None.
 
     Refused whole, not stored marked demo: the universe is the market data every later screen of every user
     reads, its figures are labelled by provider and date, not per stock as demo, and the invented figures sit on
@@ -115,7 +117,8 @@ def demo_refusal(pool: Pool, path: Path) -> str | None:
     rows = [item for item in pool.ok_items if item.stock is not None and DEMO_NOTE in item.stock.notes]
     if not rows:
         return None
-    return (f"{path.name}: {len(rows)} 行是演示数据 (第{rows[0].row}行起, 其数据来源列写着 演示数据): "
+    return (f"{path.name}: {len(rows)} 行是演示数据 (第{rows[0].row}行起: 数据来源列写着 演示数据, 或是 examples/ "
+            "中的示例行): "
             "合成的名称和数字不导入本地数据 (本地数据是所有筛选读取的行情, 合成数字会冒充真实公司的数字); "
             "直接筛选该文件即可 (每行标注 演示数据), 或用 screen --demo; "
             "文件中的真实数据请另存为不含这些行的文件再导入")

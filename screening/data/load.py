@@ -111,15 +111,12 @@ def load_file(path: Path, settings: Settings, universe: Universe, *, source_name
               today: dt.date | None = None) -> Pool:
     """Parse a pool file, then fill what it lacks from the universe; the file's own figures win."""
     pool = read_pool(path, settings.input, source_name)
-    # the shipped examples' figures are illustrative (invented names on real codes in risk_pool.csv): demo,
-    # not "file", and said on every row, wherever they are screened
-    sample = is_example(Path(path))
+    mark_demo_rows(pool, Path(path))
     moved = move_bse_codes(pool, universe)
     for item in pool.items:
         if item.stock is not None:
             conflict = name_conflict(item.stock, universe)
-            # a row whose file says it is demo data (the synthetic market's 数据来源 column, pool_demo) likewise
-            copied = sample or DEMO_NOTE in item.stock.notes or _example_key(item.stock) in _example_rows()
+            copied = DEMO_NOTE in item.stock.notes
             item.stock = _annotate(universe.fill(item.stock), universe, settings, today)
             notes = (moved.get(item.index), conflict, quarter_roe(item.stock), unlisted_code(item.stock, universe),
                      *_file_report_age(item.stock, settings, today))
@@ -176,6 +173,18 @@ def _file_report_age(stock: StockInput, settings: Settings, today: dt.date | Non
     dates = {f: stock.report_date for f in REPORT_FIELDS - {"report_date"}
              if getattr(stock, f, None) is not None and stock.sources.get(f, "file") == "file"}
     return stale_notes(dates, today or market_today(), settings.universe.max_quote_age_days) if dates else []
+
+
+def mark_demo_rows(pool: Pool, path: Path) -> None:
+    """Put the demo note first on every row of ``pool`` that is demo data, as read from ``path``: all of a
+    shipped example (illustrative figures, invented names on real codes in risk_pool.csv) or a copy of one, and
+    each row copied from one into another file. A row whose file says so (the synthetic market's 数据来源
+    column, pool_demo) has it from the reader. ``screen`` labels these rows, ``universe import`` refuses them."""
+    sample = is_example(path)
+    for item in pool.items:
+        stock = item.stock
+        if stock is not None and DEMO_NOTE not in stock.notes and (sample or _example_key(stock) in _example_rows()):
+            stock.notes.insert(0, DEMO_NOTE)
 
 
 def is_example(path: Path) -> bool:
