@@ -10,13 +10,15 @@ signal_table.py stays a table a reader can check against the prompt; the row the
 from __future__ import annotations
 
 from screening.screen.signal_gaps import G as _G
+from screening.screen.signal_gaps import L as _L
 from screening.screen.signal_gaps import S as _S
 from screening.screen.signal_words import RULE_NOT_FAILED
 
 GUARANTEE = (
     # wording 2024-2026 filings use (a trial, 2026-12-06)
     r"违反(?:规定)?(?:的)?决策程序" + _G + r"担保", r"未经审批的?" + _G + r"担保",
-    r"违规" + _G + r"担保", r"担保" + _G + r"未履行" + _G + r"(?:审议|决策)程序",
+    # the first 担保 after 违规 (_L): a form's later field (担保对象…反担保 无, 需向被担保方追偿：无) is its own
+    r"违规" + _L + r"担保", r"担保" + _G + r"未履行" + _G + r"(?:审议|决策)程序",
     # a long party between (违规为控股股东及其关联方以外的第三方提供担保, 违规为控股股东、实际控制人张某某及其关联方
     # 提供担保, 违规为控股股东某某集团有限公司（以下简称“某某集团”）提供担保: twelfth session)
     r"违规(?:为|向)[^，,。；;！!？?\n]{0,40}?提供" + _G + r"担保",
