@@ -8,7 +8,6 @@ a record again as a page shift does.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,18 +18,12 @@ from screening.data.universe import Universe
 from screening.screen.pipeline import missing_message
 from screening.screen.rules import MissingData
 from tests.fakes.market_proxy import FakeMarketRemote
-from tests.refresh_trial import make_refresher, saturday_market
+from tests.refresh_trial import make_refresher, remote_fixture  # noqa: F401  (the module's fake market)
 
 pytestmark = [pytest.mark.slow]  # real refreshes of a 300-stock fake market (seconds)
 
 TWICE = "000021"  # listed again with another value
 FLAG_SOURCE_CONFLICT = "数据源两值不一"  # the row flag (providers/duplicates.py), as the user reads it
-
-
-@pytest.fixture(scope="module")
-def remote() -> Iterator[FakeMarketRemote]:
-    with saturday_market() as r:
-        yield r
 
 
 def _same(remote: FakeMarketRemote) -> str:

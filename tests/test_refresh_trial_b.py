@@ -6,7 +6,6 @@ alone), so `universe show` said not ST while the screen, reading the name, said 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,15 +13,9 @@ import pytest
 
 from screening.data.universe import Universe
 from tests.fakes.market_proxy import FakeMarketRemote
-from tests.refresh_trial import make_refresher, saturday_market
+from tests.refresh_trial import make_refresher, remote_fixture  # noqa: F401  (the module's fake market)
 
 pytestmark = [pytest.mark.slow]  # real refreshes of a 300-stock fake market (seconds)
-
-@pytest.fixture(scope="module")
-def remote() -> Iterator[FakeMarketRemote]:
-    with saturday_market() as r:
-        yield r
-
 
 def _delisting_name(r: dict[str, Any]) -> None:
     if r.get("ts_code") == "000021.SZ":
@@ -107,7 +100,7 @@ def test_a_report_one_answer_leaves_out_is_kept_from_the_last_good_universe_not_
     FLAG_REPORT_CARRIED = "财报沿用上次刷新"  # the row flag (data/refresh_reports.py), as the user reads it
 
     refresher = make_refresher(remote, tmp_path, monkeypatch)
-    refresher.refresh(choice=provider)
+    first = refresher.refresh(choice=provider)
     path = tmp_path / "universe.sqlite"
     before = Universe.load(path)
     q3, fy = before.record("000021.SZ"), before.record("600851.SH")
@@ -130,12 +123,34 @@ def test_a_report_one_answer_leaves_out_is_kept_from_the_last_good_universe_not_
     assert any("缺少该股 2025-12-31 报告" in f for f in after.get("600851.SH").notes)  # type: ignore[union-attr]
     told = [n for n in outcome.notes if FLAG_REPORT_CARRIED in n]
     assert len(told) == 1 and "000021.SZ 2026-09-30" in told[0] and "600851.SH 2025-12-31" in told[0], outcome.notes
+    _says_what_the_rows_say(first.notes, outcome.notes, after, q3)
     # carried again by a refresh that still lacks them: the flag names the refresh that fetched the figures
     refresher.refresh(choice=provider)
     again = Universe.load(path)
     assert again.record("000021.SZ").stock.eps == q3.stock.eps  # type: ignore[union-attr]
     assert f"{FLAG_REPORT_CARRIED}: 本次刷新数据源缺少该股 2026-09-30 报告, 沿用 2026-12-05 刷新的数据" in \
         again.get("000021.SZ").notes  # type: ignore[union-attr]
+    _says_what_the_rows_say(first.notes, again.info.notes, again, q3)
+
+
+def _counting(notes: list[str]) -> list[str]:
+    """The notes that count stocks by their reports: late filers per period, PE-TTM left empty (and why)."""
+    return [n for n in notes if "late filers" in n or "PE-TTM left empty" in n]
+
+
+def _says_what_the_rows_say(first: list[str], notes: list[str], after: Universe, q3: Any) -> None:
+    """With the reports carried, the refresh says what its rows say: the same stocks as the first refresh's, which
+    had every report, are counted late or without a PE-TTM (000021 was a late filer of 2026-06-30 in the notes
+    beside a row with its 2026-09-30 report; on AKShare 600851 was counted without a PE-TTM its row had), and
+    000021's report text is of its 2026-09-30 report, as its row's figures (it described 2026年半年报)."""
+    assert _counting(notes) == _counting(first), (_counting(first), notes)
+    assert _counting(after.info.notes) == _counting(notes)  # stored as told: `universe status` shows these
+    rec = after.record("000021.SZ")
+    assert rec is not None and rec.stock.report_text is not None
+    assert rec.stock.report_text.splitlines()[0] == (q3.stock.report_text or "").splitlines()[0], rec.stock.report_text
+    assert rec.stock.report_text.startswith("2026年三季报（截至2026-09-30") and "半年报" not in rec.stock.report_text
+    source = rec.sources["report_text"]
+    assert source.endswith(f"+财报沿用上次刷新:{q3.sources['report_date']}") and "20260630" not in source, source
 
 
 def test_the_bse_move_note_names_twenty_moves_and_counts_the_rest(tmp_path: Path) -> None:

@@ -9,7 +9,6 @@ stock did the same for it. Presence checks pass all three.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,15 +17,9 @@ import pytest
 from screening.data.refresh import RefreshFailed
 from screening.data.universe import Universe
 from tests.fakes.market_proxy import FakeMarketRemote
-from tests.refresh_trial import make_refresher, saturday_market
+from tests.refresh_trial import make_refresher, remote_fixture  # noqa: F401  (the module's fake market)
 
 pytestmark = [pytest.mark.slow]  # real refreshes of a 300-stock fake market (seconds)
-
-@pytest.fixture(scope="module")
-def remote() -> Iterator[FakeMarketRemote]:
-    with saturday_market() as r:
-        yield r
-
 
 def _roe_fraction(r: dict[str, Any]) -> None:
     if r["WEIGHTAVG_ROE"] is not None:

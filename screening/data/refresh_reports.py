@@ -14,7 +14,9 @@ only an older figure or none. A PE-TTM the last refresh derived from P is derive
 is the source's and stays. The row says what was kept and from which refresh (``FLAG_REPORT_CARRIED``), and one
 warning note names the stocks. A figure the source answered blank in a report this refresh does have (other
 figures of P are there) is the source's answer, not a page shift, and is not carried; imported figures are
-not reports and are never carried.
+not reports and are never carried. What the refresh says of a carried stock agrees with its row: the report
+text's sentence is the carried report's (refresh_report_text.py), and the provider's notes that counted it as a
+late filer or its PE-TTM as empty are counted again (refresh_report_notes.py).
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from screening.data.providers.base import ProvidedStock
 from screening.data.providers.periods import is_period
 from screening.data.providers.provider_base import NAMED, WARNING, more_than
 from screening.data.providers.records import NOTICE
+from screening.data.refresh_report_notes import counted, recount
+from screening.data.refresh_report_text import carry_sentence
 from screening.data.universe import Record, Universe
 
 FLAG_REPORT_CARRIED = "财报沿用上次刷新"  # row flag: figures of a report this refresh's answer lacked, kept
@@ -77,6 +81,7 @@ def _rederive_pe(p: ProvidedStock, rec: Record, periods: list[str], quote_day: s
 def _carry(p: ProvidedStock, rec: Record, before: dict[str, str], when: str, quote_day: str) -> list[str]:
     """Put ``rec``'s figures of the reports ``p`` lacks into ``p``, flagged; the periods carried."""
     missing = lacked(p, rec)
+    old_report = p.field_dates.get("report_date") if p.stock.report_date is not None else None
     flags: dict[str, str] = {}
     for f, day in missing.items():
         setattr(p.stock, f, getattr(rec.stock, f))
@@ -88,6 +93,8 @@ def _carry(p: ProvidedStock, rec: Record, before: dict[str, str], when: str, quo
         old = before.get(f, "")
         flags[f] = p.flags[f] = old if old.startswith(FLAG_REPORT_CARRIED) else (
             f"{FLAG_REPORT_CARRIED}: 本次刷新数据源缺少该股 {day} 报告, 沿用 {when} 刷新的数据")
+    if "report_date" in missing:  # the text's report sentence is the carried report's, as the row's figures
+        carry_sentence(p, rec, old_report, missing["report_date"], flags["report_date"])
     periods = sorted(set(missing.values()), reverse=True)
     if periods and _rederive_pe(p, rec, periods, quote_day):
         p.flags["pe_ttm"] = next(flags[f] for f, day in missing.items() if day == periods[0])
@@ -101,6 +108,7 @@ def keep_known_reports(snapshot: MarketSnapshot, previous: Universe) -> MarketSn
     if previous.info.demo or not len(previous):
         return snapshot
     when = (previous.info.refreshed_at or previous.info.trade_date or "")[:10]
+    counts = counted(snapshot)  # the provider's notes counting late filers and empty PE-TTMs, as they stand
     told = []
     for p in snapshot.stocks:
         rec = previous.record(p.stock.code)
@@ -110,6 +118,7 @@ def keep_known_reports(snapshot: MarketSnapshot, previous: Universe) -> MarketSn
         if periods := _carry(p, rec, before, when, snapshot.trade_date):
             told.append(f"{p.stock.code} {'/'.join(periods)}")
     if told:
+        recount(snapshot, counts)  # a carried stock is no late filer, and a PE-TTM derived again is not empty
         snapshot.notes.append(
             f"{WARNING}{len(told)} stock(s) lacked a report in this refresh's answer that the last good universe "
             f"({previous.info.provider} {when}) had: a published report does not un-publish, so its figures are "

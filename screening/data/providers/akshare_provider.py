@@ -65,6 +65,7 @@ from screening.data.providers.fundamentals import (
     ttm_net_profit,
     walk_latest_periods,
 )
+from screening.data.providers.pe_gaps import pe_gap_note
 from screening.data.providers.periods import disclosure_deadline, next_period, ymd
 from screening.data.providers.provider_base import (
     FLAG_NO_FORECASTS,
@@ -296,20 +297,17 @@ class AkshareProvider(ProviderBase):
     ) -> tuple[list[ProvidedStock], list[str]]:
         """The records, and notes that count the stocks without a report or a PE-TTM (and why)."""
         quote_day = trade_date.isoformat()
-        no_pe: dict[str, int] = {}
         out: list[ProvidedStock] = []
         for code in sorted(market.quotes):
             record, why = self._record(code, market, quote_day, days)
-            if why is not None:
-                no_pe[why] = no_pe.get(why, 0) + 1
+            record.pe_gap = why
             out.append(record)
         no_report = sum(1 for code in market.quotes if code not in market.latest)
         counts = []
         if no_report:
             counts.append(f"{no_report} quoted stocks have no published report yet (new listings): no ROE, EPS")
-        if no_pe:
-            detail = "; ".join(f"{n} {why}" for why, n in sorted(no_pe.items(), key=lambda kv: -kv[1]))
-            counts.append(f"PE-TTM left empty for {sum(no_pe.values())} stocks: {detail}")
+        if (no_pe := pe_gap_note(out)) is not None:  # made from the records: the refresh may fill one later
+            counts.append(no_pe)
         return out, counts
 
     def _record(self, code: str, market: _Market, quote_day: str, days: int) -> tuple[ProvidedStock, str | None]:

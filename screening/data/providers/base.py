@@ -31,6 +31,8 @@ class ProvidedStock:
     # field -> a row flag about that figure (the source gave it twice with two values; a report this answer lacked,
     # carried from the last good universe); stored with the universe (UniverseInfo.row_flags), shown on the row
     flags: dict[str, str] = field(default_factory=dict)
+    # why the provider left PE-TTM empty, for the note counting them (pe_gaps.py); not stored with the universe
+    pe_gap: str | None = None
 
 
 @dataclass

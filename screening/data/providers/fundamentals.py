@@ -86,6 +86,13 @@ def pe_ttm(market_cap: float | None, ttm: float | None) -> float | None:
     return round(market_cap / ttm, 4)
 
 
+def late_note(period: str, n: int) -> str:
+    """The note counting the late filers whose latest report is of ``period`` (ISO); made again by the refresh
+    once a report it carries moves a stock off that period (refresh_report_notes.py)."""
+    return (f"report period {period}: the latest report of {n:,} late filers (财报滞后: absent from the newer "
+            "periods; their figures keep this period's date)")
+
+
 @dataclass
 class PeriodPlan:
     """Which periods were walked for "latest" and what each covered."""
@@ -96,8 +103,7 @@ class PeriodPlan:
     late: dict[dt.date, int] = field(default_factory=dict)  # older period -> late filers whose latest it is
 
     def notes(self) -> list[str]:
-        out = [f"report period {p.isoformat()}: the latest report of {n:,} late filers (财报滞后: absent from "
-               "the newer periods; their figures keep this period's date)" for p, n in self.late.items() if n]
+        out = [late_note(p.isoformat(), n) for p, n in self.late.items() if n]
         for period in self.walked:
             n = self.coverage.get(period, 0)
             if n == 0:
