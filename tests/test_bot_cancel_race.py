@@ -56,3 +56,16 @@ async def test_a_cancel_racing_the_end_answers_the_state_after_it(queue_settings
     answer = to_plain(await cancel_job(core, "wecom", USER, job_id))
     assert answer == f"任务 {job_id[:12]} {said}。"  # was "已经结束 (queued), 无需取消。": the state read before
     assert queue.status(job_id).state == ("cancelled" if by_other else "done")
+
+
+@pytest.mark.parametrize(("message", "toast"), [
+    ("任务 0123456789ab 已取消; 已完成的结果照常发送。", "已取消"),
+    ("任务 0123456789ab 已被取消。", "已取消"),  # another user's cancel came first: the toast said 无法取消
+    ("任务 0123456789ab 已经完成, 无需取消; 结果已发送或即将发送。", "已完成, 无需取消"),
+    ("任务 0123456789ab 已经结束 (已过期), 无需取消。", "已过期"),
+    ("任务 0123456789ab 未能取消 (运行中), 请稍后再试。", "无法取消"),
+])
+def test_the_cancel_buttons_toast_says_what_the_message_beside_it_says(message: str, toast: str) -> None:
+    from bot.core.actions import cancel_toast
+
+    assert cancel_toast(message) == toast

@@ -18,6 +18,16 @@ from bot.core.service import ChatCore
 ACTIONS = frozenset({"hi", "fail", "ref", "can"})
 
 
+# the button's short answer for what the cancel's message says (commands.cancel_job), first match wins: the toast
+# said 无法取消 for a job another user had cancelled while the message beside it said 已被取消 (a helper, 2026-12-07)
+CANCEL_TOASTS = (("已取消", "已取消"), ("已被取消", "已取消"), ("已经完成", "已完成, 无需取消"), ("已过期", "已过期"))
+
+
+def cancel_toast(message: str) -> str:
+    """The button's answer to a cancel whose message is ``message``: the same outcome, in a few words."""
+    return next((toast for phrase, toast in CANCEL_TOASTS if phrase in message), "无法取消")
+
+
 async def handle_action(core: ChatCore, front: Front, chat: ChatRef, user_id: str, action_data: str,
                         handle: object | None) -> str:
     """Run one button press; returns the short answer for the user (the lists go as messages)."""
@@ -35,7 +45,7 @@ async def handle_action(core: ChatCore, front: Front, chat: ChatRef, user_id: st
     if action == "can":
         text = await cancel_job(core, chat.platform, user_id, job_id)
         await front.send(chat, [text], for_user=user_id)
-        return "已取消" if any("已取消" in r.text for r in text) else "无法取消"
+        return cancel_toast("".join(r.text for r in text))
     if action == "ref":
         if handle is not None:
             await front.edit_card(Sent(chat, handle), replies.progress_lines(st, st.source), jobs.buttons_for(st),
