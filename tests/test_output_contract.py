@@ -16,6 +16,7 @@ from openpyxl import load_workbook
 from screening.models import Pool, PoolItem, ResultRow, StockInput
 from screening.output.report import rank_value, top_picks
 from screening.output.xlsx import write_workbook
+from tests.xlsx_checks import formulas
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -44,7 +45,7 @@ def test_workbook_is_chinese_on_every_sheet_and_keeps_the_json_keys(tmp_path: Pa
     assert {"code", "name", "risk_level", "score", "reason", "flags", "status"} <= set(keys)
     values = [c.value for row in wb["结果"].iter_rows(min_row=2) for c in row]
     assert "贵州茅台" in values  # the bell character is gone: Excel would refuse the file
-    assert not any(isinstance(v, str) and v.startswith("=") for v in values)  # escaped, never a formula
+    assert formulas(path) == []  # every string a typed string cell, never a formula
     labels = {r[0].value for r in wb["汇总"].iter_rows(min_row=2)}
     assert {"总数", "高风险", "引擎"} <= labels
 

@@ -16,6 +16,8 @@ from pathlib import Path
 
 from openpyxl import load_workbook
 
+from tests.xlsx_checks import formulas
+
 ROOT = Path(__file__).resolve().parents[1]
 UNIVERSE = ("code,name,industry,pe_ttm,roe,eps,as_of\n"
             "600519.SH,贵州茅台,食品饮料,22.5,34.2,68.6,2026-06-01\n"
@@ -75,8 +77,9 @@ def test_every_format_has_every_row_once_with_the_same_flags(tmp_path: Path) -> 
     assert "文件写 某某地产" in done.stdout  # was dropped: a failed row's table cell showed only its error
     signal = next(c for c in table if c["code"] == "688001.SH")["signals"]
     assert "立案调查(高) 2026-11-20" in signal
-    names = {str(r["名称"]) for r in xlsx} | {c["name"] for c in table}
-    assert not any(n.startswith(("=", "@")) for n in names)  # formula triggers escaped in CSV and XLSX
+    # the CSV's formula triggers escaped; the XLSX holds them as typed string cells, literal and never a formula
+    assert not any(c["name"].startswith(("=", "@")) for c in table)
+    assert '=HYPERLINK("x")' in {str(r["名称"]) for r in xlsx} and formulas(out / "screen.xlsx") == []
     labels = [str(r[0]) for r in wb["汇总"].iter_rows(min_row=2, values_only=True)]
     assert "文本信号上调" in labels and not any(lb.isascii() for lb in labels)  # text_raised was left in English
     sources = [str(r[11]) for r in wb["输入"].iter_rows(min_row=2, values_only=True) if r[11]]

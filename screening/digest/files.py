@@ -11,8 +11,7 @@ from openpyxl import load_workbook
 
 from screening.digest.model import Digest
 from screening.output.chart import draw_chart
-from screening.output.report import cell
-from screening.output.xlsx import write_workbook
+from screening.output.xlsx import text_row, write_workbook
 
 log = logging.getLogger(__name__)
 
@@ -31,11 +30,11 @@ def write_files(digest: Digest, out_dir: Path, chart_lock: AbstractContextManage
         ws = wb.create_sheet("变化")
         ws.append(["代码", "名称", "前一期风险", "本期风险", "前一期评分", "本期评分"])
         for c in digest.changes:
-            ws.append([c.code, cell(c.name or ""), c.old_risk, c.new_risk, c.old_score, c.new_score])
+            text_row(ws, [c.code, c.name or "", c.old_risk, c.new_risk, c.old_score, c.new_score])
         ws2 = wb.create_sheet("新增ST")
         ws2.append(["代码", "名称", "风险", "评分"])
         for r in digest.new_st:
-            ws2.append([r.code, cell(r.name or ""), r.risk_level, r.score])
+            text_row(ws2, [r.code, r.name or "", r.risk_level, r.score])
         wb.save(xlsx)
     except Exception:  # the main sheets are written; the extra ones are a nicety
         log.warning("could not add the change sheets to %s", xlsx, exc_info=True)

@@ -67,15 +67,20 @@ def signal_text(s: dict[str, Any]) -> str:
     return f"{s.get('signal')}({_state_shown(s)}) {where}".strip()
 
 
-def cell(value: object) -> object:
-    """One value as a spreadsheet/CSV cell: lists and maps as text, strings made inert and storable."""
+def cell(value: object, *, escape: bool = True) -> object:
+    """One value as a spreadsheet/CSV cell: lists and maps as text, strings made inert and storable.
+
+    ``escape=False`` for a workbook, which stores a string as a typed string cell (xlsx.text_row): Excel never
+    evaluates one, so the CSV's apostrophe would only show as part of the name or text there."""
     if isinstance(value, list) and value and isinstance(value[0], dict) and "signal" in value[0]:
         value = [signal_text(s) for s in value]
     if isinstance(value, dict):
         value = "; ".join(f"{k}={v}" for k, v in value.items())
     if isinstance(value, list):
         value = "; ".join(str(v) for v in value)
-    return fit_cell(escape_formula(strip_illegal(value))) if isinstance(value, str) else value
+    if not isinstance(value, str):
+        return value
+    return fit_cell(escape_formula(strip_illegal(value)) if escape else strip_illegal(value))
 
 
 def to_csv(rows: Sequence[ResultRow]) -> str:

@@ -50,6 +50,18 @@ def _header(ws: Worksheet, keys: Sequence[str], labels: dict[str, str]) -> None:
         c.comment = Comment(f"JSON: {key}", "ashare-screener")
 
 
+def text_row(ws: Worksheet, values: Sequence[Any]) -> None:
+    """Append one row of values, every string as a typed string cell, never a formula.
+
+    openpyxl stores a string that starts with "=" as a formula, so names and texts from uploaded files were
+    escaped with the CSV's apostrophe, which a workbook then showed as part of them (``'=cmd…``, ``'- 公司…``; a
+    trial, s15/u4 C2). A string cell is never evaluated by Excel or WPS: written as one, it is inert and literal."""
+    ws.append([cell(v, escape=False) for v in values])
+    for c in ws[ws.max_row]:
+        if c.data_type == "f":
+            c.data_type = "s"
+
+
 def sources_text(sources: dict[str, str]) -> str:
     """One readable cell: "文件" when every figure came from the file, else grouped by source:
     "文件: PE-TTM, ROE; akshare 2026-12-02: 行业"."""
@@ -69,7 +81,7 @@ def _results(ws: Worksheet, rows: Sequence[ResultRow]) -> None:
         d = public_row(r)
         d["status"] = STATUS_ZH.get(r.status, r.status)
         d["sources"] = sources_text(r.sources)
-        ws.append([cell(d[c]) for c in COLUMNS])
+        text_row(ws, [d[c] for c in COLUMNS])
         if r.status != "ok":
             for c in ws[ws.max_row]:
                 c.fill = PatternFill("solid", fgColor=FAILED_FILL)
@@ -97,7 +109,7 @@ def _inputs(ws: Worksheet, pool: Pool) -> None:
         if s is not None:
             values.update({k: getattr(s, k) for k in keys if hasattr(s, k) and k not in values})
             values["sources"] = sources_text(s.sources) if s.sources else None  # as the results sheet reads
-        ws.append([cell(values.get(k)) for k in keys])
+        text_row(ws, [values.get(k) for k in keys])
 
 
 def write_workbook(rows: Sequence[ResultRow], path: Path, pool: Pool | None = None,
@@ -119,7 +131,7 @@ def write_workbook(rows: Sequence[ResultRow], path: Path, pool: Pool | None = No
     wsum = wb.create_sheet("汇总")
     _header(wsum, ["key", "value"], {"key": "项目", "value": "数值"})
     for key, value in {**summary(rows), **(meta or {})}.items():
-        wsum.append([cell(SUMMARY_LABELS.get(key, key)), cell(value if isinstance(value, int | float) else str(value))])
+        text_row(wsum, [SUMMARY_LABELS.get(key, key), value if isinstance(value, int | float) else str(value)])
     if demo:
         # its own label: the "data" row above is the local universe's (本地数据为空, akshare ...), and a demo run
         # showed two rows both labelled 数据 (a trial, s15/u4 C5)
