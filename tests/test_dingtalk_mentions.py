@@ -10,10 +10,8 @@ between the request and the results, so the owner comes from the job's tracking 
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -23,20 +21,11 @@ from screening.config import DingTalkSettings, Settings, UniverseSettings
 from screening.data.load import EXAMPLES, ensure_demo_universe
 from screening.queue.client import JobQueue
 from tests.fakes.dingtalk import FakeDingTalk, Sent
+from tests.waiting import until
 
 pytestmark = pytest.mark.slow  # two bot starts on the SDK's stream (about 8 s)
 GROUP = "cidGroupResearch0001=="
 ASKER, TALKER, ADMIN = "analyst002", "trader003", "manager001"
-
-
-async def until(predicate: Callable[[], Any], timeout: float = 20.0, what: str = "condition") -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 class Bot:

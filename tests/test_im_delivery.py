@@ -7,8 +7,7 @@ front against the fake WeCom, whose media/upload answers WeCom's "system busy" (
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -21,18 +20,9 @@ from screening.data.load import EXAMPLES, ensure_demo_universe
 from screening.queue.client import JobQueue
 from screening.runtime.local_redis import free_port
 from tests.fakes.wecom import CallbackSender, FakeWeCom
+from tests.waiting import until
 
 pytestmark = pytest.mark.slow
-
-
-async def until(predicate: Callable[[], Any], timeout: float = 30.0, what: str = "condition") -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 @pytest.fixture

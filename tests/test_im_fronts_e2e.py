@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -26,20 +26,11 @@ from screening.queue.client import JobQueue
 from screening.runtime.local_redis import free_port
 from tests.fakes.dingtalk import FakeDingTalk
 from tests.fakes.wecom import FakeWeCom
+from tests.waiting import until
 
 pytestmark = pytest.mark.slow
 TRADING_DAY = dt.datetime(2026, 10, 9, 8, 45)  # a Friday the SSE traded
 POOL_CSV = "代码,名称,市盈率(TTM),ROE(%)\n600519,贵州茅台,25.1,30.2\n000858,五粮液,15.0,22.0\n".encode("gbk")
-
-
-async def until(predicate: Callable[[], Any], timeout: float = 30.0, what: str = "condition") -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 @pytest.fixture

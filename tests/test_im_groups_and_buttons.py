@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -25,19 +23,10 @@ from screening.runtime.local_redis import free_port
 from tests.fakes.dingtalk import FakeDingTalk
 from tests.fakes.feishu import FakeFeishu
 from tests.fixtures_redis import make_items
+from tests.waiting import until
 
 ALLOWED_GROUP, OTHER_GROUP = "cidGroupResearch0001==", "cidGroupTrading0002=="
 REFUSAL = "不在允许名单"
-
-
-async def until(predicate: Callable[[], Any], timeout: float = 20.0, what: str = "condition") -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def _core(settings: Settings) -> ChatCore:

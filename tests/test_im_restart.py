@@ -11,8 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,16 +23,7 @@ from screening.runtime.local_redis import free_port
 from tests.fakes.dingtalk import FakeDingTalk
 from tests.fakes.feishu import FakeFeishu
 from tests.fakes.wecom import FakeWeCom
-
-
-async def until(predicate: Callable[[], Any], timeout: float = 20.0, what: str = "condition") -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+from tests.waiting import until
 
 
 def _core(settings: Settings) -> ChatCore:
