@@ -103,8 +103,7 @@ class WorkerSettings(BaseModel):
     # stocks taken from the queue ahead of the engine, and the largest group of crash suspects re-run together
     batch_stocks: int = 512
     max_in_flight: int = 1024  # bulk requests submitted to the engine at once (the fast lane comes on top)
-    # fast-lane hold / cooldown (queue/pace.py FastHold; off: -1 / 0): bulk below fast_hold_bulk in flight while
-    # a /screen is live (<= fast_hold_max_s, then fast_hold_gap_s free), below fast_cool_bulk fast_cool_s after
+    # fast-lane hold, cooldown and its refill floor (queue/pace.py FastHold; off: -1 / 0 / 0)
     fast_hold_bulk: int = -1
     fast_hold_max_s: float = 2.0
     fast_hold_gap_s: float = 1.0
@@ -113,6 +112,7 @@ class WorkerSettings(BaseModel):
     bulk_admit_per_s: float = 0.0  # bulk handed to the engine at most this fast (queue/pace.py); 0: unpaced
     bulk_admit_burst: int = 32
     bulk_refill_min: int = 0  # bulk handed to the engine in groups of at least this many (queue/pace.py); 0: any
+    fast_refill_min: int = Field(default=0, ge=0)  # bulk_refill_min while the cooldown runs (near a /screen)
     # the lanes this worker claims jobs from: a second worker with ["fast"] and an engine of its own serves /screen
     lanes: list[Literal["fast", "bulk"]] = Field(default=["fast", "bulk"], min_length=1)
     # the claim leg (RESULTS.md): read the fast stream every fast_poll_ms with the engine full (0: only with room);

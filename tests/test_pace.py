@@ -167,10 +167,22 @@ def test_the_cooldown_keeps_bulk_narrow_for_its_seconds_after_the_last_fast_requ
         WorkerSettings(fast_cool_bulk=-1)
 
 
-def _groups_beside_a_fast_job(settings: Settings, cool_bulk: int, start: int) -> list[int]:
+def test_the_cooldowns_refill_floor_runs_with_the_cooldown_only() -> None:
+    h = FastHold(-1, 2.0, 1.0, cool_bulk=192, cool_s=10.0, cool_refill_min=64)
+    assert h.refill_min(0, 0.0) == 0  # no fast request yet: the base floor
+    assert h.cap(True, 1.0) == 192 and h.refill_min(0, 1.0) == 64
+    assert h.refill_min(0, 10.9) == 64  # 9.9 s after the fast request was last live
+    assert h.refill_min(5, 11.0) == 5  # the cooldown is over: the base floor again
+    off = FastHold(-1, 2.0, 1.0, cool_bulk=192, cool_s=10.0)
+    assert off.cap(True, 0.0) == 192 and off.refill_min(5, 0.0) == 5  # 0: off
+    with pytest.raises(ValueError, match=r"(?s)fast_refill_min.*greater than or equal to 0"):
+        WorkerSettings(fast_refill_min=-1)
+
+
+def _groups_beside_a_fast_job(settings: Settings, cool_bulk: int, start: int, refill: int = 0) -> list[int]:
     """Bulk groups handed over while a /screen job is queued beside a 60-stock bulk job (20 in flight)."""
     ws = settings.worker.model_copy(update={"max_in_flight": 20, "fast_hold_bulk": -1, "fast_cool_bulk": cool_bulk,
-                                            "fast_cool_s": 60.0})
+                                            "fast_cool_s": 60.0, "fast_refill_min": refill})
     settings = settings.model_copy(update={"worker": ws})
     q = JobQueue(settings.redis.url, settings.redis)
     fast = q.submit(make_items(2, start), lane="fast")
@@ -188,3 +200,10 @@ def test_a_cooldown_keeps_the_bulk_batch_narrow_after_a_fast_job_and_finishes_it
     assert _groups_beside_a_fast_job(queue_settings, 0, 500)[0] == 20
     narrow = _groups_beside_a_fast_job(queue_settings, 4, 600)
     assert sum(narrow) == 60 and max(narrow) <= 4, narrow
+
+
+def test_near_a_fast_job_the_cooldowns_floor_hands_bulk_over_in_groups(queue_settings: Settings) -> None:
+    """Real Redis and worker: with the cooldown on (a cap of 20, all the slots) and its floor at 8, every bulk
+    group after the first is at least 8 requests but the job's tail, and every row of both jobs is written once."""
+    groups = _groups_beside_a_fast_job(queue_settings, 20, 700, refill=8)
+    assert sum(groups) == 60 and all(g >= 8 for g in groups[1:-1]), groups

@@ -83,6 +83,15 @@ class FastHold:
     narrow when the next one lands, and the market job runs full width when nobody asks. Measured on an
     H100 (bench/RESULTS.md, run 43): the first /screen after a quiet spell still decodes beside the full
     batch already running (p95 5.32 s against 2.61 s with the batch always narrow), so it stays off.
+
+    The cooldown's refill floor (``worker.fast_refill_min``, 0 = off, the default): while the cooldown runs,
+    bulk is handed over in groups of at least that many (``refill_room``), the base floor otherwise. Why
+    (bench/RESULTS.md, runs 61-62, an H100 at the cooldown's 192): in the 1 s /screen phases 13-15% of the
+    engine steps carried a bulk refill's prefill (~6,000 tokens, 185-210 ms a step against 15-17 ms
+    decode-only) and held 63-65% of the wall time; each finished bulk answer was replaced at once, so a
+    /screen's ~40 decode steps met about six such steps. Gathered refills put fewer, larger prefill steps
+    beside it; applied all the time the same floor cost the bulk job 0.82x (run 30), so it follows the
+    cooldown. Not yet measured on a GPU (bench variants narrow256fc64k192r32 / r64).
     """
 
     bulk: int
@@ -90,6 +99,7 @@ class FastHold:
     gap_s: float
     cool_bulk: int = 0
     cool_s: float = 0.0
+    cool_refill_min: int = 0
     _since: float | None = field(default=None, init=False)  # start of the current hold
     _free_until: float = field(default=0.0, init=False)  # no new hold before this (the bulk job's turn)
     _last_fast: float | None = field(default=None, init=False)
@@ -105,6 +115,15 @@ class FastHold:
         caps = [c for c in (self._hold(fast_live, now), self._cool(now)) if c is not None]
         return min(caps) if caps else None
 
+    def refill_min(self, base: int, now: float) -> int:
+        """The refill floor at ``now``: ``cool_refill_min`` while the cooldown runs (after ``cap``), else ``base``."""
+        if self.cool_refill_min > 0 and self._cooling(now):
+            return self.cool_refill_min
+        return base
+
+    def _cooling(self, now: float) -> bool:
+        return self._last_fast is not None and now - self._last_fast < self.cool_s
+
     def _hold(self, fast_live: bool, now: float) -> int | None:
         if self.bulk < 0 or not fast_live:
             self._since = None
@@ -119,7 +138,7 @@ class FastHold:
         return self.bulk
 
     def _cool(self, now: float) -> int | None:
-        if self.cool_bulk < 1 or self._last_fast is None or now - self._last_fast >= self.cool_s:
+        if self.cool_bulk < 1 or not self._cooling(now):
             return None
         return self.cool_bulk
 

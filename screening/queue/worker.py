@@ -117,7 +117,7 @@ class Worker(JobIntake):
         self._clocks: dict[str, JobClock] = {}
         self._prepared_at: dict[str, float] = {}
         self._hold = FastHold(self.ws.fast_hold_bulk, self.ws.fast_hold_max_s, self.ws.fast_hold_gap_s,
-                              self.ws.fast_cool_bulk, self.ws.fast_cool_s)
+                              self.ws.fast_cool_bulk, self.ws.fast_cool_s, self.ws.fast_refill_min)
         self._next_fast_poll = 0.0
         self._pace = AdmissionPace(self.ws.bulk_admit_per_s, self.ws.bulk_admit_burst)
 
@@ -235,7 +235,8 @@ class Worker(JobIntake):
             room = min(room, max(0, cap - in_bulk))
         room = self._pace.allowed(room, time.monotonic())
         bulk = sorted((w for w in waiting if w.job.lane == "bulk"), key=lambda w: (w.job.created_at, w.prompt_tokens))
-        bulk = bulk[: refill_room(room, in_bulk, len(bulk), self.ws.bulk_refill_min)]
+        floor = self._hold.refill_min(self.ws.bulk_refill_min, time.monotonic())
+        bulk = bulk[: refill_room(room, in_bulk, len(bulk), floor)]
         self._pace.spend(len(bulk))
         if bulk:
             self.bulk_groups.append(len(bulk))
