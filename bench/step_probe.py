@@ -119,6 +119,16 @@ def by_second(probe: dict, start: float, end: float, cut_s: float = 0.060) -> li
             "|---|---:|---:|---:|" + "---:|" * len(BY_SECOND), *rows, ""]
 
 
+def share_line(sums: dict[str, tuple[float, int]]) -> list[str]:
+    """How much of the engine core's step time the steps with prefill hold: the few of them are what a /screen
+    decoding beside a bulk job pays (runs 61-62: 13-15% of the steps, ~two thirds of the time)."""
+    spent = [sums.get(f"step|{k}", (0.0, 0))[0] for k in ("decode", "prefill")]
+    if not spent[1]:
+        return []
+    return [f"steps with prefill hold {100 * spent[1] / sum(spent):.1f}% of the step time "
+            f"({spent[1]:.1f} of {sum(spent):.1f} s)"]
+
+
 def by_kind(sums: dict[str, tuple[float, int]]) -> list[str]:
     """Decode-only steps beside steps that carry prefill: ms per step of each call, and how many of each."""
     steps = {k: sums.get(f"execute_model|{k}", (0.0, 0))[1] for k in ("decode", "prefill")}
@@ -127,7 +137,7 @@ def by_kind(sums: dict[str, tuple[float, int]]) -> list[str]:
     tokens, prefill_steps = sums.get("prefill_tokens", (0.0, 0))
     lines = [f"decode-only steps {steps['decode']}, steps with prefill {steps['prefill']} "
              f"({tokens / prefill_steps:.0f} prompt tokens each)" if prefill_steps else
-             f"decode-only steps {steps['decode']}, no prefill", "",
+             f"decode-only steps {steps['decode']}, no prefill", *share_line(sums), "",
              "| call | ms per decode-only step | ms per step with prefill |", "|---|---:|---:|"]
     for name in ORDER:
         cells = [sums.get(f"{name}|{k}", (0.0, 0))[0] for k in ("decode", "prefill")]

@@ -88,7 +88,7 @@ class FastHold:
     bulk is handed over in groups of at least that many (``refill_room``), the base floor otherwise. Why
     (bench/RESULTS.md, runs 61-62, an H100 at the cooldown's 192): in the 1 s /screen phases 13-15% of the
     engine steps carried a bulk refill's prefill (~6,000 tokens, 185-210 ms a step against 15-17 ms
-    decode-only) and held 63-65% of the wall time; each finished bulk answer was replaced at once, so a
+    decode-only) and held 66-69% of the step time; each finished bulk answer was replaced at once, so a
     /screen's ~40 decode steps met about six such steps. Gathered refills put fewer, larger prefill steps
     beside it; applied all the time the same floor cost the bulk job 0.82x (run 30), so it follows the
     cooldown. Not yet measured on a GPU (bench variants narrow256fc64k192r32 / r64).
