@@ -68,6 +68,14 @@ def test_values_outside_their_columns_range_fail(tmp_path: Path, settings: Input
     assert pool.items[1].stock is not None  # the other row goes on
 
 
+@pytest.mark.parametrize(("header", "cell", "shown"), [("ROE", "-1e308", "-1×10³⁰⁸"), ("总市值", "1e17", "1×10¹⁷"),
+                                                      ("ROE", "5000", "5,000")])
+def test_a_figure_past_its_range_is_named_without_scientific_notation(tmp_path: Path, settings: InputSettings,
+                                                                      header: str, cell: str, shown: str) -> None:
+    err = pool_of(tmp_path, settings, f"代码,{header}", f"600519,{cell}").items[0].error
+    assert err is not None and f"{header} {shown} " in err.message and "e+" not in err.message, err
+
+
 @pytest.mark.parametrize(
     ("header", "cell", "field", "value"),
     [

@@ -14,6 +14,8 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
+from screening.figures import figure
+
 Kind = Literal["percent", "ratio", "per_share", "money"]
 _MONEY_UNITS = frozenset({"亿", "万", "万亿", "亿元", "万元", "万亿元"})  # magnitudes of money, in a cell or header
 
@@ -63,9 +65,11 @@ BOUNDS: dict[str, Bound] = {
 
 
 def _fmt(value: float) -> str:
+    """A figure in a reason: with thousands separators where a person counts digits, else as figures.figure
+    writes it (never ``1e+17``: a reason read ``总市值 1e+17``, right but not how a person reads it)."""
     if value == 0 or 1e-3 <= abs(value) < 1e15:
         return f"{value:,.6g}" if abs(value) < 1e6 else f"{value:,.0f}"
-    return f"{value:.3g}"
+    return figure(value)
 
 
 def check_value(field: str, raw: str, number: float, cell_unit: str | None, header: str,
