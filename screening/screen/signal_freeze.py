@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from screening.screen.signal_gaps import G as _G
 from screening.screen.signal_gaps import L as _L
+from screening.screen.signal_rights import RIGHT_IF
 
 # the shortest span (_L): 解除司法冻结并被轮候冻结 ends one freeze and starts another, which stays a risk
 UNFROZEN = (r"(?<!未)(?<!是否)(?<!是否已)(?<!申请)(?<!请求)解除" + _L + r"(?:冻结|查封)", r"(?<!未)解冻")
@@ -62,13 +63,30 @@ FROZEN = (
 # another debtor, not the company as the debtor (公司作为债务人的…, 重整债务人名下的…, 债务人（即公司）; twelfth
 # session)
 _DEBTOR = r"(?<!作为)(?<!重整)债务人(?![（(](?:即|系)?(?:本|上市)?公司)"
+# the role is the company itself (被申请人本公司, 被告即公司, 对方上市公司): its own assets, still counted
+_NOT_SELF = r"(?![（(]?(?:即|系|为|是)?(?:(?:本|我|上市)?公司|[本我]司))"
+# another party's name up to its 公司 (被申请人某某公司): up to 20 characters, none that acts (申请, 向法院, 被, 的),
+# not the company's own (本公司, 子公司, 即公司); then its assets (的/名下) frozen, no 公司 between them and the freeze
+# (与被申请人某某公司的纠纷导致公司账户被冻结 is the company's) nor the company after it (冻结了公司…)
+_CO_NAME = (r"(?:(?!冻结|查封|申请|向法院)[^，,。；;：:！!？?\n被向对为与和及的在于已将从因由就即系（()）、]){1,20}?"
+            r"(?<![本我子])(?<!上市)")
+_ITS_ASSETS_FROZEN = (r"公司(?:的|名下的?)(?:(?!公司|[本我]司)[^，,。；;：:！!？?\n]){0,6}?"
+                      r"(?:银行账户|账户|存款|资金|资产|财产|房产|土地|厂房|设备|股权)"
+                      r"(?:(?!公司|[本我]司)[^，,。；;：:！!？?\n]){0,12}?(?<!(?<!被)申请)(?:冻结|查封|扣划|划扣)"
+                      r"(?!了?(?:(?:本|我|上市)?公司|[本我]司|(?:全资|控股)?子公司))")
 FROZEN_NOT = (
     # the other side's assets, not the other side freezing the company's (对方申请冻结了公司…, 交易对方某某有限公司申请
     # 冻结银行账户: review 9's open list)
+    *RIGHT_IF,  # first: 如公司未按期还款，银行有权冻结公司账户 (signal_rights.py)
     *UNFROZEN,
-    r"(?:被告|被申请人|对方|" + _DEBTOR + r")(?:的|名下的?)?(?!申请|向法院)" + _G
+    r"(?:被告|被申请人|对方|" + _DEBTOR + r")" + _NOT_SELF + r"(?:的|名下的?)?(?!申请|向法院)" + _G
     + r"(?<!(?<!被)申请)(?:冻结|查封|扣划|划扣)"
     r"(?!了?(?:(?:本|我|上市)?公司|[本我]司|(?:全资|控股)?子公司))",
+    # the other side named as a company before its own assets (被申请人某某公司的银行账户已被法院冻结), which the
+    # 12-character gap above stops short of; 交易对方/债务人 only where the name's bare 公司 kept the denial
+    # (signal_words.OTHER_PARTY) from reading them as another party's (某某有限公司 is read there)
+    r"(?<!作为)(?:被告|被申请人|(?<!交易)对方)" + _CO_NAME + _ITS_ASSETS_FROZEN,
+    r"(?:交易对方|交易对手|" + _DEBTOR + r")" + _CO_NAME + r"(?<!有限)(?<!责任)(?<!集团)(?<!标的)" + _ITS_ASSETS_FROZEN,
     r"(?<!为)(?<!系)(?<!列入)(?<!纳入)被执行人(?![（(的]|名下)[^，,。；;：:！!？?\n]{0,20}?(?:冻结|查封|扣划|划扣)",
     # the company the applicant (公司…申请财产保全，法院冻结银行存款); a borrower's, a minority's (reviews 8-10)
     r"(?:^|(?<=[，,。；;\s]))(?:本公司|公司|(?:全资|控股)?子公司)(?:(?!被|对方|债权人|获悉|得知)[^，,。；;]|[，,](?=已|并|遂|随即|依法|向|于|同时|及时)){0,20}?(?<!被)申请(?:(?!被(?!告|申请人)|对方|债权人|原告|申请|银行(?!存款|账户)|变更|解除|置换|复议|异议|撤销|仍|分期|暂缓|延期|中止)[^。；;]){0,30}?冻结了?(?:银行账户|基本账户|基本户|一般户|银行存款)",

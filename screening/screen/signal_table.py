@@ -26,6 +26,7 @@ from screening.screen.signal_gaps import L as _L
 from screening.screen.signal_gaps import S as _S
 from screening.screen.signal_guarantee import GUARANTEE, GUARANTEE_NOT, GUARANTEE_SENTENCE
 from screening.screen.signal_repaid import REPAID
+from screening.screen.signal_rights import RIGHT_IF  # before the hypothetical counters: both start at 如
 from screening.screen.signal_words import JUDGED_OTHER, RULE_NOT_FAILED
 
 # the gaps between a row's words (signal_gaps.py): _G within a clause, _L its shortest, _S within a sentence
@@ -252,7 +253,7 @@ SIGNALS: tuple[SignalRule, ...] = (
         r"送达" + _G + r"(?:案件|传票|起诉状|应诉通知书|诉讼材料)", r"(?:收到|接到)" + _G + r"传票",
         # a judgment the company has not paid: the court's enforcement (失信被执行人 is 债务违约's, 高)
         r"(?<!失信)(?:被列为|列为|成为)" + _G + r"(?<!失信)被执行人", r"(?:收到|接到)" + _G + r"执行通知书",
-    ), (r"(?:根据|关注|视|跟进|跟踪)" + _G + r"(?:诉讼|仲裁)" + _G + r"进展", r"小额诉讼",
+    ), (*RIGHT_IF, r"(?:根据|关注|视|跟进|跟踪)" + _G + r"(?:诉讼|仲裁)" + _G + r"进展", r"小额诉讼",
         r"涉及诉讼的担保(?:金额)?[^，,。；;：:！!？?\n\d]{0,12}(?:为\s*|[：:]\s*)?(?<![\d.,])(?:0|零)(?:\.0+)?\s*(?:元|万元|亿元)?(?![\d.,])",
         r"日常经营(?:中|活动中)?(?:的|产生的)?诉讼",
         r"(?:涉及|累计)" + _G + r"(?:诉讼|仲裁)" + _G + r"未达到",
@@ -390,7 +391,7 @@ SIGNALS: tuple[SignalRule, ...] = (
         r"担保" + _G + r"逾期", r"逾期担保",  # a guarantee called: the company owes the debt it guaranteed
         r"(?:申请|被申请|受理|裁定)" + _G + r"(?:破产|重整|清算)", r"预重整", r"破产重整", r"交叉违约",
     ), (r"(?<![未能法有够])(?:按期|按时|如期)(?:足额)?(?:兑付|偿还|偿付)", r"(?<![未能法时期有])足额(?:兑付|偿付)",
-        r"逾期(?:付款)?(?:利息|违约金|损失)",  # what a judgment makes a debtor pay, whoever it is
+        *RIGHT_IF, r"逾期(?:付款)?(?:利息|违约金|损失)",  # (a judgment makes a debtor pay, whoever it is)
         r"(?:理财|信托|资管|资产管理|私募|基金)(?:产品|计划)?" + _G + r"(?:暂停|停止)兑付",
         r"(?:持有|购买|认购|投资)的" + _G + r"(?:暂停|停止)兑付",  # a product the company bought
         # a bill held (review 19), not 公司作为出票人; a debtor's late interest, and a contract's condition (review 20)
