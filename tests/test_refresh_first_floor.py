@@ -90,11 +90,13 @@ def test_a_field_left_blank_for_many_stocks_is_a_refresh_warning() -> None:
 def test_stocks_the_refresh_no_longer_lists_are_named(tmp_path: Path) -> None:
     """A trial (2026-12-06): a delisted stock left the universe without a word. Pure: left_the_list against a
     universe after the replace; a few named, the rest counted."""
-    from screening.data.refresh import left_the_list
+    from screening.data.refresh import leaving, left_the_list
     from screening.models import StockInput
 
     u = Universe.load(tmp_path / "u.sqlite")
     u.update([StockInput(code="600519.SH", name="贵州茅台", pe_ttm=20.0, roe=30.0)], as_of="2026-12-04")
-    (note,) = left_the_list({"600519.SH": "贵州茅台", "600088.SH": "桂拟酒业", "600089.SH": None}, u)
+    before: dict[str, str | None] = {"600519.SH": "贵州茅台", "600088.SH": "桂拟酒业", "600089.SH": None}
+    (note,) = left_the_list(before, leaving(before, u))
     assert note == "2 stock(s) left the list since the last refresh (delisted?): 600088.SH 桂拟酒业、600089.SH"
-    assert left_the_list({"600519.SH": "贵州茅台"}, u) == []
+    kept: dict[str, str | None] = {"600519.SH": "贵州茅台"}
+    assert left_the_list(kept, leaving(kept, u)) == []

@@ -156,13 +156,13 @@ def _says_what_the_rows_say(first: list[str], notes: list[str], after: Universe,
 def test_the_bse_move_note_names_twenty_moves_and_counts_the_rest(tmp_path: Path) -> None:
     """B3's tail: the move note listed every moved code; it names 20 and counts the rest, as the delisting note.
     The refresh keeps every move apart from the note, so the 25th old code typed is still told its new one."""
-    from screening.data.refresh import left_the_list
+    from screening.data.refresh import leaving, left_the_list
     from screening.data.universe import UniverseInfo
     from screening.data.unknown_codes import moved_to
 
     before: dict[str, str | None] = {f"8300{i:02d}.BJ": f"虚拟{i}号" for i in range(25)}
     names: dict[str, str | None] = {f"9200{i:02d}.BJ": f"虚拟{i}号" for i in range(25)}
-    notes = left_the_list(before, set(names), names=names)
+    notes = left_the_list(before, leaving(before, set(names), names))
     assert len(notes) == 1 and notes[0].startswith("25 Beijing stock(s)"), notes
     assert notes[0].count("→") == 20 and notes[0].endswith(" 等25只"), notes[0]
     universe = Universe(tmp_path / "u.sqlite")

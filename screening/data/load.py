@@ -24,14 +24,14 @@ from screening.config import InputSettings, Settings, cache_dir
 from screening.data.codes import EXCHANGES, CodeError, index_name, normalise_code, split_codes
 from screening.data.freshness import REPORT_FIELDS, SHANGHAI, intraday_note, market_today, stale_notes
 from screening.data.gap_causes import gap_notes
-from screening.data.names import fold_name, index_named
+from screening.data.names import fold_name, index_named, norm_name
 from screening.data.pool import read_pool
 from screening.data.pool_demo import DEMO_NOTE
 from screening.data.pool_rows import fail_as_same_stock
 from screening.data.row_checks import name_conflict, quarter_roe, sign_conflict, unusual_figures
 from screening.data.stock_csv import read_stock_csv
 from screening.data.synthetic import generate_market
-from screening.data.universe import SEED_AS_OF, Record, Universe, UniverseInfo, norm_name
+from screening.data.universe import SEED_AS_OF, Record, Universe, UniverseInfo
 from screening.data.unknown_codes import (  # noqa: F401 - WHOLE_MARKET: tests and callers read it here
     WHOLE_MARKET,
     is_old_bse_code,

@@ -38,6 +38,11 @@ def fold_name(name: str) -> str:
     return "".join(unicodedata.normalize("NFKC", name).split()).upper()
 
 
+def norm_name(name: str) -> str:
+    """Compare names the way users type them: full-width folded, no spaces, case-insensitive."""
+    return "".join(unicodedata.normalize("NFKC", name).split()).casefold()
+
+
 def st_mark(name: str | None) -> str | None:
     """Why the name marks a risk-warning stock ("ST" for the prefixes, "退" for delisting), or None."""
     if not name:

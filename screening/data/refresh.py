@@ -145,13 +145,11 @@ class Refresher:
             if previous:  # checked as answered; then the reports the answer left a stock out of are put back
                 snapshot = keep_known_reports(snapshot, universe)
             before = {s.code: s.name for s in universe} if previous else {}
-            after, names = staying(snapshot, universe), {p.stock.code: p.stock.name for p in snapshot.stocks}
+            left = leaving(before, staying(snapshot, universe), {p.stock.code: p.stock.name for p in snapshot.stocks})
             snapshot.notes += field_gaps(snapshot) + left_the_list(
-                before, after, since=universe.info.refreshed_at, at=snapshot.fetched_at, names=names)
+                before, left, since=universe.info.refreshed_at, at=snapshot.fetched_at)
             info = info_of(snapshot)  # the notes are stored with it
-            gone = sorted(code for code in before if code not in after)
-            info.bse_moves = bse_moves(gone, before, names)
-            info.left_list = [code for code in gone if code not in info.bse_moves]
+            info.bse_moves, info.left_list = dict(left.moves), list(left.gone)
             universe.replace(records_of(snapshot), info)
             log.info("universe refreshed from %s: %d stocks (was %d), quotes %s, reports %s", name,
                      len(universe), previous, snapshot.trade_date, snapshot.report_period)
@@ -316,20 +314,39 @@ def staying(snapshot: MarketSnapshot, universe: Universe) -> set[str]:
     return listed | set(universe.kept_imports(listed))
 
 
-def left_the_list(before: Mapping[str, str | None], after: Container[str], *, since: str | None = None,
-                  at: str | None = None, names: Mapping[str, str | None] | None = None) -> list[str]:
+@dataclass(frozen=True)
+class Leaving:
+    """The codes of the last good universe this refresh no longer lists, worked out once: the old Beijing codes
+    listed again under their 920 code (``moves``: old -> new) and the rest (``gone``, delisted most likely). The
+    note (``left_the_list``) and the universe's record of them (``UniverseInfo.bse_moves``, ``left_list``) are
+    both made from it, so they cannot disagree."""
+
+    moves: dict[str, str]
+    gone: list[str]
+
+
+def leaving(before: Mapping[str, str | None], after: Container[str],
+            names: Mapping[str, str | None] | None = None) -> Leaving:
+    """``before``: the last good universe's codes and names; ``after``: the codes the swap will hold; ``names``:
+    this refresh's codes and names, so an old Beijing code listed again under its 920 code is a move
+    (unknown_codes.bse_moves), not a delisting."""
+    gone = sorted(code for code in before if code not in after)
+    moves = bse_moves(gone, before, names or {})
+    return Leaving(moves, [code for code in gone if code not in moves])
+
+
+def left_the_list(before: Mapping[str, str | None], left: Leaving, *, since: str | None = None,
+                  at: str | None = None) -> list[str]:
     """A note naming the stocks the last good universe held and this refresh no longer lists (delisted, most
     likely): a file row under one of them is then flagged (load.unlisted_code), and the user reads why here.
 
-    Made before the swap (``after``: the codes it will hold) so it is stored with the universe's refresh record:
+    Made before the swap (``left``: from the codes it will hold) so it is stored with the universe's refresh record:
     made after it, it was printed once by the refresh and `universe status` never showed it (a trial,
     2026-12-06). ``since``/``at``: when the last good universe and this refresh were fetched, so the note says
-    which refresh dropped them when read later. ``names``: this refresh's codes and names, so an old Beijing code
-    listed again under its 920 code is named as moved, with its new code (unknown_codes.bse_moves), not delisted.
+    which refresh dropped them when read later. ``before``: the last good universe's names, which the note gives;
+    an old Beijing code found moved is named with its new code, not as delisted.
     """
-    gone = sorted(code for code in before if code not in after)
-    moves = bse_moves(gone, before, names or {})
-    gone = [code for code in gone if code not in moves]
+    moves, gone = left.moves, left.gone
     when = f" of {since}, at the refresh of {at}" if since and at else ""
     moved = "、".join(f"{old} {before[old] or ''} → {new}" for old, new in list(moves.items())[:NAMED])
     notes = [f"{len(moves)} Beijing stock(s) {MOVED_BSE}{when}: {moved}{more_than(moves)}"] if moves else []

@@ -2,12 +2,13 @@
 
 keep_known_reports (refresh_reports.py) gives a stock the report of a period this refresh's answer left it out
 of. The provider had already counted that stock from its answer: as a late filer of its older period
-(fundamentals.late_note, 财报滞后) and, on AKShare, among the PE-TTM left empty for a missing report
-(pe_gaps.pe_gap_note). Kept as written, `universe status` called a stock late whose row has its on-time report
-and no 财报滞后 flag, and counted empty a PE-TTM its row shows (a helper's loose ends, 2026-12-07). So the counts
-are taken from the records before the carry and after it, and each note the provider wrote from the counts before
-is replaced by the one the counts after make, or dropped when nobody is left in it. A note not found exactly as
-the provider writes it is left alone: nothing is rewritten by guess.
+(fundamentals.late_note, 财报滞后) and among the PE-TTM left empty for a missing report (pe_gaps.pe_gap_note, the
+one note both providers write). Kept as written, `universe status` called a stock late whose row has its on-time
+report and no 财报滞后 flag, and counted empty a PE-TTM its row shows (a helper's loose ends, 2026-12-07; Tushare's
+note, tallied while its records were built, went on counting a loss-maker whose PE-TTM the carry derived again).
+So the counts are taken from the records before the carry and after it, and each note the provider wrote from the
+counts before is replaced by the one the counts after make, or dropped when nobody is left in it. A note not found
+exactly as the provider writes it is left alone: nothing is rewritten by guess.
 """
 
 from __future__ import annotations

@@ -28,7 +28,8 @@ from typing import Any
 from screening.data.codes import CodeError, normalise_code
 from screening.data.freshness import intraday_time, market_today
 from screening.data.late_report import FLAG_LATE_REPORT, late_report  # re-exported: digest/render.py reads it here
-from screening.data.names import st_mark
+from screening.data.names import norm_name, st_mark
+from screening.data.row_flags import drop_replaced
 from screening.data.stock_csv import UniverseError
 from screening.models import DATA_FIELDS, NOTE_ST_CONFLICT, StockInput
 
@@ -38,11 +39,6 @@ CREATE TABLE IF NOT EXISTS stocks (code TEXT PRIMARY KEY, record TEXT NOT NULL, 
                                    dates TEXT NOT NULL, as_of TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
-
-
-def norm_name(name: str) -> str:
-    """Compare names the way users type them: full-width folded, no spaces, case-insensitive."""
-    return "".join(unicodedata.normalize("NFKC", name).split()).casefold()
 
 
 @dataclass
@@ -339,6 +335,7 @@ class Universe:
                                            json.loads(dates), stamp)
             for rec in self._pending:
                 _merge_into(current, rec)
+            drop_replaced(self.info.row_flags, current, self._pending)  # flags on figures this write replaced
             db.executemany("INSERT OR REPLACE INTO stocks VALUES (?, ?, ?, ?, ?)",
                            [_row(r) for r in current.values()])
             if self.info.provider is None:

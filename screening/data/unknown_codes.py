@@ -12,7 +12,8 @@ import re
 from collections.abc import Iterable, Mapping
 
 from screening.data.codes import index_name
-from screening.data.universe import Universe, norm_name
+from screening.data.names import norm_name
+from screening.data.universe import Universe
 from screening.models import NOTE_NOT_LISTED, StockInput
 
 # the words refresh.left_the_list opens its note with: the note a typed code is looked up in

@@ -3,7 +3,9 @@
 Each record keeps why its PE-TTM is empty (``ProvidedStock.pe_gap``) and the note is counted from the records, not
 from a tally taken while they were built: the refresh can fill a PE-TTM afterwards (refresh_reports.py: a report
 the answer left a stock out of, carried from the last good universe, gives its TTM back), and a note counted
-once then kept counting, and `universe status` kept showing, a stock whose row has a PE-TTM.
+once then kept counting, and `universe status` kept showing, a stock whose row has a PE-TTM. Both providers write
+it with this one function (each record's ``pe_gap`` is its provider's reason, in its words), so the refresh can
+count it again whichever provider answered (refresh_report_notes.py).
 """
 
 from __future__ import annotations

@@ -49,6 +49,7 @@ from screening.data.providers.fundamentals import (
     ttm_net_profit,
     walk_latest_periods,
 )
+from screening.data.providers.pe_gaps import pe_gap_note
 from screening.data.providers.periods import next_period, ymd
 from screening.data.providers.provider_base import FLAG_NO_FORECASTS, FLAG_NO_TITLES, WARNING, ProviderBase
 from screening.data.providers.records import (
@@ -68,6 +69,9 @@ from screening.data.providers.tushare_calls import FIELDS, TushareCalls, open_ap
 
 Valuation = tuple[float | None, float | None, float | None, float | None]  # close, pe_ttm, pb, total_mv (yuan)
 VALUATION = {"close": "price", "pe_ttm": "pe_ttm", "pb": "pb", "total_mv": "market_cap"}  # daily_basic -> field
+# why a quoted stock's PE-TTM stays empty (``_put_pe``'s outcome), as the note counting them says it (pe_gaps.py)
+PE_GAPS = {"empty": "with an empty daily_basic.pe_ttm and no TTM net profit from income_vip",
+           "conflict": "with an empty daily_basic.pe_ttm but a positive TTM net profit"}
 
 
 def optional(calls: TushareCalls, name: str, label: str, **params: Any) -> pd.DataFrame | None:
@@ -295,14 +299,14 @@ class TushareProvider(ProviderBase):
     # ---- one record per listed stock --------------------------------------------------------------------
     def _assemble(self, market: _Market, trade_date: dt.date, days: int, notes: list[str]) -> list[ProvidedStock]:
         quote_day = trade_date.isoformat()
-        pe_counts: dict[str, int] = {}
+        derived = 0
         out: list[ProvidedStock] = []
         for code in sorted(market.names):
             record, outcome = self._record(code, market, quote_day, days)
-            if outcome is not None:
-                pe_counts[outcome] = pe_counts.get(outcome, 0) + 1
+            derived += outcome == "derived"
+            record.pe_gap = PE_GAPS.get(outcome or "")  # counted from the records (pe_gaps.py), as on AKShare
             out.append(record)
-        notes.extend(self._pe_notes(market, pe_counts, quote_day))
+        notes.extend(self._pe_notes(market, out, derived, quote_day))
         return out
 
     def _record(self, code: str, market: _Market, quote_day: str, days: int) -> tuple[ProvidedStock, str | None]:
@@ -390,18 +394,19 @@ class TushareProvider(ProviderBase):
             "composed:tushare:" + "+".join(p for p, ok in parts if ok))
 
     @staticmethod
-    def _pe_notes(market: _Market, pe_counts: dict[str, int], quote_day: str) -> list[str]:
-        """How PE-TTM was obtained, how many stayed empty, and how many listed stocks had no quote."""
-        derived, conflict, empty = (pe_counts.get(k, 0) for k in ("derived", "conflict", "empty"))
+    def _pe_notes(market: _Market, stocks: list[ProvidedStock], derived: int, quote_day: str) -> list[str]:
+        """How PE-TTM was obtained, how many stayed empty and why, and how many listed stocks had no quote.
+
+        The empty ones are counted from the records (pe_gaps.pe_gap_note), not tallied here: the refresh can give
+        one its PE-TTM back afterwards (refresh_reports.py), and refresh_report_notes.py then counts the note again
+        the same way, so it names no stock whose row has a PE-TTM."""
         notes = [
             "PE-TTM from daily_basic.pe_ttm (Tushare: 总市值/净利润TTM, empty for a loss); "
             + (f"{derived} loss-makers derived as total_mv / TTM net profit from income_vip (negative PE)"
                if market.reports.income_ok else "income_vip not available, so loss-makers' PE-TTM stays empty")
         ]
-        if empty or conflict:
-            notes.append(f"PE-TTM left empty for {empty + conflict} quoted stocks"
-                         + (f" ({conflict} with an empty daily_basic.pe_ttm but a positive TTM net profit)"
-                            if conflict else ""))
+        if (no_pe := pe_gap_note(stocks)) is not None:
+            notes.append(no_pe)
         missing_quotes = sum(1 for c in market.names if c not in market.valuation)
         if missing_quotes:
             notes.append(f"{missing_quotes} listed stocks have no daily_basic row for {quote_day} (suspended)")
