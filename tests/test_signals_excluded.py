@@ -33,23 +33,20 @@ DATA = Path(__file__).resolve().parent / "data"
 # sentences of signals_review9_open.txt that state a risk (expected 中, 高 or either) the reader reads as another
 # party's: before, each showed nothing at all; (signal, the words that set it aside)
 HIDDEN = {
-    "因客户资金紧张导致汇票到期未能兑付，公司正积极筹措资金": ("债务违约", "客户"),
-    "交易对方某某有限公司申请法院冻结了银行账户2,000万元": ("资产冻结", "对方某某有限公司申请法院冻结"),
     "公司遭到债权人某某资产管理股份有限公司江苏省分公司向法院起诉": ("重大诉讼", "公司向法院起诉"),
-    "2026-11-20 关于公司及交易对方某某有限公司银行账户被冻结的公告": ("资产冻结", "对方某某有限公司银行账户被冻结"),
     "供应商反映遭公司恶意拖欠货款": ("拖欠经营款项", "供应商"),
     "公司已向供应商申请延期支付拖欠的工程款": ("拖欠经营款项", "供应商"),
     "公司收到某某市某某区建筑工程劳务有限公司第三分公司发来的催款函，要求其支付拖欠的劳务款": (
         "拖欠经营款项", "要求其支付拖欠"),
-    "债权人起诉债务人某某股份有限公司（本公司）拖欠借款本息": ("债务违约", "债务人"),
-    "子公司（债务人）拖欠某某资产管理公司借款本息8,000万元": ("债务违约", "债务人"),
     "原告某某公司起诉被告一（发行人）、被告二（发行人子公司），请求判令支付拖欠货款1,500万元": (
         "拖欠经营款项", "请求判令支付拖欠"),
     "某某建设集团向法院起诉，要求某某股份支付拖欠的工程款": ("拖欠经营款项", "要求某某股份支付拖欠"),
     "某某物流有限公司发函要求某某科技股份有限公司支付拖欠运费320万元": (
         "拖欠经营款项", "要求某某科技股份有限公司支付拖欠"),
 }
-SENTENCE = "因客户资金紧张导致汇票到期未能兑付，公司正积极筹措资金"
+# (the open list's 因客户…未能兑付，公司正积极筹措资金 was this example until the seventeenth session read it as the
+# company's own bill, live: tests/test_signals_open_pending.py; the customer's bill the company provides for stays here)
+SENTENCE = "因客户资金紧张导致汇票到期未能兑付，公司已计提坏账准备"
 FLAG = f"报告风险词未计(读作他方的事): 债务违约 (「{SENTENCE}」 → 「客户」), 请核对原文"
 # a title of another company of a deal about itself: not the company's, kept as the other's
 DEAL_TITLE = "2026-11-20 出售资产受让方某某有限公司关于银行账户被冻结的说明"

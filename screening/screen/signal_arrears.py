@@ -128,3 +128,18 @@ DEBT_ARREARS = (
     r"拖欠[^，,。；;]{0,24}?(?:银行|分行|支行|公司|信托|计划)" + _G + r"(?:借款|贷款|本息|融资款|本金)",
     r"拖欠" + _G + r"融资租赁" + _G + r"(?:租金|款)", r"拖欠" + _G + r"(?:到期|逾期)债务",
 )
+
+# the company sued for its own debt, or its bill unpaid while it raises the money (review 9's open list,
+# seventeenth session): a lessor's claim that the company's subsidiary, the lessee, owes rent (某某融资租赁公司
+# 诉称承租人（公司子公司）拖欠租金), a bill not honoured for a customer's want of money while the company raises
+# funds to pay it (因客户资金紧张导致汇票到期未能兑付，公司正积极筹措资金). Sentence patterns of the debt-default
+# row: they cross a clause. (A lender's suit for a loan's principal, 某某银行起诉公司，要求偿还借款本金, stays the
+# lawsuit's 中: the pinned sets read it so, signals_eval.tsv and tests/test_signals_review6.py.)
+_LENDER = r"(?:银行|分行|支行|信托|金融租赁|融资租赁|资产管理|小额贷款|保理)"
+_US = r"(?:本|上市)?公司(?:的)?(?:全资|控股)?(?:子公司)?"
+DEBT_SUED = (
+    _LENDER + r"[^，,。；;]{0,20}?(?:诉称|起诉|主张)(?:承租人|借款人)[（(](?:即|系|为)?" + _US + r"[)）]"
+    r"(?:拖欠|欠付|逾期未付|未(?:按期|按时)?(?:支付|偿还))[^，,。；;]{0,6}?(?:租金|借款|贷款|本息|本金)",
+    r"因(?:客户|下游)[^。；;]{0,20}?(?:汇票|商票|承兑)[^。；;]{0,10}?未(?:能)?(?:兑付|支付)[^。；;]{0,4}?[，,]"
+    r"(?:本|上市)?公司(?:正|已|将|正在)?(?:积极|努力)?(?:筹措|筹集)(?:资金|款项)",
+)

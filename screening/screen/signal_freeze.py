@@ -56,13 +56,17 @@ FROZEN = (
     # (申请人某某公司申请冻结银行存款) (review 9's open list)
     r"(?:银行账户|基本账户|基本户|一般户|银行存款|募集资金专户)被[^，,。；;：:！!？?\n]{0,30}?(?:冻结|查封)",
     r"(?<!被)(?<!作为)(?:申请人|申请执行人|交易对方|交易对手|债权人)(?![为是：:]?(?:本|我|上市)?公司|[（(])"
-    r"[^，,。；;]{0,30}?(?<!被)申请(?:财产保全|诉前保全|诉讼保全|保全)?冻结了?(?:银行账户|基本账户|基本户|一般户|银行存款)",
+    # (and through the court, 交易对方某某有限公司申请法院冻结了银行账户: review 9's open list, seventeenth session)
+    r"[^，,。；;]{0,30}?(?<!被)申请(?:(?:人民)?法院)?(?:财产保全|诉前保全|诉讼保全|保全)?冻结了?"
+    r"(?:银行账户|基本账户|基本户|一般户|银行存款)",
     r"被(?:司法)?(?:冻结|查封)的?(?:银行账户|账户|银行存款|存款|资金|资产|金额)"
     r"(?![^，,。；;]{0,8}?已)",  # not 被冻结的银行账户已全部解除冻结 (the lift itself is blanked by UNFROZEN)
 )
 # another debtor, not the company as the debtor (公司作为债务人的…, 重整债务人名下的…, 债务人（即公司）; twelfth
 # session)
 _DEBTOR = r"(?<!作为)(?<!重整)债务人(?![（(](?:即|系)?(?:本|上市)?公司)"
+# the company named before the other side, both in trouble (公司及交易对方…, 公司与交易对方…)
+_WITH_US = r"(?<!公司及交易)(?<!公司和交易)(?<!公司与交易)(?<!公司、交易)"
 # the role is the company itself (被申请人本公司, 被告即公司, 对方上市公司): its own assets, still counted
 _NOT_SELF = r"(?![（(]?(?:即|系|为|是)?(?:(?:本|我|上市)?公司|[本我]司))"
 # another party's name up to its 公司 (被申请人某某公司): up to 20 characters, none that acts (申请, 向法院, 被, 的),
@@ -79,8 +83,10 @@ FROZEN_NOT = (
     # 冻结银行账户: review 9's open list)
     *RIGHT_IF,  # first: 如公司未按期还款，银行有权冻结公司账户 (signal_rights.py)
     *UNFROZEN,
-    r"(?:被告|被申请人|对方|" + _DEBTOR + r")" + _NOT_SELF + r"(?:的|名下的?)?(?!申请|向法院)" + _G
-    + r"(?<!(?<!被)申请)(?:冻结|查封|扣划|划扣)"
+    # (not the other side applying through the court, 对方某某有限公司申请法院冻结了…, nor the company named with it,
+    # 公司及交易对方某某有限公司银行账户被冻结: review 9's open list, seventeenth session)
+    r"(?:被告|被申请人|" + _WITH_US + r"对方|" + _DEBTOR + r")" + _NOT_SELF + r"(?:的|名下的?)?(?!申请|向法院)" + _G
+    + r"(?<!(?<!被)申请)(?<!(?<!被)申请法院)(?<!(?<!被)申请人民法院)(?:冻结|查封|扣划|划扣)"
     r"(?!了?(?:(?:本|我|上市)?公司|[本我]司|(?:全资|控股)?子公司))",
     # the other side named as a company before its own assets (被申请人某某公司的银行账户已被法院冻结), which the
     # 12-character gap above stops short of; 交易对方/债务人 only where the name's bare 公司 kept the denial

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from screening.screen import signal_arrears as _arr
 from screening.screen.signal_arrears import ARREARS, ARREARS_NOT, ARREARS_PAID, DEBT_ARREARS, DEBT_PAID, DEBT_TO_COMPANY
 from screening.screen.signal_freeze import FROZEN, FROZEN_CLEARS, FROZEN_NOT, FROZEN_RESOLVES, FROZEN_SENTENCE
 from screening.screen.signal_gaps import G as _G
@@ -186,8 +187,7 @@ SIGNALS: tuple[SignalRule, ...] = (
         r"(?<!内部)(?:会计师事务所|审计机构|年审会计师)(?![^，,。；;]{0,3}负责人)" + _G + r"(?:辞任|辞聘|辞去)",
         r"决定辞任" + _G + r"审计(?!委员会)",
     )),
-    SignalRule("内控重大缺陷", "中", "审计意见", (
-        r"内部控制" + _G + r"重大缺陷",
+    SignalRule("内控重大缺陷", "中", "审计意见", (r"内部控制" + _G + r"重大缺陷",
     ), (r"重大缺陷(?:的)?(?:认定|定性|定量|评价)(?:情况|标准)?",),
         clears=(r"重大缺陷" + _G + r"(?:已)?(?:全部)?整改(?:完毕|完成)",)),
     SignalRule("持续经营不确定", "中", "审计意见", (
@@ -197,7 +197,7 @@ SIGNALS: tuple[SignalRule, ...] = (
                sentence=GUARANTEE_SENTENCE, clears=_GUARANTEE_ENDED, resolves=_GUARANTEE_ENDED),
     SignalRule("资金占用", "高", "违规担保、资金占用", (
         # wording 2024-2026 filings use (a trial, 2026-12-06)
-        r"非经营性资金往来", r"挪用" + _G + r"资金", r"违规划转",
+        r"非经营性资金往来", r"挪用" + _G + r"资金", r"违规划转", r"违规(?:向|为)" + _G + r"拆(?:借|出)资金",
         r"资金" + _G + r"流向" + _G + r"(?:控股股东|实际控制人|实控人|关联方)",
         r"资金占用", r"占用" + _G + r"资金", r"违规占用", r"资金被" + _G + r"占用", r"未披露的?关联(?:方)?资金往来",
         # the controller's, not an employee's 职务侵占 (控股股东某某集团有限公司侵占公司资金2亿元; review 12)
@@ -410,7 +410,7 @@ SIGNALS: tuple[SignalRule, ...] = (
         *DEBT_TO_COMPANY),
         (r"重整计划[^，,。；;]{0,16}执行完毕", r"(?:对|向)" + _G + r"(?:子公司|客户|债务人)" + _G + r"(?:申请|提起)",
          r"作为(?:债权人|申请人)",
-         r"已[^，,。；;]{0,16}(?:清偿|偿还|兑付|归还)(?!方案|计划|安排|事宜)", *DEBT_PAID)),
+         r"已[^，,。；;]{0,16}(?:清偿|偿还|兑付|归还)(?!方案|计划|安排|事宜)", *DEBT_PAID), sentence=_arr.DEBT_SUED),
     # arrears to suppliers, builders, staff or the tax office: a company short of cash pays these last before its
     # lenders; 中, not 高 (a disputed invoice reads the same), and another party's arrears to the company
     # (客户拖欠公司货款: a receivable) are blanked

@@ -8,6 +8,8 @@ signal_table.py so the table of risks stays one screen of rows a reader can chec
 
 from __future__ import annotations
 
+from screening.screen.signal_pending import PENDING, REST_PLANNED, SHORT
+
 _CURE_NOT_DONE = (r"按期|按时|如期|及时|足额|兑付|偿还|偿付|清偿|归还|收回|解除|消除|整改|履行|"
                   r"[^，,。；;需要求未]{0,12}?(?:偿还|归还|清偿|还款|解除|履行)")  # 并未对违规担保事项履行信息披露义务
 _HOW_TAKEN = r"商业实质|真实(?:的)?(?:交易|业务|贸易)|交易实质|关联关系(?=的)|合理(?:的)?(?:商业)?理由|正当理由"
@@ -88,9 +90,11 @@ _ON_COMPANY = (r"(?![^，,。；;]{0,40}?(?:(?:冻结|查封|扣押|扣划|划�
 OTHER_PARTY = (r"(?:(?<![方过被与])(?:客户|供应商)|(?<=与)客户(?![^，,。；;]{0,20}?(?:纠纷|争议|诉讼|仲裁))"
                r"(?=[^，,。；;]{0,20}?(?:商票|汇票|承兑|应收|回款|货款)))"
                r"(?!申请对|对公司|对本公司|起诉|提起|[^，,。；;]{0,4}(?:纠纷|争议))"
-               + _ON_COMPANY + r"|交易对方" + _ON_COMPANY + r"|交易对手" + _ON_COMPANY
+               + _ON_COMPANY + r"|(?<!公司[及和与、])交易对方" + _ON_COMPANY + r"|交易对手" + _ON_COMPANY
                # not the company as the debtor (公司作为债务人的…, 重整债务人名下的…, 债务人（即公司）: twelfth session)
-               + r"|(?<!作为)(?<!重整)债务人(?![（(](?:即|系)?(?:本|上市)?公司)" + _ON_COMPANY
+               # (review 9's open list: 债务人某某股份有限公司（本公司）, 子公司（债务人）: the company's own)
+               + r"|(?<!作为)(?<!重整)(?<![（(])债务人(?![（(](?:即|系)?(?:本|上市)?公司)"
+               r"(?![^，,。；;（(]{0,20}[（(](?:即|系|为)?(?:本|上市)?公司[)）])" + _ON_COMPANY
                + r"|被投资(?:企业|单位)|"
                r"投资标的|(?:(?<!公司[与和及])(?<!公司[与和及]其)|(?=[^，,。；;]{2,16}之间))(?:参股(?:公司|子公司|企业)|合营企业|联营企业)"
                r"(?![^，,。；;]{0,24}?占用(?:本|上市)?公司)|"
@@ -106,6 +110,9 @@ PARTIES: tuple[tuple[str, str], ...] = (
     ("董事长", r"(?<!副)董事长"), ("董事会秘书", r"董事会秘书|董秘"), ("独立董事", r"独立董事"),
     ("董事", r"(?<!独立)(?<!副)董事(?![长会])"), ("监事", r"监事(?!会)"), ("副总经理", r"副总经理|副总裁"),
     ("总经理", r"(?<!副)(?:总经理|总裁)"), ("财务总监", r"财务总监|财务负责人"), ("高级管理人员", r"高级管理人员|高管"),
+    # the controller's concert party is another holder (控股股东及其一致行动人张某某: a lift of the controller's
+    # shares leaves its shares frozen; review 9's open list, seventeenth session)
+    ("一致行动人", r"一致行动人"),
     ("子公司", r"(?:控股|全资|下属)?子公司"), ("股东", r"(?<!控股)股东(?!大会|会)"), ("当事人", r"当事人"),
     # a former or acting holder of a role is not the company (公司原董事长收到结案通知书 closes his case only)
     ("原任", r"(?:原|前任|时任)(?=董事|监事|总经理|副总|总裁|财务|实际控制人|实控人|控股股东|高级管理人员|高管|董秘)"),
@@ -130,7 +137,8 @@ PARTIAL_END = r"部分|其中(?=[^，,。；;]{0,6}(?:已|尚未|未))|剩余|�
 # good news said not to have come (影响尚未消除, 无法消除, 尚未恢复履职, 未能…重新取得联系): a clear or an end after
 # one of these in its clause clears nothing (无法表示意见 is an opinion, not a negation). Plans and promises
 # (将督促…归还, 承诺…归还) are signals._PLANNED.
-NOT_DONE = (r"尚未|未能|无法(?!表示)|不能|仍未|没有|并未|未(?=偿还|兑付|偿付|清偿|归还|收回|解除|消除|恢复|取得)|"
+NOT_DONE = (SHORT + r"|尚未|未能|无法(?!表示)|不能|仍未|没有|并未|"  # (SHORT: 仅够归还, signal_pending.py)
+            r"未(?=偿还|兑付|偿付|清偿|归还|收回|解除|消除|恢复|取得)|"
             r"无能力|无力|没有能力|"  # 暂无能力归还: not repaid
             # 未按证监局要求归还 (review 21), not 此前未按规定披露的…已归还 (review 22); 未按期/未依照决定书/未在…内
             # 归还 and 拒不归还 too, not what they name (此前未按期偿还的贷款已清偿, 此前拒不归还的…已收回; review 23),
@@ -174,7 +182,8 @@ PLANNED = (r"将(?:努力|积极|尽快|督促|采取|通过|争取|力争|消�
                       r"(?=[^，,。；;已]{0,24}?(?:归还|偿还|清偿))|"
                       # (review 21: 依法/按规定/依据《…》 要求控股股东…归还 is the verb, a party after it)
                       r"(?:要求|责令)(?=" + _ORDERED + r")(?=[^，,。；;已]{0,24}?(?:归还|偿还|清偿))|"
-                      r"(?<![供响相反对适])应(?:当|按|依|根据|尽快|及时|于|在)(?=[^，,。；;]{0,30}?(?:归还|偿还|清偿))")
+                      r"(?<![供响相反对适])应(?:当|按|依|根据|尽快|及时|于|在)(?=[^，,。；;]{0,30}?(?:归还|偿还|清偿))"
+           + "".join("|" + p for p in PENDING))  # an order, a suit, a promise (signal_pending.py)
 # a remainder still open after good news (剩余3.5亿元尚未解除, 仍有4.5亿元逾期); a routine item (另有正常经营性往来款
 # 尚在结算中) is none, a loan for daily operations overdue is one (尚有日常经营流动资金贷款1.5亿元逾期; review 10)
 ROUTINE = (r"(?:正常|日常)(?:经营性?)?(?:往来|业务|结算|交易|关联交易)|"
@@ -196,7 +205,8 @@ REMAINDER = (r"(?:剩余|尚余|仍有|其余)[^。；;]{0,12}?(?:尚未|未|仍
 # after good news of an amount, not of all (已解除2笔, 已归还占用资金1.2亿元), a remainder still open counts further
 # off (尚有…尚在催收中, …仍处于有效期内); after 已全部解除 only _REMAINDER (另有对子公司的担保仍处于担保期内) (review 9)
 REMAINDER_OPEN = (r"(?:尚有|还有|另有|余下)(?:(?!" + ROUTINE + r"|(?:对|为|向)(?:全资|控股)?子公司)"
-                             r"[^。；;]){0,24}?(?:尚未|仍未|未能|(?:尚在|仍在|仍处于)(?!信用期|结算|正常|履行|账期)|仍被|(?<!未)逾期)")
+                             r"[^。；;]){0,24}?(?:尚未|仍未|未能|(?:尚在|仍在|仍处于)(?!信用期|结算|正常|履行|账期)|仍被|(?<!未)逾期)"
+                  + "|" + REST_PLANNED)  # a plan for the rest (signal_pending.py)
 # the good news that says a risk ENDED (repaid, lifted, closed), as against a clear saying it is not the company's
 # (作为债权人, 担保余额), a denial (不存在减值) or a question (是否已归还): a 高 risk cleared by one of these is kept as
 # a flag of the row (signals.py, ``cleared``), so a misread end is never silent

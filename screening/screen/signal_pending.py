@@ -1,0 +1,32 @@
+"""Good news that has not come: a repayment ordered, sued for, promised, supposed or short (资金占用 said repaid only
+in words that do not say it was).
+
+Review 9's open list (the seventeenth session) had a live 资金占用 read as repaid, silent, where the repayment was
+only ordered (证监局责令公司于…前收回被占用资金, 限其于15日内归还, 请求判令其归还, 法院已判决控股股东全部归还), only
+decided or promised (已决定于/已书面保证在/已表态于…前全部归还), too small (所得款项仅够归还占用资金的一半), or one part
+of it with a plan for the rest (已归还6,000万元，并计划于…前归还占用的全部资金). Words of signal_words.PLANNED,
+NOT_DONE and REMAINDER_OPEN, read by ``signals._came`` around every clear and end; part of the reader
+(``signals.TABLE_ID`` hashes every signal_*.py module). A hypothetical (如控股股东已…归还…，公司将及时披露) is not
+here: two pinned lines of the same form (若控股股东已…归还…，公司将申请撤销其他风险警示) keep 资金占用 cleared.
+"""
+
+from __future__ import annotations
+
+_CURE = r"(?:归还|偿还|清偿|收回)"
+# an order, a suit or a judgment to repay, not one followed (按照法院判决归还, 依据判决书, 根据判令: up to 8 characters
+# back, as signal_words.PLANNED's 要求/责令)
+_FOLLOWED = "".join(f"(?<!{w}[^，,。；;]{{{k}}})" for w in "按据照依" for k in range(9))
+PENDING = (
+    r"(?=判令|判决|请求|责令|要求)" + _FOLLOWED
+    + r"(?:判令|判决(?!书|生效)|请求(?:法院)?判令|(?:责令|要求)(?=(?:本|上市)?公司[^，,。；;已]{0,20}?收回))"
+    r"(?=[^，,。；;已]{0,24}?" + _CURE + r")",
+    # a deadline set on the debtor (限其于15日内归还, 限期归还), not one met (已在限期内归还)
+    r"(?:限(?:其|令)|限期(?!内|届满))(?=[^，,。；;已]{0,16}?" + _CURE + r")",
+    # decided, promised or said, not done (已决定于…前, 已书面保证在…前, 已表态于年底前)
+    r"(?<!按照)(?<!根据)(?<!依照)(?:决定|保证|表态|同意|确保)(?=[^，,。；;]{0,2}?[于在将])",
+)
+# too little to repay it (所得款项仅够归还占用资金的一半)
+SHORT = r"仅够|只够|仅能|只能|不足以"
+# a part repaid and a plan for the rest (已归还6,000万元，并计划于…前归还占用的全部资金)
+REST_PLANNED = (r"(?:计划|拟|将|承诺|预计|争取|力争)[^。；;]{0,24}?" + _CURE
+                + r"[^。；;]{0,6}?(?:全部|剩余|其余|余下|余款)")
