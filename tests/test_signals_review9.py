@@ -61,7 +61,8 @@ about the same size elsewhere. Its fix (8 regressions: 已按照…指令补发,
 inputs (a third plainly risky, a third plainly benign, a third harder; written without the pinned sets) reads 190 right
 at the session's start and end alike; its one hidden risk (公司名下部分资产已被法院拍卖) mended: 4,696 in all, 191 open.
 已偿还/已清偿/已退还占用的全部资金 (and 偿还全部占用资金) read as repaid where 已归还 did (signal_repaid._BACK, the
-fixed contexts only): 4,706 in all, 188 open.
+fixed contexts only): 4,706 in all, 188 open. The occupier's repayment answers the company's side of an
+occupation, a supposed one (若控股股东已…归还) is none: 9 mended (tests/test_signals_open_party.py), 138 listed.
 tests/data/signals_review9.tsv: one input a line (\\n between dated titles or lines of a report), the
 expectation first (N: nothing, 中, 高, H: 中 or 高, L: not 高)."""
 

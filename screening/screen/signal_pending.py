@@ -6,8 +6,9 @@ only ordered (证监局责令公司于…前收回被占用资金, 限其于15�
 decided or promised (已决定于/已书面保证在/已表态于…前全部归还), too small (所得款项仅够归还占用资金的一半), or one part
 of it with a plan for the rest (已归还6,000万元，并计划于…前归还占用的全部资金). Words of signal_words.PLANNED,
 NOT_DONE and REMAINDER_OPEN, read by ``signals._came`` around every clear and end; part of the reader
-(``signals.TABLE_ID`` hashes every signal_*.py module). A hypothetical (如控股股东已…归还…，公司将及时披露) is not
-here: two pinned lines of the same form (若控股股东已…归还…，公司将申请撤销其他风险警示) keep 资金占用 cleared.
+(``signals.TABLE_ID`` hashes every signal_*.py module). A hypothetical that opens the clause (如控股股东已…归还…，
+公司将及时披露; 若控股股东已…归还…，公司将申请撤销其他风险警示, two pinned lines that read 资金占用 cleared before
+the eighteenth session) supposes the repayment, it does not say it came.
 """
 
 from __future__ import annotations
@@ -24,6 +25,10 @@ PENDING = (
     r"(?:限(?:其|令)|限期(?!内|届满))(?=[^，,。；;已]{0,16}?" + _CURE + r")",
     # decided, promised or said, not done (已决定于…前, 已书面保证在…前, 已表态于年底前)
     r"(?<!按照)(?<!根据)(?<!依照)(?:决定|保证|表态|同意|确保)(?=[^，,。；;]{0,2}?[于在将])",
+    # a paper promising it, not one followed (已向公司出具还款保证书全部归还占用资金; 已按照还款保证书归还)
+    _FOLLOWED + r"(?:保证书|保证函)",
+    # supposed, at the clause's head (如控股股东已以现金方式归还…，若控股股东在…前已归还…), not 如约/如期/如数/如上所述
+    r"(?<![^，,。；;：:\s])(?:若(?!干)|如果|倘若|假如|假设|如(?![期实数今此下附表图上前约所同]))",
 )
 # too little to repay it (所得款项仅够归还占用资金的一半)
 SHORT = r"仅够|只够|仅能|只能|不足以"

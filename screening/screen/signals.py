@@ -43,6 +43,7 @@ from screening.screen.signal_hit import (
     RESOLVED,
     SignalHit,
 )
+from screening.screen.signal_repaid import OWED_BY
 from screening.screen.signal_table import APPROVED, SIGNALS, TIER_RANK, SignalRule
 from screening.screen.signal_text import Unit, split_units
 from screening.screen.signal_words import (
@@ -205,7 +206,7 @@ def _match_in(unit: str, c: _Compiled) -> Found | None:
             if denial is not None and _OTHER.fullmatch(denial.group(0)) and _denial(blanked, start, end, _DENY) is None:
                 excluded = excluded or (start, end, EXCLUDED, denial.span(), OTHER)
             continue
-        good = next((m for m in clears if _clears(unit, m, start)), None)
+        good = next((m for m in clears if _clears(unit, m, start, c.rule.name)), None)
         if good is not None:
             # kept only for a 高 signal's end (ENDED): there a misread end flips 高 to nothing; a 中 signal's good
             # news is mostly a plain no-event (减持期间届满…未减持, 一审胜诉) that a flag on every row would bury.
@@ -285,10 +286,10 @@ def _part(unit: str, at: int) -> tuple[int, int]:
     return a, nxt.start() if nxt else len(unit)
 
 
-def _clears(unit: str, m: re.Match[str], start: int) -> bool:
+def _clears(unit: str, m: re.Match[str], start: int, signal: str = "") -> bool:
     """Whether good news ``m`` clears the risk found at ``start``: on the same side of a contrast (已恢复履职，但
-    董事长仍处于留置状态), about the same parties (公司董事已恢复履职 is not the controller's), and, when it names an
-    earlier matter (前次冻结已解除), only in its own clause."""
+    董事长仍处于留置状态), about the same parties (公司董事已恢复履职 is not the controller's; the debtor's ``OWED_BY``
+    answers the company's side), and, when it names an earlier matter (前次冻结已解除), only in its own clause."""
     lo, hi = sorted((m.start(), start))
     if _CONTRAST.search(unit, lo, hi):
         return False
@@ -304,6 +305,7 @@ def _clears(unit: str, m: re.Match[str], start: int) -> bool:
         return False
     # none named on either side: the sentence's subject goes on (…占用资金2亿元，已全部归还; 减持期间届满，股东…未减持)
     named, risk = _named(unit[a:m.start()]), _named(unit[ra:start])
+    risk -= {COMPANY} if named & OWED_BY.get(signal, frozenset()) else set()  # 公司资金被控股股东占用，控股股东已归还
     return not named or not risk or risk <= named
 
 
