@@ -63,6 +63,9 @@ at the session's start and end alike; its one hidden risk (公司名下部分资
 已偿还/已清偿/已退还占用的全部资金 (and 偿还全部占用资金) read as repaid where 已归还 did (signal_repaid._BACK, the
 fixed contexts only): 4,706 in all, 188 open. The occupier's repayment answers the company's side of an
 occupation, a supposed one (若控股股东已…归还) is none: 9 mended (tests/test_signals_open_party.py), 138 listed.
+The company's own recovery of the whole (公司已收回控股股东占用的全部资金) and the controller's repayment on the
+occupier's behalf (实际控制人已代为归还全部占用资金) answer the occupation, and a guarantee released as the plan
+said (违规担保已按整改计划解除) is released: 10 mended (tests/test_signals_open_recovered.py), 128 listed.
 tests/data/signals_review9.tsv: one input a line (\\n between dated titles or lines of a report), the
 expectation first (N: nothing, 中, 高, H: 中 or 高, L: not 高)."""
 

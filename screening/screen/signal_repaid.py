@@ -7,7 +7,10 @@ there reads ``REPAID`` unchanged (``signals.TABLE_ID`` hashes every signal_*.py 
 
 from __future__ import annotations
 
+import re
+
 from screening.screen.signal_gaps import G as _G
+from screening.screen.signal_words import COMPANY
 
 # a month and maybe its day or end (11月, 11月30日, 12月底, 12月18日底: a form the date test writes)
 _MD = tuple(m + d + e for m in (r"\d月", r"\d\d月") for d in ("", r"\d日", r"\d\d日") for e in ("", "底", "末"))
@@ -99,3 +102,32 @@ REPAID = (r"已全部(?:归还|偿还|清偿|收回)" + _ELSE, r"已将" + _G + 
 # (公司资金被控股股东占用, 责令公司收回被占用资金), and their repayment answers it (截至目前控股股东已全部归还); another
 # party's (子公司已全部归还银行借款) does not. Labels of signal_words.PARTIES, read by ``signals._clears``
 OWED_BY = {"资金占用": frozenset({"控股股东", "实际控制人", "一致行动人", "股东"})}
+# who else's payment answers the occupier's debt (review 9's open list, the nineteenth session): the creditor, the
+# company, recovering the whole of it (公司已收回控股股东占用的全部资金; 控股股东占用公司资金2亿元，公司已全部收回), and
+# the controller's side paying the whole on the occupier's behalf (实际控制人已代为归还全部占用资金及利息). (payers,
+# what their clause must say, from 已 to its end): the whole of the occupation or of nothing else, so a part,
+# an amount or another debt (公司已收回部分, 已收回占用资金1亿元, 公司已全部收回应收账款) answers nothing, nor one
+# not said done
+_GAP = r"(?:(?!部分|\d)[^，,。；;]){0,16}?"
+_END = r"(?:完毕)?(?:及(?:其)?(?:利息|资金占用费|占用费))?(?![^。！!\s])"
+
+
+def _whole(verb: str) -> str:  # said done (已), not planned, promised or said (将代为归还, 已承诺代为归还)
+    done = r"已(?:(?!将|" + _SAY + r")[^，,。；;]){0,30}?"
+    return (f"{done}(?:全部|全额|足额|悉数){verb}(?:完毕)?(?:{_GAP}占用(?:的)?资金)?{_END}"
+            f"|{done}{verb}{_GAP}(?:占用(?:的)?全部资金|(?:全部|全额)(?:被)?占用(?:的)?资金){_END}")
+
+
+PAID_FOR = {"资金占用": ((frozenset({COMPANY}), _whole(r"(?:收回|追回)")),
+                     (OWED_BY["资金占用"], _whole(r"(?:代(?:为|其)?(?:归还|偿还|清偿)|代偿)")))}
+_PAID_FOR = {signal: tuple((who, re.compile(p)) for who, p in rows) for signal, rows in PAID_FOR.items()}
+
+
+def answered(signal: str, payers: frozenset[str], clause: str) -> frozenset[str]:
+    """The parties of a risk that a payment by ``payers`` said in ``clause`` answers: the company's side where the
+    occupier pays (``OWED_BY``: 公司资金被控股股东占用，控股股东已归还), the occupier where another pays for it
+    (``PAID_FOR``); read by ``signals._clears``."""
+    owed = OWED_BY.get(signal, frozenset())
+    side = {COMPANY} if payers & owed else set()
+    paid = payers and any(payers <= who and rx.search(clause) for who, rx in _PAID_FOR.get(signal, ()))
+    return frozenset(side | (owed if paid else set()))

@@ -43,7 +43,7 @@ from screening.screen.signal_hit import (
     RESOLVED,
     SignalHit,
 )
-from screening.screen.signal_repaid import OWED_BY
+from screening.screen.signal_repaid import answered
 from screening.screen.signal_table import APPROVED, SIGNALS, TIER_RANK, SignalRule
 from screening.screen.signal_text import Unit, split_units
 from screening.screen.signal_words import (
@@ -81,12 +81,12 @@ _PARTIAL = re.compile(PARTIAL_END)
 # a mention that names a further case of the same risk, and an end that names them all
 _AGAIN = re.compile(r"再次|又一次|又收到|第二次|另案|新的")
 # the risk done again after the good news: a new matter, which the earlier end does not clear (已于2025年11月18日解除，
-# 2025年12月3日公司再次为控股股东提供违规担保; review 12), not 再次承诺不再发生 / 再次提醒. Not denied, feared
+# 2025年12月3日公司再次为控股股东提供违规担保; review 12; 又占用…), not 再次承诺不再发生 / 再次提醒. Not denied, feared
 # or weighed (此后未再次发生违规担保, 且未再次被司法冻结, 若/如再次…, 避免/杜绝再次…, 再次发生违规担保的可能性
 # 较小), nor 向 someone other than for money (再次向广大投资者致歉, 再次向董监高强调违规担保的严重性); 发生/出现
 # only before the risk words, not after them (杜绝违规担保再次发生, 避免违规担保情形再次出现; review 13)
 _DONE_AGAIN = re.compile(r"(?<![未不无没若如免止绝防])(?<!一旦)(?:再次|又|重新)"
-                         r"(?:被|为|对外|(?P<happen>发生|出现)|提供|违规|新增"
+                         r"(?:被|为|对外|(?P<happen>发生|出现)|提供|违规|新增|占用|侵占|挪用"
                          r"|向(?=[^，,。；;]{0,12}?(?:提供|担保|划转|借出|拆借|转移|支付)))"
                          r"(?![^，,。；;]*?(?:可能性|风险较(?:小|低)))")
 _BOTH = re.compile(r"全部|均|两起|两项|两次|各项|上述")
@@ -288,8 +288,8 @@ def _part(unit: str, at: int) -> tuple[int, int]:
 
 def _clears(unit: str, m: re.Match[str], start: int, signal: str = "") -> bool:
     """Whether good news ``m`` clears the risk found at ``start``: on the same side of a contrast (已恢复履职，但
-    董事长仍处于留置状态), about the same parties (公司董事已恢复履职 is not the controller's; the debtor's ``OWED_BY``
-    answers the company's side), and, when it names an earlier matter (前次冻结已解除), only in its own clause."""
+    董事长仍处于留置状态), about the same parties (公司董事已恢复履职 is not the controller's; who answers whom:
+    ``signal_repaid.answered``), and, when it names an earlier matter (前次冻结已解除), only in its own clause."""
     lo, hi = sorted((m.start(), start))
     if _CONTRAST.search(unit, lo, hi):
         return False
@@ -305,7 +305,7 @@ def _clears(unit: str, m: re.Match[str], start: int, signal: str = "") -> bool:
         return False
     # none named on either side: the sentence's subject goes on (…占用资金2亿元，已全部归还; 减持期间届满，股东…未减持)
     named, risk = _named(unit[a:m.start()]), _named(unit[ra:start])
-    risk -= {COMPANY} if named & OWED_BY.get(signal, frozenset()) else set()  # 公司资金被控股股东占用，控股股东已归还
+    risk -= answered(signal, named, unit[a:b])  # 控股股东已归还 answers 公司资金被…占用; 公司已全部收回 控股股东占用…
     return not named or not risk or risk <= named
 
 
