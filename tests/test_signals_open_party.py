@@ -1,5 +1,5 @@
 """The occupier's repayment answers the company's side of a fund occupation, and a supposed repayment is none (the
-eighteenth session).
+seventeenth session).
 
 PARTY: a risk clause that names the company's side (证监局责令公司收回被占用资金, 公司资金被控股股东占用, or the
 repayment's own clause 控股股东已向公司…) is cleared by the occupier's repayment (控股股东已全部归还:

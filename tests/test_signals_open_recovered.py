@@ -1,4 +1,4 @@
-"""The creditor's recovery and a repayment on the occupier's behalf answer a fund occupation (the nineteenth session).
+"""The creditor's recovery and a repayment on the occupier's behalf answer a fund occupation (the seventeenth session).
 
 RECOVERED: the company, the creditor, recovering the whole of the occupation (公司已收回控股股东占用的全部资金;
 控股股东占用公司资金2亿元，公司已全部收回), and the controller's side repaying the whole for the occupier

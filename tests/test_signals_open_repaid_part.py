@@ -1,4 +1,4 @@
-"""A repayment of part of a fund occupation, or one only planned, leaves it live (the twentieth session).
+"""A repayment of part of a fund occupation, or one only planned, leaves it live (the seventeenth session).
 
 These read 资金占用 cleared before, so the row was not 高: an amount repaid with no 全部/全额
 (控股股东已归还占用资金1亿元, 已收回占用资金人民币1亿元: signal_repaid.REPAID's loose 归还/收回…占用资金 entry

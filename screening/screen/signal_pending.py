@@ -8,7 +8,7 @@ of it with a plan for the rest (已归还6,000万元，并计划于…前归还�
 NOT_DONE and REMAINDER_OPEN, read by ``signals._came`` around every clear and end; part of the reader
 (``signals.TABLE_ID`` hashes every signal_*.py module). A hypothetical that opens the clause (如控股股东已…归还…，
 公司将及时披露; 若控股股东已…归还…，公司将申请撤销其他风险警示, two pinned lines that read 资金占用 cleared before
-the eighteenth session) supposes the repayment, it does not say it came.
+the seventeenth session) supposes the repayment, it does not say it came.
 """
 
 from __future__ import annotations

@@ -75,7 +75,7 @@ _SHARE = r"(?:一半|半数|过半|部分|大部分|[一二三四五六七八九
 _C = r"(?:[^，,。；;：:！!？?\n]|(?<=\d),(?=\d{3}))"  # one character of signal_gaps.G
 _FILL = "(?:" + _DATE + "|" + _WAY + "|" + _HOW_ADV + ")"
 # another debt repaid is not the occupation (控股股东已全部归还银行借款)
-# (the twentieth session: 应收账款 recovered, 全部占用资金中的1亿元 a part of the whole)
+# (the seventeenth session: 应收账款 recovered, 全部占用资金中的1亿元 a part of the whole)
 _ELSE = (r"(?![^，,。；;]{0,6}?(?:银行|贷款|债券|票据|融资款|应收|账款|货款))"
          r"(?![^，,。；;]{0,12}?(?:中的|资金的?" + _SHARE + "))")
 REPAID = (r"已全部(?:归还|偿还|清偿|收回)" + _ELSE, r"已将" + _G + r"全部(?:归还|偿还|清偿|收回)",
@@ -84,7 +84,7 @@ REPAID = (r"已全部(?:归还|偿还|清偿|收回)" + _ELSE, r"已将" + _G + 
           r"(?<!未)消除",
           r"已解决",
           r"整改(?:完成|完毕)",  # NOT_DONE: 仍未能消除
-          # (the twentieth session: an amount repaid or a share of it is part of it, 已归还占用资金1亿元,
+          # (the seventeenth session: an amount repaid or a share of it is part of it, 已归还占用资金1亿元,
           # 已收回占用资金人民币1亿元; the whole's amount is the whole, 归还的全部占用资金2.3亿元, but not a part
           # of it, 全部占用资金中的1亿元)
           r"(?:归还|收回)(?:(?!全部|全额)" + _C + r"){0,12}占用(?:的)?资金"
@@ -113,7 +113,7 @@ REPAID = (r"已全部(?:归还|偿还|清偿|收回)" + _ELSE, r"已将" + _G + 
 # (公司资金被控股股东占用, 责令公司收回被占用资金), and their repayment answers it (截至目前控股股东已全部归还); another
 # party's (子公司已全部归还银行借款) does not. Labels of signal_words.PARTIES, read by ``signals._clears``
 OWED_BY = {"资金占用": frozenset({"控股股东", "实际控制人", "一致行动人", "股东"})}
-# who else's payment answers the occupier's debt (review 9's open list, the nineteenth session): the creditor, the
+# who else's payment answers the occupier's debt (review 9's open list, the seventeenth session): the creditor, the
 # company, recovering the whole of it (公司已收回控股股东占用的全部资金; 控股股东占用公司资金2亿元，公司已全部收回), and
 # the controller's side paying the whole on the occupier's behalf (实际控制人已代为归还全部占用资金及利息). (payers,
 # what their clause must say, from 已 to its end): the whole of the occupation or of nothing else, so a part,

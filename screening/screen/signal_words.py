@@ -164,7 +164,7 @@ PLANNED = (r"将(?:努力|积极|尽快|督促|采取|通过|争取|力争|消�
                       r"正在|正通过|(?<!减持)(?<!持股)计划(?=于|在|将|通过|以|年内|\d)|预计|表示将|为消除|"
                       r"采取(?:了)?(?:以下|相关|有效)?措施|(?:正在|持续|积极|将)[^，,。；;]{0,6}(?:沟通|协商)|"
                       r"(?:沟通|协商)(?:中|过程中|偿还|还款|解决)|"
-                      # (a plan followed, not one made: 已按整改计划解除; the nineteenth session)
+                      # (a plan followed, not one made: 已按整改计划解除; the seventeenth session)
                       r"(?<!依照|按照|根据|依据)(?<!已按)(?:偿还|还款|清偿|整改)(?:方案|计划|安排)|有权|"
                       # an order to repay is no repayment (要求公司提前偿还; review 19: 要求控股股东尽快归还占用资金,
                       # 责令控股股东于…归还占用的全部资金), unless it says it was done (已按监管要求归还, 按照要求归还)
