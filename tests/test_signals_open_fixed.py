@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from screening.screen.signals import read_signals, text_tier
+from tests.signal_checks import assert_live, read_at, states
 
 STANDS = [
     ("是否存在违规担保 担保对象控股股东 反担保 无", "违规担保", "高"),
@@ -52,17 +52,13 @@ CALM = [
 
 @pytest.mark.parametrize(("text", "signal", "tier"), STANDS)
 def test_a_risk_that_read_nothing_now_reads_live(text: str, signal: str, tier: str) -> None:
-    hits = read_signals(text)
-    assert text_tier(hits) == tier, [(h.name, h.state, h.matched) for h in hits]
-    assert any(h.name == signal and h.state == "live" and h.tier == tier for h in hits), [
-        (h.name, h.state) for h in hits]
+    assert_live(text, signal, tier)
 
 
 @pytest.mark.parametrize(("text", "kept"), CALM)
 def test_the_new_words_leave_their_benign_neighbours_calm(text: str, kept: str | None) -> None:
-    hits = read_signals(text)
-    assert text_tier(hits) is None, [(h.name, h.state, h.matched) for h in hits]
+    hits = read_at(text, None)
     if kept is None:
-        assert hits == [], [(h.name, h.state) for h in hits]
+        assert hits == [], states(hits)
     else:
         assert [(h.name, h.state, h.why) for h in hits] == [(kept, "excluded", "他方")]

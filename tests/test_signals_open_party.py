@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from screening.screen.signals import read_signals, text_tier
+from tests.signal_checks import open_inputs, read_at, states
 
 # repaid by the occupier: the one 资金占用 hit is cleared, nothing counts (the first two from the brief, the rest the
 # open list's, which read 高 before)
@@ -70,29 +70,25 @@ PINNED_SUPPOSED = [
 
 @pytest.mark.parametrize("text", CLEARED)
 def test_the_occupiers_repayment_clears_the_occupation(text: str) -> None:
-    hits = read_signals(text)
-    assert text_tier(hits) is None, [(h.name, h.state, h.matched) for h in hits]
-    assert [(h.name, h.state) for h in hits] == [("资金占用", "cleared")]
+    hits = read_at(text, None)
+    assert states(hits) == [("资金占用", "cleared")]
 
 
 @pytest.mark.parametrize("text", STANDS)
 def test_no_repayment_of_the_occupation_leaves_it_live(text: str) -> None:
-    hits = read_signals(text)
-    assert text_tier(hits) == "高", [(h.name, h.state, h.matched) for h in hits]
-    assert any(h.name == "资金占用" and h.state == "live" for h in hits), [(h.name, h.state) for h in hits]
+    hits = read_at(text, "高")
+    assert any(h.name == "资金占用" and h.state == "live" for h in hits), states(hits)
 
 
 @pytest.mark.parametrize("text", PINNED_SUPPOSED)
 def test_a_supposed_repayment_clears_nothing(text: str) -> None:
-    hits = read_signals(text)
-    assert text_tier(hits) == "高"
-    assert ("资金占用", "live") in [(h.name, h.state) for h in hits]
+    hits = read_at(text, "高")
+    assert ("资金占用", "live") in states(hits)
 
 
 def test_the_fixed_lines_left_the_open_list() -> None:
     data = Path(__file__).resolve().parent / "data"
-    open_list = (data / "signals_review9_open.txt").read_text(encoding="utf-8")
-    inputs = {line.split("|", 2)[2] for line in open_list.splitlines() if line and not line.startswith("#")}
+    inputs = open_inputs()
     assert not inputs & {*FIXED_OPEN, STANDS[0]}
     pinned = (data / "signals_review9.tsv").read_text(encoding="utf-8").splitlines()
     assert {f"高\t{text}" for text in [*PINNED_SUPPOSED, STANDS[-1]]} <= set(pinned)

@@ -15,11 +15,9 @@ own trouble: as they read before.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from screening.screen.signals import read_signals, text_tier
+from tests.signal_checks import assert_live, open_inputs, read_at, states
 
 # (text, the signal read live, the tier)
 STANDS = [
@@ -82,20 +80,15 @@ CALM = [
 
 @pytest.mark.parametrize(("text", "signal", "tier"), STANDS)
 def test_a_hidden_risk_now_reads_live_at_its_tier(text: str, signal: str, tier: str) -> None:
-    hits = read_signals(text)
-    assert text_tier(hits) == tier, [(h.name, h.state, h.matched) for h in hits]
-    assert any(h.name == signal and h.state == "live" and h.tier == tier for h in hits), [
-        (h.name, h.state) for h in hits]
+    assert_live(text, signal, tier)
 
 
 @pytest.mark.parametrize(("text", "state"), CALM)
 def test_the_neighbours_stay_as_they_read(text: str, state: str | None) -> None:
-    hits = read_signals(text)
-    assert text_tier(hits) is None, [(h.name, h.state, h.matched) for h in hits]
-    assert [h.state for h in hits] == ([state] if state else []), [(h.name, h.state) for h in hits]
+    hits = read_at(text, None)
+    assert [h.state for h in hits] == ([state] if state else []), states(hits)
 
 
 def test_the_fixed_lines_left_the_open_list() -> None:
-    open_list = (Path(__file__).resolve().parent / "data" / "signals_review9_open.txt").read_text(encoding="utf-8")
-    inputs = {line.split("|", 2)[2] for line in open_list.splitlines() if line and not line.startswith("#")}
+    inputs = open_inputs()
     assert not inputs & {text for text, _, _ in STANDS}

@@ -16,11 +16,9 @@ planned or partly done is not.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from screening.screen.signals import read_signals, text_tier
+from tests.signal_checks import open_inputs, read_at, states
 
 # the open list's lines (read 高 before), then the brief's and neighbours that read 高 before too
 FIXED_OPEN = [
@@ -85,16 +83,14 @@ STANDS = [
 
 @pytest.mark.parametrize("text", CLEARED)
 def test_the_whole_recovered_or_repaid_for_the_occupier_clears_it(text: str) -> None:
-    hits = read_signals(text)
-    assert text_tier(hits) is None, [(h.name, h.state, h.matched) for h in hits]
-    assert [(h.name, h.state) for h in hits] == [("资金占用", "cleared")]
+    hits = read_at(text, None)
+    assert states(hits) == [("资金占用", "cleared")]
 
 
 @pytest.mark.parametrize("text", STANDS)
 def test_no_whole_recovery_leaves_the_occupation_live(text: str) -> None:
-    hits = read_signals(text)
-    assert text_tier(hits) == "高", [(h.name, h.state, h.matched) for h in hits]
-    assert any(h.name == "资金占用" and h.state == "live" for h in hits), [(h.name, h.state) for h in hits]
+    hits = read_at(text, "高")
+    assert any(h.name == "资金占用" and h.state == "live" for h in hits), states(hits)
 
 
 GUARANTEE_FIXED_OPEN = ["上述违规担保已按整改计划解除", "违规担保已按还款计划全部解除"]
@@ -113,19 +109,16 @@ GUARANTEE_STANDS = [
 
 @pytest.mark.parametrize("text", GUARANTEE_FIXED_OPEN)
 def test_a_guarantee_released_as_planned_is_released(text: str) -> None:
-    hits = read_signals(text)
-    assert text_tier(hits) is None, [(h.name, h.state, h.matched) for h in hits]
-    assert [(h.name, h.state) for h in hits] == [("违规担保", "cleared")]
+    hits = read_at(text, None)
+    assert states(hits) == [("违规担保", "cleared")]
 
 
 @pytest.mark.parametrize("text", GUARANTEE_STANDS)
 def test_a_release_begun_or_planned_leaves_the_guarantee_live(text: str) -> None:
-    hits = read_signals(text)
-    assert text_tier(hits) == "高", [(h.name, h.state, h.matched) for h in hits]
-    assert ("违规担保", "live") in [(h.name, h.state) for h in hits]
+    hits = read_at(text, "高")
+    assert ("违规担保", "live") in states(hits)
 
 
 def test_the_fixed_lines_left_the_open_list() -> None:
-    open_list = (Path(__file__).resolve().parent / "data" / "signals_review9_open.txt").read_text(encoding="utf-8")
-    inputs = {line.split("|", 2)[2] for line in open_list.splitlines() if line and not line.startswith("#")}
+    inputs = open_inputs()
     assert not inputs & {*FIXED_OPEN, *GUARANTEE_FIXED_OPEN}

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from screening.screen.signals import read_signals, text_tier
+from tests.signal_checks import read_at, states
 
 P = "控股股东占用公司资金2亿元，"
 
@@ -57,13 +57,11 @@ CLEARED = [
 
 @pytest.mark.parametrize("text", STANDS)
 def test_a_part_a_plan_or_another_debt_leaves_the_occupation_live(text: str) -> None:
-    hits = read_signals(text)
-    assert text_tier(hits) == "高", [(h.name, h.state, h.matched) for h in hits]
-    assert [(h.name, h.state) for h in hits] == [("资金占用", "live")]
+    hits = read_at(text, "高")
+    assert states(hits) == [("资金占用", "live")]
 
 
 @pytest.mark.parametrize("text", CLEARED)
 def test_the_whole_repaid_still_clears_it(text: str) -> None:
-    hits = read_signals(text)
-    assert text_tier(hits) is None, [(h.name, h.state, h.matched) for h in hits]
-    assert [(h.name, h.state) for h in hits] == [("资金占用", "cleared")]
+    hits = read_at(text, None)
+    assert states(hits) == [("资金占用", "cleared")]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from screening.screen.signals import read_signals, text_tier
+from tests.signal_checks import assert_live, read_at, states
 
 # (text, the signal kept visible as another party's, or None for no hit at all)
 CALM = [
@@ -61,17 +61,13 @@ LIVE = [
 
 @pytest.mark.parametrize(("text", "kept"), CALM)
 def test_a_right_or_the_other_sides_freeze_is_not_counted(text: str, kept: str | None) -> None:
-    hits = read_signals(text)
-    assert text_tier(hits) is None, [(h.name, h.state, h.matched) for h in hits]
+    hits = read_at(text, None)
     if kept is None:
-        assert hits == [], [(h.name, h.state) for h in hits]
+        assert hits == [], states(hits)
     else:
         assert [(h.name, h.state, h.tier, h.why) for h in hits] == [(kept, "excluded", "低", "他方")]
 
 
 @pytest.mark.parametrize(("text", "signal", "tier"), LIVE)
 def test_the_companys_own_risk_beside_them_stays_live(text: str, signal: str, tier: str) -> None:
-    hits = read_signals(text)
-    assert text_tier(hits) == tier, [(h.name, h.state, h.matched) for h in hits]
-    assert any(h.name == signal and h.state == "live" and h.tier == tier for h in hits), [
-        (h.name, h.state) for h in hits]
+    assert_live(text, signal, tier)
