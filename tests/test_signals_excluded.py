@@ -30,19 +30,16 @@ from screening.screen.signals_eval import load_set
 
 DATA = Path(__file__).resolve().parent / "data"
 
-# sentences of signals_review9_open.txt that state a risk (expected 中, 高 or either) the reader reads as another
-# party's: before, each showed nothing at all; (signal, the words that set it aside)
+# sentences that state a risk word the reader reads as another party's (signal, the words that set it aside). Until
+# the seventeenth session seven lines of signals_review9_open.txt stood here, pinning a wrong reading (a suit against
+# the company, its own arrears: 公司遭到债权人…分公司向法院起诉, 供应商反映遭公司恶意拖欠货款, 要求某某股份支付拖欠…);
+# they read live 中 now (tests/test_signals_open_own.py), and their other-party neighbours stand here instead
 HIDDEN = {
-    "公司遭到债权人某某资产管理股份有限公司江苏省分公司向法院起诉": ("重大诉讼", "公司向法院起诉"),
-    "供应商反映遭公司恶意拖欠货款": ("拖欠经营款项", "供应商"),
-    "公司已向供应商申请延期支付拖欠的工程款": ("拖欠经营款项", "供应商"),
-    "公司收到某某市某某区建筑工程劳务有限公司第三分公司发来的催款函，要求其支付拖欠的劳务款": (
-        "拖欠经营款项", "要求其支付拖欠"),
-    "原告某某公司起诉被告一（发行人）、被告二（发行人子公司），请求判令支付拖欠货款1,500万元": (
-        "拖欠经营款项", "请求判令支付拖欠"),
-    "某某建设集团向法院起诉，要求某某股份支付拖欠的工程款": ("拖欠经营款项", "要求某某股份支付拖欠"),
-    "某某物流有限公司发函要求某某科技股份有限公司支付拖欠运费320万元": (
-        "拖欠经营款项", "要求某某科技股份有限公司支付拖欠"),
+    "公司起诉客户要求其支付拖欠货款": ("拖欠经营款项", "要求其支付拖欠"),
+    "供应商拖欠公司预付款项": ("拖欠经营款项", "供应商"),
+    "公司江苏省分公司向法院起诉某某有限公司，涉及诉讼金额5,000万元": ("重大诉讼", "公司江苏省分公司向法院起诉"),
+    "某某建设集团向法院起诉，要求某某有限公司支付拖欠的工程款": ("拖欠经营款项", "要求某某有限公司支付拖欠"),
+    "公司起诉某某公司，请求判令支付拖欠货款1,500万元": ("拖欠经营款项", "请求判令支付拖欠"),
 }
 # (the open list's 因客户…未能兑付，公司正积极筹措资金 was this example until the seventeenth session read it as the
 # company's own bill, live: tests/test_signals_open_pending.py; the customer's bill the company provides for stays here)

@@ -65,11 +65,15 @@ ARREARS_NOT = (
     + "".join(f"(?<!{to}公司[^，,。；;]{{{k}}}[，,])" for to in ("向", "向本", "向上市", "致函", "致", "致本")
               for k in range(13))
     # (thirteenth session's open list: 公司收到某某物流有限公司的催款函，要求其支付拖欠运费)
-    + "".join(f"(?<!{got}[^，,。；;]{{{k}}}函[，,])" for got in ("公司收到", "公司已收到") for k in range(25))
+    + "".join(f"(?<!{got}[^，,。；;]{{{k}}}函[，,])" for got in ("公司收到", "公司已收到") for k in range(41))
     + r"(?:要求|判令|判决|请求|裁决|催告|催促|督促)"
-    r"(?!(?:本|上市|贵|我)?公司|[我本]司|本集团|(?:全资|控股)?子公司|我方|贵方|发行人|本企业)"
-    # none named only after the company sued (公司起诉客户，要求支付…), not after staff or suppliers asked
-    r"(?:(?!(?:尽快|立即|及时|限期|按时|补发)?(?:支付|偿还|归还|结清))|" + "|".join(
+    # (the seventeenth session: a 股份/股份有限公司 named as the payer is the listed company itself:
+    # 要求某某股份支付拖欠的工程款, 要求某某科技股份有限公司支付拖欠运费)
+    r"(?!(?:本|上市|贵|我)?公司|[我本]司|本集团|(?:全资|控股)?子公司|我方|贵方|发行人|本企业"
+    r"|[^，,。；;]{0,16}?股份(?:有限公司)?(?:尽快|立即|及时|限期)?(?:支付|偿还|归还|结清))"
+    # none named only after the company sued (公司起诉客户，要求支付…), not after staff or suppliers asked; 请求判令支付
+    # names none (the seventeenth session: 原告某某公司起诉被告一（发行人）…，请求判令支付拖欠货款 is the company's)
+    r"(?:(?!(?:判令|判决|裁决)?(?:尽快|立即|及时|限期|按时|补发)?(?:支付|偿还|归还|结清))|" + "|".join(
         f"(?<=(?<![^，,。；;\\s本子母于日内后时月年])公司{v}[^，,。；;]{{{k}}}[，,](?:要求|请求))"
         for v in ("起诉", "已起诉", "诉") for k in range(17)) + ")"
     # (review 23: （为公司全资子公司）, （系公司下属全资子公司）, （公司全资孙公司）, （以下简称“某某”，系公司…）, and
@@ -94,6 +98,12 @@ ARREARS_PAID = (r"已(?!判|裁|责令|责成|通知|函告|督办|命令|敦促
                 r"(?<![按照据依的行门局委队])(?<!法院)(?<!仲裁)(?:判决|判令|裁决|裁定|责令|责成|指令)(?!生效|书)))"
                 r"(?:(?!同意|延期|延迟|推迟|展期|暂缓)[^，,。；;]){0,16}?"
                 r"(?:支付|付清|结清|清偿|偿还|缴纳|补缴|补发|发放)(?:完毕)?(?!首期|第一期|部分)",)
+
+# who sues in the lawsuit row's clear (公司向法院起诉…: the company as the plaintiff): the company or a subsidiary,
+# not a 分公司 of another (公司遭到债权人某某资产管理股份有限公司江苏省分公司向法院起诉 is a suit against the
+# company; the seventeenth session), but the company's own branch named after it (公司江苏省分公司向法院起诉…)
+COMPANY_SUER = (r"(?:(?<!有限)(?<!责任)(?<!集团)(?<!分)(?:公司|子公司)|(?:子公司(?:(?!公司)[^，,。；;对向被的]){2,20}?"
+                r"|(?:^|(?<=[，,。；;\s]))(?:本|上市)?公司[^，,。；;公司对向被的遭到由]{1,6}分)公司)")
 
 # the debt-default row's 拖欠…利息/借款/票款 said paid or owed to the company (review 23: 已结清拖欠的票款及利息,
 # 已全额支付拖欠的汇票款及利息, 判令某某有限公司向公司支付拖欠的…): a clear and a counter there
