@@ -92,8 +92,9 @@ ARREARS_NOT = (
 # (review 19: 供应商已要求其支付 is a demand, not a payment)
 # (review 20: 已按照法院判决要求支付完毕 is a payment)
 # 已判决/已责令公司补发 is an order (review 25), and 已责成/已判公司/已下达指令由公司 (review 27)
+# (the eighteenth session's fresh set: 已与员工达成分期支付安排 is a plan to pay, not a payment)
 ARREARS_PAID = (r"已(?!判|裁|责令|责成|通知|函告|督办|命令|敦促)"  # (review 28: 已判定/判其/裁公司/督办/命令)
-                r"(?![^，,。；;]{0,16}(?:协议|方案|计划|(?<![按照据同])(?<!判决)(?<!裁定)(?<!裁决)(?<!调解书)要求|"
+                r"(?![^，,。；;]{0,16}(?:协议|方案|计划|(?<![按照据的])安排|(?<![按照据同])(?<!判决)(?<!裁定)(?<!裁决)(?<!调解书)要求|"
                 r"催告|催促|督促|敦促|督办|命令|起诉|申请|"  # 按照劳动监察部门的指令/责成的期限 is followed (review 28)
                 r"(?<![按照据依的行门局委队])(?<!法院)(?<!仲裁)(?:判决|判令|裁决|裁定|责令|责成|指令)(?!生效|书)))"
                 r"(?:(?!同意|延期|延迟|推迟|展期|暂缓)[^，,。；;]){0,16}?"
@@ -104,6 +105,11 @@ ARREARS_PAID = (r"已(?!判|裁|责令|责成|通知|函告|督办|命令|敦促
 # company; the seventeenth session), but the company's own branch named after it (公司江苏省分公司向法院起诉…)
 COMPANY_SUER = (r"(?:(?<!有限)(?<!责任)(?<!集团)(?<!分)(?:公司|子公司)|(?:子公司(?:(?!公司)[^，,。；;对向被的]){2,20}?"
                 r"|(?:^|(?<=[，,。；;\s]))(?:本|上市)?公司[^，,。；;公司对向被的遭到由]{1,6}分)公司)")
+
+# a counterclaim standing later in the sentence (公司起诉某某公司后，对方提起反诉，要求公司赔偿…): the company is
+# a defendant too, so no good news of the lawsuit row clears it (the eighteenth session's fresh set); one not made
+# (未提起反诉), withdrawn (撤回反诉) or dismissed (对方的反诉已被驳回) leaves the clear as it was
+NO_COUNTERCLAIM = r"(?![^。；;！!？?\n]*?(?<!未)(?<!未曾)(?<!没有)(?<!撤回)(?<!不)(?:提起|提出)(?:了)?反诉)"
 
 # the debt-default row's 拖欠…利息/借款/票款 said paid or owed to the company (review 23: 已结清拖欠的票款及利息,
 # 已全额支付拖欠的汇票款及利息, 判令某某有限公司向公司支付拖欠的…): a clear and a counter there

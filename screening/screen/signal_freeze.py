@@ -15,7 +15,10 @@ from screening.screen.signal_gaps import L as _L
 from screening.screen.signal_rights import RIGHT_IF
 
 # the shortest span (_L): 解除司法冻结并被轮候冻结 ends one freeze and starts another, which stays a risk
-UNFROZEN = (r"(?<!未)(?<!是否)(?<!是否已)(?<!申请)(?<!请求)解除" + _L + r"(?:冻结|查封)", r"(?<!未)解冻")
+# a lift only sought is none (公司正在与申请人积极协商，争取尽快解除银行账户冻结: the eighteenth session's fresh set)
+_SOUGHT = r"(?<!尽快)(?<!争取)(?<!力争)(?<!早日)(?<!推动)(?<!以便)(?<!拟)(?<!计划)(?<!寻求)(?<!努力)"
+UNFROZEN = (r"(?<!未)(?<!是否)(?<!是否已)(?<!申请)(?<!请求)" + _SOUGHT + r"解除" + _L + r"(?:冻结|查封)",
+            r"(?<!未)" + _SOUGHT + r"解冻")
 
 FROZEN = (
     # wording 2024-2026 filings use (a trial, 2026-12-06)
@@ -51,6 +54,11 @@ FROZEN = (
     r"从(?:(?:本|我|上市)?公司|(?:全资|控股)?子公司)(?:的|名下的?)?[^，,。；;]{0,10}?(?:扣划|划扣|划转|扣收)[^，,。；;]{0,6}?(?:执行款|案款|执行标的|诉讼费)",
     r"(?<!(?<!的)申请)(?<!解除)(?<!对方)(?<!被)冻结了?(?:银行账户|基本账户|基本户|一般户|银行存款)(?![^，,。；;]{0,8}?已)",
     r"(?:账户|存款|资金|资产)" + _G + r"仍(?:处于|被|在)?(?:司法)?(?:冻结|查封)",
+    r"(?<!已)(?:尽快|争取|力争|早日|推动|以便|寻求|努力)解冻",  # a lift sought (_SOUGHT above), the freeze stands
+    # the accounts a partial lift leaves, counted first (已有2个解除冻结，仍有3个账户处于冻结状态; the eighteenth
+    # session's fresh set), as 股份冻结 reads 仍有2,000万股处于冻结状态
+    r"(?<![如若])(?<!如果)(?<!是否)(?<!倘若)(?:仍有|尚有|还有)(?:[^，,。；;]|(?<=\d),(?=\d)){0,12}?(?:账户|专户|基本户|一般户|存款|资金)(?:仍)?(?:处于|被)(?:司法)?"
+    r"(?:冻结|查封)",
     r"被" + _G + r"(?:扣划|划扣)",
     # a long name of the party that had them frozen (被交易对方某某有限公司申请冻结), one named as applying
     # (申请人某某公司申请冻结银行存款) (review 9's open list)

@@ -10,3 +10,6 @@ from __future__ import annotations
 G = r"(?:[^，,。；;：:！!？?\n]|(?<=\d),(?=\d{3})){0,12}"  # 借款3,000万元逾期: a number's comma is no break
 L = r"(?:[^，,。；;：:！!？?\n]|(?<=\d),(?=\d{3})){0,12}?"
 S = r"[^。；;！!？?\n]{0,40}"
+# a sentence gap that runs over no other audit opinion: 无法表示意见，2024年度保留意见所涉事项影响已消除 ends the older
+# qualified opinion, not this year's disclaimer (the eighteenth session's fresh set)
+NO_OTHER_OPINION = r"(?:(?!保留意见|非标|强调事项)[^。；;！!？?\n]){0,40}"

@@ -35,3 +35,9 @@ SHORT = r"仅够|只够|仅能|只能|不足以"
 # a part repaid and a plan for the rest (已归还6,000万元，并计划于…前归还占用的全部资金)
 REST_PLANNED = (r"(?:计划|拟|将|承诺|预计|争取|力争)[^。；;]{0,24}?" + _CURE
                 + r"[^。；;]{0,6}?(?:全部|剩余|其余|余下|余款)")
+
+# a sale done after a no-sale, in one sentence: 股东A的减持计划期限届满未减持，股东B本期通过大宗交易减持公司
+# 股份200万股 (the eighteenth session's fresh set). One shareholder's 未减持 clears the 股东减持 row for the sentence,
+# so it may not where a later clause states a sale done, with its count of shares
+SOLD_LATER = (r"(?![^。；;！!？?\n]*?[，,][^，,。；;]*?(?<![未不])减持(?:了)?(?:公司|其持有的|所持)?(?:股份|股票)"
+              r"(?:合计|共计|累计)?\s*[\d,.]+\s*万?股)")

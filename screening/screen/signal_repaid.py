@@ -142,3 +142,9 @@ def answered(signal: str, payers: frozenset[str], clause: str) -> frozenset[str]
     side = {COMPANY} if payers & owed else set()
     paid = payers and any(payers <= who and rx.search(clause) for who, rx in _PAID_FOR.get(signal, ()))
     return frozenset(side | (owed if paid else set()))
+
+# the annual report's occupation table, a row read as one line (占用方名称：某某集团有限公司；期末余额：21,300万元):
+# an occupier named is an occupation stated, whatever the row says next (the eighteenth session's fresh set); not a
+# row answered empty (占用方名称：无 / 不适用 / —) nor the table's header (占用方名称：期末余额…)
+OCCUPIER_NAMED = (r"(?<![\u4e00-\u9fff])占用方(?:名称)?\s*[：:]\s*"
+                  r"(?!无|不适用|不存在|/|／|—|-|－|期末|期初|余额|占用|合计|报告期|\d|（|\()[^，,。；;：:\s|]{2,}")

@@ -22,15 +22,15 @@ from dataclasses import dataclass
 from screening.screen import signal_arrears as _arr
 from screening.screen.signal_arrears import ARREARS, ARREARS_NOT, ARREARS_PAID, DEBT_ARREARS, DEBT_PAID, DEBT_TO_COMPANY
 from screening.screen.signal_freeze import FROZEN, FROZEN_CLEARS, FROZEN_NOT, FROZEN_RESOLVES, FROZEN_SENTENCE
+from screening.screen.signal_gaps import NO_OTHER_OPINION as _NO_OTHER_OPINION
 from screening.screen.signal_gaps import G as _G
 from screening.screen.signal_gaps import L as _L
 from screening.screen.signal_gaps import S as _S
 from screening.screen.signal_guarantee import GUARANTEE, GUARANTEE_NOT, GUARANTEE_SENTENCE
-from screening.screen.signal_repaid import REPAID
+from screening.screen.signal_pending import SOLD_LATER as _SOLD_LATER
+from screening.screen.signal_repaid import OCCUPIER_NAMED, REPAID
 from screening.screen.signal_rights import RIGHT_IF  # before the hypothetical counters: both start at 如
 from screening.screen.signal_words import JUDGED_OTHER, RULE_NOT_FAILED
-
-# the gaps between a row's words (signal_gaps.py): _G within a clause, _L its shortest, _S within a sentence
 
 
 @dataclass(frozen=True)
@@ -173,8 +173,8 @@ SIGNALS: tuple[SignalRule, ...] = (
     SignalRule("审计意见(无法表示/否定)", "高", "审计意见", (
         r"无法表示意见", r"否定意见",
     ), sentence=(r"未能" + _S + r"保持有效的" + _G + r"内部控制",),
-        clears=(r"(?:无法表示意见|否定意见)" + _S + r"消除",),
-        resolves=(r"(?:无法表示意见|否定意见)" + _S + r"(?<!未)消除",)),
+        clears=(r"(?:无法表示意见|否定意见)" + _NO_OTHER_OPINION + r"消除",),  # not 上年保留意见…消除 (eighteenth)
+        resolves=(r"(?:无法表示意见|否定意见)" + _NO_OTHER_OPINION + r"(?<!未)消除",)),
     SignalRule("审计意见(保留)", "中", "审计意见", (
         # the board's 专项说明 filed with every non-standard opinion names it only as 非标准审计意见
         r"保留意见", r"非标准?(?:审计)?意见", r"非标准?审计报告",
@@ -222,7 +222,7 @@ SIGNALS: tuple[SignalRule, ...] = (
         r"(?:关注|核查|检查|是否存在)[^，,。；;]{0,12}资金" + _G + r"流向"),
         REPAID, sentence=(  # the controller owes the rest (已归还部分资金，剩余1.3亿元尚未归还), not its loans
             r"(?:控股股东|实际控制人|实控人)(?:(?!向(?!(?:本|上市)?公司))[^，,。；;]){0,8}归还(?:[（(][^（()）]{0,20}[)）]|(?!质押|个人|银行|信托|融资|借款|贷款|债务|债券|股票)[^。；;]){0,20}(?:剩余|尚有|还有|其余|余下)(?:(?!借款|贷款|融资)[^。；;]){0,16}?"
-            r"(?:尚未|仍未|未)(?:归还|偿还|清偿)",),
+            r"(?:尚未|仍未|未)(?:归还|偿还|清偿)", OCCUPIER_NAMED),
         resolves=(r"占用" + _S + r"(?:已全部|全部)?(?:归还|偿还|清偿|收回|消除|解决|整改完成|整改完毕)",
                            r"(?:归还|偿还|清偿|收回)" + _G + r"占用")),
     SignalRule("重大诉讼", "中", "重大诉讼、仲裁", (
@@ -244,7 +244,7 @@ SIGNALS: tuple[SignalRule, ...] = (
         r"作为被(?:告|申请人)", r"公司为被(?:告|申请人)", r"(?:诉讼|仲裁)" + _G + r"进展", r"起诉(?:本)?公司",
         r"对(?:本)?公司提起(?:诉讼|仲裁)",
         r"判令(?:本)?公司", r"驳回(?:本)?公司" + _G + r"上诉", r"投资者诉讼", r"开庭传票", r"举证通知书",
-        r"(?:仲裁)?答辩通知书",  # 2026-12-06
+        r"(?:仲裁)?答辩通知书", r"反诉",  # 2026-12-06; a counterclaim against the company (eighteenth session)
         r"(?:民事)?起诉状", r"应诉通知书", r"仲裁申请书", r"仲裁通知书",
         r"判决(?:本)?公司[^，,。；;]{0,20}(?:支付|偿还|赔偿|承担|返还)", r"败诉", r"仲裁通知",
         r"要求(?:本)?公司" + _G + r"(?:支付|赔偿|偿还|返还|承担)",
@@ -258,7 +258,7 @@ SIGNALS: tuple[SignalRule, ...] = (
         r"日常经营(?:中|活动中)?(?:的|产生的)?诉讼",
         r"(?:涉及|累计)" + _G + r"(?:诉讼|仲裁)" + _G + r"未达到",
         r"(?:涉及|累计)" + _G + r"(?:诉讼|仲裁)[^，,。；;]{0,8}(?:均为|系|属于|为)" + _G + r"(?:小额|日常经营)"),
-        clears=(r"(?<!原告)(?<!对方)胜诉", r"(?:公司|子公司)作为申请人",
+        clears=tuple(_arr.NO_COUNTERCLAIM + c for c in (r"(?<!原告)(?<!对方)胜诉", r"(?:公司|子公司)作为申请人",
                 r"(?:^|(?<=[，,。；;\s]))(?:本公司|公司|子公司|全资子公司|控股子公司)(?:就[^，,。；;]{0,20})?(?:诉|起诉)(?!公司|本公司)",
                 r"(?:被告|对方|被申请人|债务人)[^，,。；;]{0,8}(?:被列为|列为|成为)[^，,。；;]{0,4}被执行人",
                 r"和解", r"撤诉", r"驳回" + _G + r"(?:原告|对方|申请人)",
@@ -270,7 +270,7 @@ SIGNALS: tuple[SignalRule, ...] = (
                r"(?:对|向)(?!(?:本公司|我司|公司|(?:全资|控股)?子公司|其)|[^，,。；;]{0,8}?对(?:本公司|我司|公司|(?:全资|控股)?子公司))"
                + _G + r"(?:提起诉讼|起诉)(?![公状])",
                r"(?:^|关于|(?<=[，,。；;\s]))(?:本公司|公司|全资子公司|控股子公司|子公司)提起(?:诉讼|仲裁)",
-               r"(?:^|(?<=[，,。；;\s]))(?:本公司|公司|全资子公司|控股子公司|子公司)(?:已|依法|遂)?(?:对|向)其(?:(?!被)[^，,。；;：:！!？?\n]){0,12}(?:提起诉讼|起诉)")),
+               r"(?:^|(?<=[，,。；;\s]))(?:本公司|公司|全资子公司|控股子公司|子公司)(?:已|依法|遂)?(?:对|向)其(?:(?!被)[^，,。；;：:！!？?\n]){0,12}(?:提起诉讼|起诉)"))),
     SignalRule("重大诉讼(超净资产10%)", "高", "重大诉讼、仲裁", (), sentence=(
         r"(?:诉讼|仲裁|涉案|被告|被申请人|再审|判决|判令|裁定|清偿责任|赔偿)" + _S + r"净资产" + _G + _PCT10,
     ), clears=(r"胜诉", r"撤诉", _COMPANY_SUES, r"担保余额")),
@@ -296,7 +296,7 @@ SIGNALS: tuple[SignalRule, ...] = (
         r"(?:有关|关于)减持(?:的)?(?:规定|要求)", r"回购" + r"[^。；;]{0,40}减持",
         r"(?:未|不|暂不)(?:实施|进行|再|以任何方式)?减持", r"减持" + _G + r"届满" + _G + r"未" + _G + r"减持",
         r"终止" + _G + r"减持", r"减持" + _G + r"(?:未|不)实施", r"承诺" + _G + r"不" + _G + r"减持"),
-        (r"未(?:实施|进行|以任何方式|以任何形式)?减持",
+        (r"未(?:实施|进行|以任何方式|以任何形式)?减持" + _SOLD_LATER,  # signal_pending.py (the eighteenth session)
          r"不属于" + _G + r"(?:5%以上股东|董事|监事|高级管理人员|控股股东)")),
     SignalRule("清仓式减持", "高", "减持", (
         r"减持" + _G + r"(?:其)?(?:所)?持(?:有)?(?:的)?全部", r"清仓(?:式)?减持", r"不再持有(?:本?公司)?股份",
