@@ -36,7 +36,8 @@ PERIOD_WORDS = ("报告期内", "本报告期内?", "报告期末")  # 是否存
 # names 诉讼 with 仲裁 (重大诉讼、仲裁事项：无; review 13)
 HEADINGS = ("", "情况", "事项", "事项情况", "(?:、|及|和)仲裁(?:事项|情况)?")
 # what may follow an answer: the sentence's end, the next numbered item or question, a bracket
-ANSWER_END = r"(?:[。；;]|$|(?=[一二三四五六七八九十]{1,3}、|\d{1,2}[、.]|是否|[（(]))"
+# (the eighteenth session: a table cell's end too, | 是否存在…的情形 | 否 |)
+ANSWER_END = r"(?:[。；;]|$|(?=[一二三四五六七八九十]{1,3}、|\d{1,2}[、.]|是否|[（(]|[|｜]))"
 
 
 def _any(words: tuple[str, ...]) -> str:
@@ -68,9 +69,14 @@ _LATER_NO = (r"(?:" + _LATER_NEW + r")*?(?:亦无|亦未|均无|均未|无新增
              r"(?![^）)]*?(?:尚未|仍|未(?:解除|归还|收回)))[^）)]*?(?:不存在|未发生|无)(?:任何)?(?:违规(?:对外)?担保|(?:非经营性)?资金占用)")
 _LATER = (r"(?!\s*[（(](?!" + _LATER_NO + r")"
           r"[^）)]{0,6}?(?:期后|之后|以后|\d{4}年|截至|新增|发生(?!额)))")
+# (the eighteenth session) the date a form's answer speaks at, in brackets before it (是否存在资金占用
+# （截至本核查意见出具日期）：无); one naming a remainder or a case (（含已解除）, （尚未解除部分）) is the
+# question's own and read as before
+_AS_OF = r"(?:[（(](?:截至|截止|于)[^（()）未尚]{0,20}?(?:日|日期|时|止)[)）])?"
 _ANSWER_NO = re.compile(r"(?:(?:(?!是)" + _FIELD + r"){0,30}[：:]?\s*否|(?!" + _PROGRESS_FIELD + ")"
-                        r"(?:" + _NOT_ASKED + _FIELD[:-1] + r"\d]){0,12}?[：:]?\s*(?:" + _any(PERIOD_WORDS)
-                        + r"\s*" + _any(NO_ANSWERS) + _LATER + "|" + _any(NO_ANSWERS) + r"))\s*" + ANSWER_END)
+                        r"(?:" + _NOT_ASKED + _FIELD[:-1] + r"\d]){0,12}?" + _AS_OF + r"[：:]?\s*(?:"
+                        + _any(PERIOD_WORDS) + r"\s*" + _any(NO_ANSWERS) + _LATER + "|" + _any(NO_ANSWERS) + _LATER
+                        + r"))\s*" + ANSWER_END)
 # the SZSE 主要会计数据 line (…孰低者均为负值，且…持续经营能力存在不确定性 □是 √否): the box ends the sentence
 # (a comma only before 且, the line's second condition: not 控股股东被立案调查，公司不存在违规担保□是√否)
 _BOX_NO_AT_END = re.compile(r"(?:(?!是否|已|未|尚)(?:[^，,。；;" + _MARKS + r"]|[，,](?=且))){0,60}?"
@@ -85,11 +91,28 @@ _EXISTS_Q = re.compile(r"是否存在")
 _HEADING_NO = re.compile(r"(?:的)?(?:相关)?" + _any(HEADINGS) + r"\s*[：:]\s*(?:" + _any(PERIOD_WORDS) + r"\s*)?"
                          + _any(NO_ANSWERS) + _LATER + r"\s*" + ANSWER_END)
 _QUESTION = re.compile(r"是否")
+# (the eighteenth session) a verification form's field after the risk words: what is left of it answered none
+# (是否存在违规担保 未解除金额：无), and a progress field answered none right after the same risk was answered no
+# (是否存在违规担保：无；违规担保解除时间：不适用): the no before it is the answer, the field has nothing to report
+_LEFT_NONE = re.compile(r"\s*(?:的)?(?:尚)?未(?:解除|归还|偿还|清偿|收回)(?:的)?(?:担保|资金)?(?:金额|余额)\s*[：:]\s*"
+                        r"(?:无|不适用|0(?:\.0+)?\s*(?:万元|亿元|元)?)\s*" + ANSWER_END)
+_PROGRESS_NO = re.compile(_PROGRESS_FIELD + r"\s*" + ANSWER_END)
+_NO_BEFORE = re.compile(r"是否存在(?P<asked>[^：:；;。，,？?]{1,30}?)[：:]\s*(?:否|无)\s*[；;。]\s*$")
 # a yes ticked or said (√是, 是√, ：是) and not taken back (是（部分归还）, 是，仅部分解除, 是否)
+# (the eighteenth session) a table's next cell (| 控股股东是否已归还占用的全部资金 | 是 |), and a yes whose parts are
+# each said done on a date (是，部分于2025年3月解除，其余于2025年6月解除; not 其余尚未解除, 其余将于…解除)
+_CELL = r"[^|｜\n。；;]{0,16}?\s*[|｜]\s*(?=是\s*(?:[|｜]|$))"
+_DONE_ON = r"(?:已)?于20\d\d年\d{1,2}月(?:\d{1,2}日)?(?:全部)?(?:解除|归还|收回|清偿|偿还)"
+_REST_TOO = _DONE_ON + r"[，,](?:其余|剩余|余下)(?:部分)?(?:亦|也)?" + _DONE_ON + r"\s*(?:[。；;]|$)"
 _TICKED_YES = re.compile(r"[^。；;" + TICKS + r"]{0,16}?(?:" + _TICK + r"\s*(?:是|不适用)|(?<!" + _BOX + r")(?<!"
                          + _BOX + r"[ \t\u3000])是\s*" + _TICK + ")"
-                         r"|(?:" + _FIELD + r"{0,12}?[：:]\s*|\s*)是(?!否|\s*" + _BOX
-                         + r"|\s*[（(，,]?\s*(?:仅|只|但)?部分|\s*[（(]\s*其中)")
+                         r"|(?:" + _FIELD + r"{0,12}?[：:]\s*|\s*|" + _CELL + r")是(?!否|\s*" + _BOX
+                         + r"|\s*[（(，,]?\s*(?:仅|只|但)?部分(?!" + _REST_TOO + r")|\s*[（(]\s*其中)")
+# a check said done and what it found (进行了核查并确认已…, 已核查并确认已…), not one asked for (请保荐机构…进行核查并
+# 确认…, 要求公司…核实已…)
+_CONFIRMED = re.compile(r"(?:进行了|已经?)(?:核查|核实|检查|查验|审查)(?:[，,]?并|后|[，,])?(?:确认|认为|证实|查明)"
+                        r"(?:其|上述|该等?|相关)?[^，,。；;是否]{0,8}?已")
+_REQUESTED = re.compile(r"(?<!申)请|要求|责令|督促|需|须|应")
 _ANSWER_LINE = re.compile(r"\n(?=[ \t]*(?:" + _BOX[:-1] + TICKS + r"]|(?:是|否)[ \t]*(?:\n|$)))")
 
 
@@ -101,12 +124,22 @@ def answered_no(unit: str, clause_start: int, start: int, end: int) -> bool:
     return bool((_CHECKBOX_NO.match(unit, end) and not cure)
                 or (_EXISTS_Q.search(unit, clause_start, start) and _ANSWER_NO.match(unit, end))
                 or (_BOX_NO_AT_END.match(unit, end) and not cure) or _HEADING_NO.match(unit, end)
-                or _OPTION_NO.match(unit, end) or _UNTICKED_BEFORE.search(unit, clause_start, start))
+                or _OPTION_NO.match(unit, end) or _UNTICKED_BEFORE.search(unit, clause_start, start)
+                or _LEFT_NONE.match(unit, end) or _progress_after_no(unit, start, end))
+
+
+def _progress_after_no(unit: str, start: int, end: int) -> bool:
+    """A progress field of the risk (违规担保解除时间：不适用) right after a question of the same risk answered no."""
+    before = _NO_BEFORE.search(unit, 0, start)
+    return bool(before and _PROGRESS_NO.match(unit, end) and unit[start:end] in before.group("asked"))
 
 
 def asked_not_ticked(text: str, start: int, end: int) -> bool:
     """Whether good news at ``text[start:end]`` is asked (是否已解除) rather than said, and not answered yes."""
-    return bool(_QUESTION.search(text, start, end)) and not _TICKED_YES.match(text, end)
+    asked = [q.end() for q in _QUESTION.finditer(text, start, end)]
+    # (the eighteenth session: the question checked and answered in words, 就…是否已全部解除进行了核查并确认已全部解除)
+    confirmed = asked and _CONFIRMED.search(text, asked[-1], end) and not _REQUESTED.search(text, start, end)
+    return bool(asked) and not _TICKED_YES.match(text, end) and not confirmed
 
 
 def asked_before(clause: str, start: int, end: int) -> bool:

@@ -7,8 +7,10 @@ there reads ``REPAID`` unchanged (``signals.TABLE_ID`` hashes every signal_*.py 
 
 from __future__ import annotations
 
+import itertools
 import re
 
+from screening.data.values import parse_number
 from screening.screen.signal_gaps import G as _G
 from screening.screen.signal_words import COMPANY
 
@@ -78,6 +80,13 @@ _FILL = "(?:" + _DATE + "|" + _WAY + "|" + _HOW_ADV + ")"
 # (the seventeenth session: 应收账款 recovered, 全部占用资金中的1亿元 a part of the whole)
 _ELSE = (r"(?![^，,。；;]{0,6}?(?:银行|贷款|债券|票据|融资款|应收|账款|货款))"
          r"(?![^，,。；;]{0,12}?(?:中的|资金的?" + _SHARE + "))")
+# 已 and what may stand before the verb of a repayment said done (read by the entries of 归还/收回 below)
+_SAID_DONE = "(?:" + "|".join(f"(?<=(?=已(?:经)?{_FILL}*(?:归还|收回))已{_ANY}{{{k}}})" for k in range(27)) + ")"
+# an amount of money as signal_text leaves it (2亿元, 20,000万元, 2.5亿元: 人民币 and zero decimals dropped)
+_SUM = r"(?<![\d.,])\d[\d,]*(?:\.\d+)?(?:万亿|亿|万)?元"
+# the amount right after a repayment (a look-ahead: the clear ends before it, so signals._came reads a remainder
+# after it, 已归还占用资金1.2亿元，还有…占用的8,000万元仍在协调中), not a part of it (2亿元中的1亿元, 2亿元的一半)
+_PAID_SUM = r"(?:共计|合计|累计|总计|计)?" + _SUM + r"(?!中的|的|\d)"
 REPAID = (r"已全部(?:归还|偿还|清偿|收回)" + _ELSE, r"已将" + _G + r"全部(?:归还|偿还|清偿|收回)",
           r"已[^，,。；;]{0,16}(?:归还|偿还|清偿|收回)全部" + _ELSE,
           r"已[^，,。；;]{0,20}全部(?:归还|偿还|清偿|收回)" + _ELSE,
@@ -102,9 +111,12 @@ REPAID = (r"已全部(?:归还|偿还|清偿|收回)" + _ELSE, r"已将" + _G + 
           # 已决定于/已保证在/已约定于/法院已判决/已具备…能力 through and barred 已自筹资金/已按照承诺/已通过诉讼)
           # (归还/收回 only: the look-ahead reads the fillers up to the first such verb, so the middle holds none;
           # 偿还/清偿 may stand in a way, 以股抵债及现金清偿方式, and are read by the entry above only)
-          "(?=归还|收回)(?<!以)(?:" + "|".join(f"(?<=(?=已(?:经)?{_FILL}*(?:归还|收回))已{_ANY}{{{k}}})"
-                                              for k in range(27)) + ")(?:归还|收回)"
-          + _G + r"占用(?:的)?全部资金" + _NOT_PART,
+          "(?=归还|收回)(?<!以)" + _SAID_DONE + "(?:归还|收回)" + _G + r"占用(?:的)?全部资金" + _NOT_PART,
+          # (the eighteenth session) an amount repaid, said done (控股股东已归还占用资金2亿元): it clears only where
+          # it covers the occupation its sentence states (``covers``: 占用公司资金2亿元 … 2亿元 / 20,000万元); the
+          # group sum_only names it there (an entry before it that matches first keeps its reading)
+          "(?:(?=归还|收回)(?<!以)" + _SAID_DONE + "(?:归还|收回)|已(?:全部|全额|足额)?(?:偿还|清偿))(?:了)?(?:其)?"
+          r"(?:(?:所|被)?占用(?:的)?(?:全部)?(?:本|上市)?(?:公司)?资金(?:本金)?)?(?=" + _PAID_SUM + ")(?P<sum_only>)",
           # (review 25: 已在深交所要求的时限内将占用资金全部归还: the noun 要求 with its time)
           r"已[在于][^，,。；;要]{0,12}要求(?:的)?(?:期限|时限)(?:内|届满前)[^，,。；;未没不]{0,12}?(?:全部归还|归还"
           + _G + r"占用(?:的)?全部资金)",
@@ -148,3 +160,46 @@ def answered(signal: str, payers: frozenset[str], clause: str) -> frozenset[str]
 # row answered empty (占用方名称：无 / 不适用 / —) nor the table's header (占用方名称：期末余额…)
 OCCUPIER_NAMED = (r"(?<![\u4e00-\u9fff])占用方(?:名称)?\s*[：:]\s*"
                   r"(?!无|不适用|不存在|/|／|—|-|－|期末|期初|余额|占用|合计|报告期|\d|（|\()[^，,。；;：:\s|]{2,}")
+
+# (the eighteenth session) amounts, read as numbers by the pool's own reader (``screening.data.values``): what was
+# occupied is every amount in a clause of the sentence that names the occupation (占用, 侵占, 挪用, 资金往来), the
+# repayment's own clause only before it; several occupations are added up, so a repayment covers them all or none
+_AMOUNT = re.compile(_SUM)
+_OCCUPIED = re.compile(r"占用|侵占|挪用|资金往来")
+_BREAK = re.compile(r"[，：:；;。！!？?]|,(?!\d{3})")  # 20,000万元 is one number
+_PAID_LATER = re.compile(r"(?<![未尚])(?:归还|偿还|收回|清偿)(?:的)?(?:资金|款项|本金)?(?:金额|总额)?"
+                         r"(?:为|合计|共计|累计|计|:|：)?" + _SUM)
+
+
+def _yuan(words: str) -> float | None:
+    try:
+        return parse_number(words)
+    except ValueError:
+        return None
+
+
+def covers(signal: str, unit: str, good: re.Match[str]) -> bool:
+    """Whether a repayment ``good`` in ``unit`` covers what the sentence says was occupied: an amount repaid
+    smaller than the amount (or the sum of the amounts) occupied does not (控股股东占用公司资金2亿元，…已全部归还占用
+    资金1亿元); one equal or larger does, and an amount-only repayment (已归还占用资金2亿元) clears nothing
+    without an occupied amount to cover, as before the eighteenth session. Read by ``signals._clears``."""
+    if signal not in OWED_BY:
+        return True
+    start = good.start()
+    a = max((x.end() for x in _BREAK.finditer(unit, 0, start)), default=0)
+    nxt = _BREAK.search(unit, start)
+    b = nxt.start() if nxt else len(unit)
+    # (or said in a later clause of its own: 已全部归还，归还金额1亿元)
+    paid = _AMOUNT.search(unit, start, b) or _PAID_LATER.search(unit, b)
+    cuts = [0, *(x.end() for x in _BREAK.finditer(unit)), len(unit) + 1]
+    parts = [(x, y - 1) for x, y in itertools.pairwise(cuts) if not x <= start < y] + [(a, start)]
+    owed = [(x < start, _yuan(m.group(0))) for x, y in parts if _OCCUPIED.search(unit, x, y)
+            for m in _AMOUNT.finditer(unit, x, y)]
+    amount_only = good.groupdict().get("sum_only") is not None  # that entry of REPAID, not one before it
+    if paid is None or not owed:
+        return not amount_only
+    if amount_only and not any(before for before, _ in owed):  # an amount occupied said only after: the rest
+        return False
+    sums = [x for _, x in owed]
+    repaid = _yuan(paid.group(0))
+    return repaid is not None and None not in sums and repaid >= sum(x for x in sums if x is not None)

@@ -26,7 +26,7 @@ from screening.screen.signal_gaps import NO_OTHER_OPINION as _NO_OTHER_OPINION
 from screening.screen.signal_gaps import G as _G
 from screening.screen.signal_gaps import L as _L
 from screening.screen.signal_gaps import S as _S
-from screening.screen.signal_guarantee import GUARANTEE, GUARANTEE_NOT, GUARANTEE_SENTENCE
+from screening.screen.signal_guarantee import GUARANTEE, GUARANTEE_NOT, GUARANTEE_SENTENCE, RELEASED
 from screening.screen.signal_pending import SOLD_LATER as _SOLD_LATER
 from screening.screen.signal_repaid import OCCUPIER_NAMED, REPAID
 from screening.screen.signal_rights import RIGHT_IF  # before the hypothetical counters: both start at 如
@@ -194,7 +194,7 @@ SIGNALS: tuple[SignalRule, ...] = (
         r"持续经营" + _G + r"(?:重大)?不确定性", r"持续经营能力" + _G + r"重大疑虑",
     ), clears=(r"(?<!未)消除",), resolves=(r"持续经营" + _S + r"(?<!未)消除",)),
     SignalRule("违规担保", "高", "违规担保、资金占用", GUARANTEE, GUARANTEE_NOT,  # signal_guarantee.py
-               sentence=GUARANTEE_SENTENCE, clears=_GUARANTEE_ENDED, resolves=_GUARANTEE_ENDED),
+               sentence=GUARANTEE_SENTENCE, clears=(*_GUARANTEE_ENDED, *RELEASED), resolves=_GUARANTEE_ENDED),
     SignalRule("资金占用", "高", "违规担保、资金占用", (
         # wording 2024-2026 filings use (a trial, 2026-12-06)
         r"非经营性资金往来", r"挪用" + _G + r"资金", r"违规划转", r"违规(?:向|为)" + _G + r"拆(?:借|出)资金",

@@ -39,6 +39,11 @@ _FIRST_TITLE = re.compile(r"^\s*(?:[^:：,，。]{0,16}[:：]\s*)?" + _DATED)
 _NEXT_TITLE = re.compile(r"(?:(?<=" + _SEP + r")(?<![于在自至止]\s)\s*|(?=[\[【]\s*(?:19|20)\d{2}))" + _DATED)
 _NOTICE_DATE = re.compile(DATE + r"\s*(?:公告|披露)")
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])")
+# (the eighteenth session) a form's question answered no and the same risk's progress field after it, answered none
+# (是否存在违规担保：无；违规担保解除时间：不适用): one sentence, so the field is read with the no it follows
+_ASKED_NO = re.compile(r"是否存在(?P<asked>[^:：;；。,，]{2,30}?)[:：]\s*[无否][；;]$")
+_FIELD_NONE = re.compile(r"[^:：;；。,，]{0,12}?(?:解除|归还|偿还|清偿|收回|整改)(?:时间|日期|进展|进度|情况)"
+                         r"[:：]\s*(?:无|不适用)\s*[。；;]?$")
 # undated titles joined in one cell (关于…的公告 关于…的公告): each is read alone, or the good news of one (子公司
 # 诉讼结案) would clear the risk of the other (立案告知书)
 _UNDATED_TITLE_BREAK = re.compile(r"(?:(?<=公告|通知|说明|提示|报告)|(?<=函))[\s,，、|/]*(?=关于)")
@@ -252,9 +257,13 @@ def _line_units(norm: Normalized, line: str, offset: int) -> list[Unit]:
 
 def _pieces(line: str) -> list[tuple[int, int]]:
     """(start, end) of each sentence of a line, undated titles joined in it cut apart (their separator dropped)."""
-    spans, pos = [], 0
+    spans: list[tuple[int, int]] = []
+    pos = 0
     for sentence in _SENTENCE_END.split(line):
         start, end = pos, pos + len(sentence)
+        asked = _ASKED_NO.search(line, spans[-1][0], start) if spans and spans[-1][1] == start else None
+        if asked and _FIELD_NONE.fullmatch(sentence) and sentence.startswith(asked.group("asked")):
+            start = spans.pop()[0]
         for m in _UNDATED_TITLE_BREAK.finditer(line, start, end):
             # with nothing between (a space between CJK is dropped), only a title before: 年度报告关于… is one
             if m.end() > m.start() or "关于" in line[start:m.start()]:

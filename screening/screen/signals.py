@@ -43,7 +43,7 @@ from screening.screen.signal_hit import (
     RESOLVED,
     SignalHit,
 )
-from screening.screen.signal_repaid import answered
+from screening.screen.signal_repaid import answered, covers
 from screening.screen.signal_table import APPROVED, SIGNALS, TIER_RANK, SignalRule
 from screening.screen.signal_text import Unit, split_units
 from screening.screen.signal_words import (
@@ -304,9 +304,9 @@ def _clears(unit: str, m: re.Match[str], start: int, signal: str = "") -> bool:
             _SUIT_SUM.match(unit, start) and not _SUED.search(unit, 0, a)):
         return False
     # none named on either side: the sentence's subject goes on (…占用资金2亿元，已全部归还; 减持期间届满，股东…未减持)
-    named, risk = _named(unit[a:m.start()]), _named(unit[ra:start])
+    named, risk = _named(unit[a:m.start()]), _named(unit[ra:m.start() if m.start() <= start < m.end() else start])
     risk -= answered(signal, named, unit[a:b])  # 控股股东已归还 answers 公司资金被…占用; 公司已全部收回 控股股东占用…
-    return not named or not risk or risk <= named
+    return (not named or not risk or risk <= named) and covers(signal, unit, m)  # 2亿元 occupied, 1亿元 repaid
 
 
 def _named(head: str) -> frozenset[str]:
