@@ -31,7 +31,7 @@ _TO = ("", "向公司", "向本公司", "向上市公司")
 # what may stand between 已 and 归还 in a repayment said done (review 26): a date or a deadline met, a way, a source
 # of the money, a rule or promise followed, the payee, a manner; nothing else (no verb of notice, plan, talk or order)
 # the verbs of a repayment said done before 占用的全部资金 (thirteenth session: 已偿还/已清偿/已退还/已追回 read 高)
-_BACK = r"(?:归还|收回|偿还|清偿|退还|返还|追回)"
+_BACK = r"(?:归还|收回|偿还|清偿|退还|返还|追回|还清|偿清)"  # (the eighteenth session: 已还清占用的全部资金)
 # …the whole of it, either order (偿还占用的全部资金, 偿还全部占用资金)
 _WHOLE = (r"(?:(?:(?!" + _BACK + r"|后)[^，,。；;：:！!？?\n]){0,12}占用(?:的)?全部资金"
           r"|(?:全部|全额)(?:被)?占用(?:的)?资金)")
@@ -46,7 +46,8 @@ _DATE = (r"(?:(?:[于在]|截至)?(?:20\d\d年|今年|本年)?(?:第?[一二三�
          r"|[于在](?:近日|近期|日前|当日|同日|当天|此前|期限内|当月|本月|同月|次月|次日|当周|本周|当年|报告期后|期后"
          r"|上月|上周|昨日|前日|(?:本公告)?披露日)"
          r"|[于在](?!其|之?前)(?:(?![于在]|" + _SAY + r")" + _ANY + r"){0,18}?"
-         r"(?:之?前|期限内|时限内|期限届满前|期间内?|(?<!后[再才])内|督促下|要求下|支持下|帮助下|协助下))")
+         r"(?:之?前|期限内|时限内|期限届满前|期间内?|(?<!后[再才])内|督促下|要求下|支持下|帮助下|协助下"
+         r"|后(?:即|立即|随即|当即)))")  # (the eighteenth session: 已在发现后即归还; not 后才能, 后再)
 _RULE = r"要求|承诺|约定|判决|裁决|调解书|协议|计划|决定书|决定|规定|安排"  # the first one ends the rule followed
 _WAY = (r"(?:(?:以|通过|使用|利用|采用|采取|用)(?!期|便|确保|保证)(?:(?!决议|审议|议案|方案|计划|将于|将在|"
         + _SAY + r")" + _ANY + r"){0,22}?"
@@ -66,22 +67,62 @@ _WAY = (r"(?:(?:以|通过|使用|利用|采用|采取|用)(?!期|便|确保|保
         r"|(?:由|通过)其?(?:关联方|一致行动人|(?:控股)?子公司|控制的(?:其他)?企业|实际控制人))")
 _HOW_ADV = (r"(?:向(?:本|上市)?公司|全额|足额|一次性|如数|全数|全部|及时|按时|如期|按期|主动|提前|自愿|无条件|"
             r"不附带任何条件|依法|陆续|分别|和|分批|分[一二两三四五六七八九十\d]+(?:次|笔|期|批)|均|并|了|现金|"
-            r"连本带息|本息|一并|先后|实际|累计|严格|另行|、|如约|立即|尽数|悉数)")  # (review 27: 连本带息 … 另行)
+            r"连本带息|本息|一并|先后|实际|累计|严格|另行|、|如约|立即|尽数|悉数|积极|多方|全力|想方设法)")
+# (review 27: 连本带息 … 另行; the eighteenth session: 已积极/多方/全力筹措资金归还, the effort said with the money
+# raised and the repayment: 正在/拟/计划 stay plans, signal_words.PLANNED)
 # 全部资金的一半 is part of it; 全部资金中的1亿元, 约三成, 的三分之一, 的本金 too (review 27), and 归还…全部资金的计划,
-# 的方案, 的承诺函, 的申请 is a paper about it, no repayment
+# 的方案, 的承诺函, 的申请 is a paper about it, no repayment (the eighteenth session: 的议案, 的协议, 的事项 too)
+_PAPER = r"的(?:书面)?(?:计划|方案|承诺|申请|请求|意向|安排|时间表|义务|能力|保证|路径|责任|说明|议案|协议|事项)"
 _NOT_PART = (r"(?!中的|约|的?(?:一半|半数|过半|部分|大部分|\d|[一二三四五六七八九]成|百分之|首期|首笔|"
              r"第[一二三四五六七八九十\d]+(?:笔|期|批|次)|利息|(?:资金)?占用费|"
              r"[一二三四五六七八九十]+分之|本金)"
-             r"|的(?:书面)?(?:计划|方案|承诺|申请|请求|意向|安排|时间表|义务|能力|保证|路径|责任|说明))")
+             r"|" + _PAPER + ")")
 _SHARE = r"(?:一半|半数|过半|部分|大部分|[一二三四五六七八九]成|百分之|[一二三四五六七八九十]+分之)"
 _C = r"(?:[^，,。；;：:！!？?\n]|(?<=\d),(?=\d{3}))"  # one character of signal_gaps.G
 _FILL = "(?:" + _DATE + "|" + _WAY + "|" + _HOW_ADV + ")"
+# The forms of a repayment said done that the entries below missed (review 9's open list, the eighteenth session),
+# each read with the same fillers (_FILL), the whole said (全部/全额/足额 or 完毕) and no part or amount after it:
+# the funds put before the verb (已于…依据监管要求将占用资金全部归还, 已按照公司要求于…前将占用资金全额归还), the
+# funds the subject (控股股东占用的全部资金已于…归还, 占用公司的资金已于…归还完毕), 偿还/清偿 after the fillers (已于…以
+# 现金方式偿还占用的全部资金: the entry of _FILL reads 归还/收回 only) and a clause that opens with the day it was done
+# (2026年11月30日，控股股东向公司归还占用的全部资金). Not 将于/拟/计划/正在 (no filler, and signal_words.PLANNED),
+# nor 已申请/已通知/已要求 before them (no filler either)
+_PAID = r"(?:归还|偿还|清偿|退还|返还)"
+_FUNDS = r"(?:(?!全部|全额|[于在将])" + _C + r"){0,8}?占用(?:(?:本|上市)?公司)?(?:的)?资金(?:本息|及(?:其)?利息)?"
+_NO_PART = r"(?!了?(?:人民币|共计|合计|累计|约)?\d|的|中|其中|" + _SHARE + ")"
+_DONE_FORMS = (
+    r"已(?:经)?" + _FILL + r"*将(?:其)?" + _FUNDS + r"(?:全部|全额|足额)" + _PAID + r"(?:完毕)?" + _NO_PART,
+    r"(?:占用(?:(?:本|上市)?公司)?(?:的)?全部资金|全部(?:被)?占用(?:的)?资金)(?:本息|及(?:其)?利息)?(?:均)?"
+    r"已(?:经)?" + _FILL + "*" + _PAID + r"(?:完毕)?" + _NO_PART,
+    r"占用(?:(?:本|上市)?公司)?(?:的)?资金(?:本息|及(?:其)?利息)?(?:均)?已(?:经)?" + _FILL + r"*(?:(?<=全部|全额|足额)"
+    + _PAID + "|" + _PAID + r"完毕)" + _NO_PART,
+    r"已(?:经)?" + _FILL + r"*(?:偿还|清偿)" + _WHOLE + _NOT_PART,  # (not 偿还银行债务后再归还…)
+    # the fillers a way of assets that ends in 抵偿/抵债 (已以其持有的商业物业作价抵偿占用的全部资金, 已以其持有的
+    # 某某公司股权抵偿，归还占用的全部资金), an asset transferred to the company in payment (已将其持有的房产过户至
+    # 公司名下，以资抵债归还…), the money paid into the company's account (已于…将款项汇入公司账户，归还…), the
+    # rule followed and its time met (已按照证监局要求，在规定期限内归还…), the whole said with each (_WHOLE)
+    r"已(?:经)?" + _FILL + r"*(?<=抵偿|抵债)(?:[，,](?:并)?(?:全部)?" + _PAID + ")?" + _WHOLE + _NOT_PART,
+    r"已(?:经)?将(?:其)?(?:(?!拟|计划|申请|同意|承诺)" + _C + r"){0,16}?(?:过户|转让|交付|移交|划转)(?:至|给|予)"
+    r"(?:本|上市)?公司(?:名下)?[，,](?:以资抵债|以股抵债|以物抵债|用于抵偿|抵偿)(?:方式)?(?:全部)?" + _PAID + "?"
+    + _WHOLE + _NOT_PART,
+    r"已(?:经)?" + _FILL + r"*将(?:上述|相关|全部)?(?:款项|资金)(?:全部|全额|足额)?(?:汇入|转入|支付至|划入|划至|存入)"
+    r"(?:本|上市)?公司(?:的)?(?:银行)?(?:账户|账上|指定账户)[，,](?:全部)?" + _PAID + _WHOLE + _NOT_PART,
+    r"已(?:经)?(?:按|按照|依照|依据|根据)" + _C + r"{0,12}?要求[，,]在(?:规定|要求|限定|上述)?的?(?:期限|时限)内"
+    r"(?:全部)?" + _PAID + _WHOLE + _NOT_PART,
+    # (the order then followed, its own clause: 证监局责令控股股东归还占用资金，控股股东已按要求归还; the clause ends
+    # there, no amount or part)
+    r"已(?:经)?(?:按|按照|依照|依据|根据)(?:其|上述|该|相关|监管|证监局|交易所|公司)?(?:的)?要求(?:全部|全额|足额)?"
+    + _PAID + r"(?:完毕)?(?![^，,。；;！!？?\n])",
+    r"(?<![^。；;！!？?\n])(?:截至)?20\d\d年\d{1,2}月\d{1,2}日[，,](?:控股股东|实际控制人|实控人|大股东|关联方|占用方)"
+    r"(?:已)?向(?:本|上市)?公司(?:全额|足额|一次性)?" + _PAID
+    + r"(?:占用(?:的)?全部资金|全部(?:被)?占用(?:的)?资金)(?![^，,。；;]{0,12}?中的|的)")
 # another debt repaid is not the occupation (控股股东已全部归还银行借款)
 # (the seventeenth session: 应收账款 recovered, 全部占用资金中的1亿元 a part of the whole)
-_ELSE = (r"(?![^，,。；;]{0,6}?(?:银行|贷款|债券|票据|融资款|应收|账款|货款))"
+# (the eighteenth session: nor a share or a paper right after it, 已按期全部归还一半, 已于…将占用资金全部归还的计划报送)
+_ELSE = (r"(?![^，,。；;]{0,6}?(?:银行|贷款|债券|票据|融资款|应收|账款|货款))(?!的?" + _SHARE + "|其中|" + _PAPER + ")"
          r"(?![^，,。；;]{0,12}?(?:中的|资金的?" + _SHARE + "))")
 # 已 and what may stand before the verb of a repayment said done (read by the entries of 归还/收回 below)
-_SAID_DONE = "(?:" + "|".join(f"(?<=(?=已(?:经)?{_FILL}*(?:归还|收回))已{_ANY}{{{k}}})" for k in range(27)) + ")"
+_SAID_DONE = "(?:" + "|".join(f"(?<=(?=已(?:经)?{_FILL}*(?:归还|收回))已{_ANY}{{{k}}})" for k in range(40)) + ")"
 # an amount of money as signal_text leaves it (2亿元, 20,000万元, 2.5亿元: 人民币 and zero decimals dropped)
 _SUM = r"(?<![\d.,])\d[\d,]*(?:\.\d+)?(?:万亿|亿|万)?元"
 # the amount right after a repayment (a look-ahead: the clear ends before it, so signals._came reads a remainder
@@ -120,6 +161,7 @@ REPAID = (r"已全部(?:归还|偿还|清偿|收回)" + _ELSE, r"已将" + _G + 
           # (review 25: 已在深交所要求的时限内将占用资金全部归还: the noun 要求 with its time)
           r"已[在于][^，,。；;要]{0,12}要求(?:的)?(?:期限|时限)(?:内|届满前)[^，,。；;未没不]{0,12}?(?:全部归还|归还"
           + _G + r"占用(?:的)?全部资金)",
+          *_DONE_FORMS,
           r"是否(?:已)?(?:全部|全额)?(?:归还|偿还|清偿|收回)")  # counts only with 是 ticked (signals._came)
 # who owes the company under a risk (the occupier of its funds): the risk's clause may name the company's side
 # (公司资金被控股股东占用, 责令公司收回被占用资金), and their repayment answers it (截至目前控股股东已全部归还); another

@@ -154,13 +154,29 @@ NOT_DONE = (SHORT + r"|尚未|未能|无法(?!表示)|不能|仍未|没有|并�
 # a remainder still open after it. Moved here from signals.py (2026-12-06) as the vocabulary it is.
 # a plan or a promise before good news in its sentence (将督促…归还，消除…影响; 承诺…前归还), not one kept (履行承诺)
 # the noun 要求 with its time or its pressure (在证监局要求期限内归还了, 在证监局要求下…归还; review 24)
-_NOUN_TIME = r"期限|的期限|时限|下(?![达月周旬个一半年季属辖级期游])"
+_NOUN_TIME = r"期限|的期限|的?时限|下(?![达月周旬个一半年季属辖级期游])"  # (the eighteenth session: 要求的时限内)
 # what follows 要求 as a noun (已按监管要求于…归还, 按照公司要求全额归还, 已按照证监局责令改正要求归还, 按照…要求的
 # 期限), not as a verb with a party after it
 _NOUN_AFTER = (r"于|在|将|已|全额|全部|足额|如期|按期|按时|及时|归还|偿还|清偿|了|向(?:本|上市)?公司|通过|以|"
                r"改正|整改|的|予以|一次性|分期|如数|全数|" + _NOUN_TIME)
+# the noun 要求 of a decision followed, further back than the 8 characters below (the eighteenth session:
+# 已按照证监局下发的《行政监管措施决定书》要求归还, 已按证监局出具的责令改正决定要求归还, 已按照…《关于…的决定》的
+# 要求归还): only after 已按/已依/已根/已遵, the decision named just before it
+_PAPER_FOLLOWED = "".join(f"(?<!{w}[^，,。；;]{{{k}}}{end})" for w in ("已按", "已依", "已根", "已遵")
+                          for k in range(7, 36) for end in ("》", "》的", "决定"))
+# what says the ordered or owed repayment was then made, in the same clause (the eighteenth session): 证监局已责令控股
+# 股东归还占用资金并已全部归还; 控股股东应当归还的占用资金2.3亿元已于…全部归还, 应于…前归还的占用资金已按期全部归还
+# (the owed sum named by 应…归还的, then 已于/已在/已按 and the verb, with no delay, request or failure between). The
+# good news read up to its own end only (signals._came), so a clear inside the order or the owed sum sees none of it
+_THEN_DONE = r"并(?:且)?已(?:经)?(?:全部|全额|足额)(?:归还|偿还|清偿|收回)"
+_NO_DELAY = (r"(?:(?!延期|展期|推迟|延长|变更|调整|申请|未|尚|将|拟|计划|承诺|预计|争取|约定|协议|说明|表示|同意|"
+             r"决定|保证|确认|明确|要求|责令|安排|方案)[^，,。；;])")
+_OWED_THEN_PAID = (r"(?:(?!归还|偿还|清偿)[^，,。；;]){0,30}(?:归还|偿还|清偿)的" + _NO_DELAY
+                   + r"{0,30}?已(?:经)?[于在按]" + _NO_DELAY + r"{0,20}?(?:归还|偿还|清偿)")
 _ORDERED = r"控股股东|实际控制人|实控人|大股东|其|关联方|占用方|相关方|股东|该"  # who is ordered to repay
-PLANNED = (r"将(?:努力|积极|尽快|督促|采取|通过|争取|力争|消除|归还|偿还|解决|代为|代其)|"  # 将代为归还: a plan
+PLANNED = (r"将(?:努力|积极|尽快|督促|采取|通过|争取|力争|消除|归还|偿还|解决|代为|代其|于)|"  # 将代为归还: a plan
+           # (the eighteenth session: 已通知公司将于2027年3月将占用资金全部归还 read repaid; 已申请于/已申请延期至)
+           r"申请(?=于|在|延期|展期|分期)|(?<![按照据依的])约定(?=[^，,。；;]{0,2}?[于在将])|"  # 已约定于2027年全部归还
            r"(?<!履行)(?<!兑现)(?<!已按照)(?<!已按)(?<!已依据|已依照|已根据)承诺(?!期限内|期内)|"
                       r"(?:督促|催促|敦促|催告)(?!下)|以消除|拟|力争|争取|"
                       # under way, not done (a trial on 2026-12-06): 正在筹措资金归还, 计划于…前归还, 预计整改完成时间,
@@ -179,15 +195,17 @@ PLANNED = (r"将(?:努力|积极|尽快|督促|采取|通过|争取|力争|消�
                       # (review 23: 已 is no sign, a party after the verb is: 近日依据《证券法》要求公司控股股东…归还
                       # is an order, 按照证监局要求归还了/已严格按照…要求归还 a repayment; the noun 要求 is followed by
                       # the repayment itself or its time, the verb by whom it orders)
-                      + r"(?=要求|责令)"  # the verb first: the 45 lookbehinds are tried only before it
-                      + "".join(f"(?<!{w}[^，,。；;]{{{k}}})" for w in "按据照依应" for k in range(9))
-                      + r"(?<!监管)(?<!相关)(?:要求|责令)(?!并|" + _NOUN_TIME + r")"
-                      r"(?=[^，,。；;已]{0,24}?(?:归还|偿还|清偿))|"
+                      + r"(?=要求|责令)"  # the verb first: the lookbehinds are tried only before it
+                      + "".join(f"(?<!{w}[^，,。；;]{{{k}}})" for w in "按据照依应" for k in range(9)) + _PAPER_FOLLOWED
+                      + r"(?<!监管)(?<!相关)(?:要求|责令)(?!并|改正措施|" + _NOUN_TIME + r")"  # (《…责令改正措施…》)
+                      r"(?=[^，,。；;已]{0,24}?(?:归还|偿还|清偿))(?![^，,。；;]{0,24}?" + _THEN_DONE + r")|"
                       r"(?<!监管)(?<!相关)(?:要求|责令)(?!并|" + _NOUN_AFTER + r")"
-                      r"(?=[^，,。；;已]{0,24}?(?:归还|偿还|清偿))|"
+                      r"(?=[^，,。；;已]{0,24}?(?:归还|偿还|清偿))(?![^，,。；;]{0,24}?" + _THEN_DONE + r")|"
                       # (review 21: 依法/按规定/依据《…》 要求控股股东…归还 is the verb, a party after it)
-                      r"(?:要求|责令)(?=" + _ORDERED + r")(?=[^，,。；;已]{0,24}?(?:归还|偿还|清偿))|"
+                      r"(?:要求|责令)(?=" + _ORDERED + r")(?=[^，,。；;已]{0,24}?(?:归还|偿还|清偿))"
+                      r"(?![^，,。；;]{0,24}?" + _THEN_DONE + r")|"
                       r"(?<![供响相反对适])应(?:当|按|依|根据|尽快|及时|于|在)(?=[^，,。；;]{0,30}?(?:归还|偿还|清偿))"
+                      r"(?!" + _OWED_THEN_PAID + ")"
            + "".join("|" + p for p in PENDING))  # an order, a suit, a promise (signal_pending.py)
 # a remainder still open after good news (剩余3.5亿元尚未解除, 仍有4.5亿元逾期); a routine item (另有正常经营性往来款
 # 尚在结算中) is none, a loan for daily operations overdue is one (尚有日常经营流动资金贷款1.5亿元逾期; review 10)
@@ -218,7 +236,7 @@ REMAINDER_OPEN = (r"(?:尚有|还有|另有|余下)(?:(?!" + ROUTINE + r"|(?:对
 # (作为债权人, 担保余额), a denial (不存在减值) or a question (是否已归还): a 高 risk cleared by one of these is kept as
 # a flag of the row (signals.py, ``cleared``), so a misread end is never silent
 ENDED = (r"^(?!.*是否)(?=.*(?:归还|偿还|清偿|收回|退还|返还|追回|结清|付清|还清|兑付|解除|解冻|解封|结案|终止|摘帽|"
-         r"消除|解决|整改|扭亏|恢复履职|取得联系|执行完毕))")
+         r"消除|解决|整改|扭亏|恢复履职|取得联系|执行完毕|抵偿|抵债))")  # (抵偿: the eighteenth session, 作价抵偿…)
 # good news of a 中 signal, or a 高 one's that says no end, which names the company as the one who claims: the
 # trouble is the other side's (公司作为原告, 公司作为申请人, 公司起诉某某, 公司向其提起诉讼, 追偿): kept as ``excluded``
 COMPANY_CLAIMS = r"原告|申请人|债权人|起诉|(?<![胜败撤])诉(?!讼)|提起|追偿|收到执行款"
