@@ -16,7 +16,10 @@ from screening.screen.signal_rights import RIGHT_IF
 
 # the shortest span (_L): 解除司法冻结并被轮候冻结 ends one freeze and starts another, which stays a risk
 # a lift only sought is none (公司正在与申请人积极协商，争取尽快解除银行账户冻结: the eighteenth session's fresh set)
-_SOUGHT = r"(?<!尽快)(?<!争取)(?<!力争)(?<!早日)(?<!推动)(?<!以便)(?<!拟)(?<!计划)(?<!寻求)(?<!努力)"
+# and one still being negotiated (公司正在积极协商解除子公司股权冻结: the eighteenth session's multi-line twins), not
+# one negotiated already (经协商已解除, 已与申请人协商解除, 积极协商解除了)
+_SOUGHT = (r"(?<!尽快)(?<!争取)(?<!力争)(?<!早日)(?<!推动)(?<!以便)(?<!拟)(?<!计划)(?<!寻求)(?<!努力)"
+           r"(?:(?<!正在协商)(?<!积极协商)(?<!正在沟通)(?<!积极沟通)(?<!努力协商)(?<!将协商)|(?=解除了|解冻了))")
 UNFROZEN = (r"(?<!未)(?<!是否)(?<!是否已)(?<!申请)(?<!请求)" + _SOUGHT + r"解除" + _L + r"(?:冻结|查封)",
             r"(?<!未)" + _SOUGHT + r"解冻")
 
@@ -32,6 +35,18 @@ FROZEN = (
     # (a fresh-text measure, 2026-12-06: 公司名下部分资产已被法院拍卖 read nothing)
     r"(?:资产|房产|土地|厂房|设备)" + _G + r"被(?:法院|人民法院)?(?:司法)?(?:拍卖|变卖)",
     r"(?:重要|核心|主要)(?:全资|控股)?子公司[^，,。；;]{0,20}冻结",
+    # a subsidiary's equity frozen, the company's holder unsaid (关于子公司股权被冻结的公告, 公司全资子公司某某有限公司
+    # 100%股权被法院冻结): the company's asset, read 股份冻结 中 alone (the eighteenth session's multi-line fresh set).
+    # The words start after 子公司, so that it is the party named before them (a later 关于子公司股权解除冻结的公告 ends
+    # it, 关于公司银行账户解除冻结的公告 does not); not another holder's stake in it (少数股东所持子公司股权,
+    # 持有的控股子公司…股权, 该子公司: the company's own 所持/持有的 is read above), another company's subsidiary
+    # (客户某某公司的子公司), a hypothetical (如子公司股权被冻结, 股权可能被冻结), nor a lift (子公司股权冻结解除).
+    # \s\s: a holder blanked by FROZEN_NOT (少数股东所持)
+    r"(?:(?<=子公司)|(?<=孙公司))(?<![的之持有该对户方如若]子公司)(?<![的之持有该对户方如若]孙公司)(?<!参股子公司)"
+    r"(?<![的之持有该对户方如若]全资子公司)(?<![的之持有该对户方如若]控股子公司)(?<!\s\s子公司)"
+    r"(?:[^，,。；;：:！!？?\s被的之所持有股]{0,24}?)?(?:\d+(?:\.\d+)?%|部分|全部)?股权"
+    r"(?:(?:已|均|亦|也)?(?<!可能)(?<!或将)(?<!将)(?<!会)(?:被|遭)[^，,。；;：:！!？?\n]{0,10}?|仍(?:处于)?(?:司法|轮候)?|)"
+    r"冻结(?![^，,。；;将拟预计争尽待]{0,6}?(?<![未没能法])(?<!没有)解除)",  # as the 股份冻结 row's 股权冻结
     r"(?:查封|冻结|扣划|划扣)了?(?:作为被执行人的)?(?:(?:本|我|上市)?公司|[本我]司|(?:全资|控股)?子公司)"
     r"(?![^，,。；;、及和与]{0,6}?(?:债务人|控股股东|实际控制人|实控人|股东|董事|监事|高级管理人员|高管|被告|对方))"
     r"(?:(?:名下|持有|所持)的?[^，,。；;：:！!？?\n]{0,20}?|的?" + _G + r")"  # 持有的某某新材料有限公司100.00%股权
@@ -55,6 +70,10 @@ FROZEN = (
     r"(?<!(?<!的)申请)(?<!解除)(?<!对方)(?<!被)冻结了?(?:银行账户|基本账户|基本户|一般户|银行存款)(?![^，,。；;]{0,8}?已)",
     r"(?:账户|存款|资金|资产)" + _G + r"仍(?:处于|被|在)?(?:司法)?(?:冻结|查封)",
     r"(?<!已)(?:尽快|争取|力争|早日|推动|以便|寻求|努力)解冻",  # a lift sought (_SOUGHT above), the freeze stands
+    # the same for a lift of named assets (争取早日解除账户冻结, 公司正在积极协商解除子公司股权冻结): only a lift
+    # UNFROZEN left unblanked comes here, a sought one (_SOUGHT), one not made (未解除) or asked for (申请解除), never
+    # a form's question (是否已解除…冻结; the eighteenth session's multi-line twins)
+    r"(?<!是否)(?<!是否已)解除" + _L + r"(?:银行账户|账户|专户|存款|资产|基本户|一般户|股权)的?(?:冻结|查封)",
     # the accounts a partial lift leaves, counted first (已有2个解除冻结，仍有3个账户处于冻结状态; the eighteenth
     # session's fresh set), as 股份冻结 reads 仍有2,000万股处于冻结状态
     r"(?<![如若])(?<!如果)(?<!是否)(?<!倘若)(?:仍有|尚有|还有)(?:[^，,。；;]|(?<=\d),(?=\d)){0,12}?(?:账户|专户|基本户|一般户|存款|资金)(?:仍)?(?:处于|被)(?:司法)?"
