@@ -43,9 +43,10 @@ NOTE_PE_UNNAMED = "市盈率口径未注明"  # a plain PE column, read as PE-TT
 NOTE_NOT_LISTED = "全市场数据中无此代码"  # a file row the whole-market data does not list: delisted since?
 NOTE_COLUMN_CONFLICT = "两列不一致"  # two columns of one figure (净资产收益率 and ROE) give a row two values
 NOTE_UNUSUAL = "数值异常"  # inside the column's bounds, outside what real A shares show (ROE 999%, PE 0.5)
+NOTE_FUTURE_DATE = "未来日期"  # a file's date after today: a report period not yet over, an announcement not yet made
 DOUBT_NOTES: tuple[str, ...] = (FLAG_DATA_DOUBT, NOTE_PERCENT_DOUBT, NOTE_NAME_CONFLICT, NOTE_QUARTER_ROE,
                                 NOTE_ST_CONFLICT, NOTE_DUPLICATE_CONFLICT, NOTE_SIGN_CONFLICT, NOTE_UNUSUAL,
-                                NOTE_PE_UNNAMED, NOTE_NOT_LISTED, NOTE_COLUMN_CONFLICT)
+                                NOTE_PE_UNNAMED, NOTE_NOT_LISTED, NOTE_COLUMN_CONFLICT, NOTE_FUTURE_DATE)
 
 
 def is_doubt(flag: str) -> bool:
@@ -98,6 +99,9 @@ class StockInput:
     # where each given figure came from: "file", "universe:<provider>@<date>" or "demo"
     sources: dict[str, str] = field(default_factory=dict)
     data_date: str | None = None  # the date of the universe data this stock was filled from
+    # the day a file says a figure is of (ISO): a quote's trading day (a title line, an i问财 stamp, a 日期 column),
+    # a report figure's period (an i问财 stamp), the announcement's day ("notice_date"); data/file_dates.py ages them
+    file_dates: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)  # data-layer flags for the row (stale, cached formula ...)
 
     def to_dict(self) -> dict[str, Any]:

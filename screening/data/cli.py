@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from screening.config import InputSettings, load_settings
+from screening.data.file_dates import quote_day
 from screening.data.freshness import market_today
 from screening.data.load import is_old_bse_code, mark_demo_rows, move_bse_codes, open_universe
 from screening.data.pool import read_pool
@@ -58,6 +59,7 @@ def _import(universe: Universe, path: Path, as_of: str | None, limits: InputSett
         print(f"注意: 未导入 {item.error}{_kept_row(item, pool.ok_items, refusals, told)}", file=sys.stderr)
     dated = _file_dates(path) if as_of is None and AS_OF in pool.columns else {}
     by_day: dict[str | None, list[StockInput]] = {}
+    by_stated: dict[str, int] = {}  # rows dated by the quote date the file states (file_dates.quote_day)
     refused = 0
     for item in pool.ok_items:
         assert item.stock is not None
@@ -69,8 +71,14 @@ def _import(universe: Universe, path: Path, as_of: str | None, limits: InputSett
             continue
         if item.index in moved:
             print(f"注意: {path.name}, 第{item.row}行: {moved[item.index]}, 导入到 {item.stock.code}", file=sys.stderr)
-        by_day.setdefault(as_of or dated.get(item.stock.code), []).append(item.stock)
+        stated = None if as_of or item.stock.code in dated else quote_day(item.stock.file_dates)
+        if stated is not None:
+            by_stated[stated] = by_stated.get(stated, 0) + 1
+        by_day.setdefault(as_of or dated.get(item.stock.code) or stated, []).append(item.stock)
     stocks = [s for group in by_day.values() for s in group]
+    for day, count in sorted(by_stated.items()):
+        print(f"注意: {path.name}: {count} 行按文件所写的行情日期 {day} 记录 (不是今天; 用 --as-of 可另指定)",
+              file=sys.stderr)
     failed = len(pool.failed_items) + refused
     if not stocks:
         print(f"错误: {path.name}: 没有可导入的行 ({failed} 行未导入, 见上)", file=sys.stderr)

@@ -22,7 +22,8 @@ from pathlib import Path
 
 from screening.config import InputSettings, Settings, cache_dir
 from screening.data.codes import EXCHANGES, CodeError, index_name, normalise_code, split_codes
-from screening.data.freshness import REPORT_FIELDS, SHANGHAI, intraday_note, market_today, stale_notes
+from screening.data.file_dates import check_file_dates
+from screening.data.freshness import SHANGHAI, intraday_note, market_today, stale_notes
 from screening.data.gap_causes import gap_notes
 from screening.data.names import fold_name, index_named, norm_name
 from screening.data.pool import read_pool
@@ -119,7 +120,7 @@ def load_file(path: Path, settings: Settings, universe: Universe, *, source_name
             copied = DEMO_NOTE in item.stock.notes
             item.stock = _annotate(universe.fill(item.stock), universe, settings, today)
             notes = (moved.get(item.index), conflict, quarter_roe(item.stock), unlisted_code(item.stock, universe),
-                     *_file_report_age(item.stock, settings, today))
+                     *check_file_dates(item.stock, settings, today))
             item.stock.notes += [n for n in notes if n]
             if copied:
                 item.stock.sources = {f: "demo" if s == "file" else s for f, s in item.stock.sources.items()}
@@ -163,16 +164,6 @@ def move_bse_codes(pool: Pool, universe: Universe) -> dict[int, str]:
         same = f"{olds} 即 {code} {name}".rstrip() + ": 北交所 2025-10-09 起的代码" if olds else f"同一代码 {code}"
         fail_as_same_stock(kept, dup, same, pool.source, column)
     return notes
-
-
-def _file_report_age(stock: StockInput, settings: Settings, today: dt.date | None) -> list[str]:
-    """数据过期 for a file's own report figures whose 报告期 a later report has long superseded (a ROE of the
-    2023 annual report screened in December 2026), by the same clocks as the universe's figures."""
-    if not stock.report_date or stock.sources.get("report_date", "file") != "file":
-        return []
-    dates = {f: stock.report_date for f in REPORT_FIELDS - {"report_date"}
-             if getattr(stock, f, None) is not None and stock.sources.get(f, "file") == "file"}
-    return stale_notes(dates, today or market_today(), settings.universe.max_quote_age_days) if dates else []
 
 
 def mark_demo_rows(pool: Pool, path: Path) -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from screening.config import InputSettings
 from screening.data.pool_columns import Columns, flag_stamped_quarter, flag_twins, map_columns
+from screening.data.pool_dates import date_row, stamped_days, title_day
 from screening.data.pool_demo import DEMO_NOTE, demo_column, says_demo
 from screening.data.pool_headers import CODE_HEADERS, HEADER_ALIASES, NUMERIC_FIELDS, map_header, merged_header
 from screening.data.pool_notes import skip_notes
@@ -192,9 +193,11 @@ def build_pool(rows: list[RawRow], source: str, settings: InputSettings) -> Pool
             source, f"表头 {', '.join(map(repr, rejoined))} 括号里的逗号没有加引号, 把表头拆成了几格; "
             "已按括号合并为一列 (数据行的列数与之相符)", row=head.row))
     skipped = [r for r in rows[:header_at] if not r.blank]
+    title = title_day(skipped)  # 通达信's "沪深A股 2026-12-02": the day of the file's quotes
     if skipped:  # title lines such as "沪深A股 2026-12-02"; said aloud in case they were data
+        dated = f"; 其中的日期 {title} 读作文件行情的日期" if title else ""
         pool.warnings.append(
-            InputProblem(source, f"跳过表头 (第{head.row}行) 上方的 {len(skipped)} 行",
+            InputProblem(source, f"跳过表头 (第{head.row}行) 上方的 {len(skipped)} 行{dated}",
                          row=skipped[0].row, value=" ".join(c.strip() for c in skipped[0].cells if c.strip())))
     sub = _sub_header(rows, header_at, header)
     if sub is not None:  # 估值 (merged) over 市盈率(TTM) | 市盈率(动), or 市盈率 (merged) over 动态 | TTM
@@ -213,7 +216,7 @@ def build_pool(rows: list[RawRow], source: str, settings: InputSettings) -> Pool
     screened: dict[str, PoolItem] = {}
     for seg in _segments(data, _Segment(header, cols, head.cells), source, pool):
         part = Pool(source=source, columns=seg.header)
-        _read_rows(part, seg, source, first_seen, screened, len(pool.items))
+        _read_rows(part, seg, source, first_seen, screened, len(pool.items), title)
         pool.items += part.items
         pool.warnings += part.warnings
     return pool
@@ -268,9 +271,11 @@ def _segments(data: list[RawRow], first: _Segment, source: str, pool: Pool) -> l
 
 
 def _read_rows(pool: Pool, seg: _Segment, source: str, first_seen: dict[str, int],
-               screened: dict[str, PoolItem], start: int) -> None:
-    """One item per data row under one header (into ``pool``), with the checks that read the whole column."""
+               screened: dict[str, PoolItem], start: int, title: str | None) -> None:
+    """One item per data row under one header (into ``pool``), with the checks that read the whole column;
+    ``title`` is the day the title line above the header writes (pool_dates)."""
     header, used, width = seg.header, seg.cols.used, len(seg.header)
+    stamps = stamped_days(used)
     unheaded = unheaded_column(seg.rows, width, used)
     pad = padding(seg.cells, seg.rows, width)
     demo = demo_column(header)  # a 数据来源 column saying 演示数据: the synthetic market's file (pool_demo)
@@ -279,6 +284,7 @@ def _read_rows(pool: Pool, seg: _Segment, source: str, first_seen: dict[str, int
         if item.stock is not None:
             screened.setdefault(item.stock.code, item)
             flag_twins(item, raw, seg.cols)
+            date_row(item.stock, raw, used, stamps, title)
         elif item.code in screened:
             flag_conflict(screened[item.code], item, raw, used)
         fitted = unpadded(raw, width, pad)  # the empty cells every line ends in are no shift

@@ -34,6 +34,8 @@ HEADER_ALIASES: dict[str, tuple[str, ...]] = {
     # the way the providers write them, so the text-risk floor reads it (pool_rows.join_notice)
     "notice_title": ("notice_title", "公告标题", "最新公告", "公告名称", "公告"),
     "notice_date": ("notice_date", "公告日期", "公告时间", "披露日期"),
+    # the day a sheet's quotes are of (a 日期 column beside the PE-TTM): aged as the universe's quotes are
+    "quote_date": ("quote_date", "日期", "交易日期", "数据日期", "行情日期"),
     "price": ("price", "最新价", "现价"),
     # 通达信 writes 涨幅% (the percent sign is dropped by _header_key)
     "change_pct": ("change_pct", "涨跌幅", "涨幅", "最新涨跌幅"),

@@ -111,6 +111,7 @@ def parse_row(index: int, raw: RawRow, used: dict[str, Column], source: str,
     if cleaned:
         notes.append("已移除控制字符: " + ", ".join(cleaned))
     join_notice(values)
+    values.pop("quote_date", None)  # a day, not a figure: pool_dates reads it into the row's file_dates
     stock = StockInput(code=code, **values, notes=notes)
     return PoolItem(index=index, raw_code=raw_code, row=raw.row, stock=stock)
 
@@ -265,7 +266,7 @@ def _without_cell_unit(field: str, text: str) -> str:
     return body[:-len(unit)] if unit and body[:-len(unit)].strip() else text
 
 
-DATE_FIELDS = ("report_date", "notice_date")
+DATE_FIELDS = ("report_date", "notice_date", "quote_date")
 
 
 def join_notice(values: dict[str, Any]) -> None:

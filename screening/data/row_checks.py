@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import unicodedata
+from dataclasses import dataclass
 
 from screening.data.names import names_agree
 from screening.data.pool_formats import PERCENT
@@ -34,44 +35,97 @@ from screening.models import (
     StockInput,
 )
 
-# How exports write a report period, and which period each spelling is. 12-31 / 年报 is the annual one.
-_PERIOD_DATE = re.compile(r"(\d{4})\s*[-/.年]?\s*(\d{1,2})\s*[-/.月]?\s*(\d{1,2})")
-_PERIOD_WORDS: tuple[tuple[str, str], ...] = (
-    ("一季", "一季报"), ("中报", "半年报"), ("半年", "半年报"), ("中期", "半年报"),
-    ("H1", "半年报"), ("三季", "三季报"), ("年报", "年报"), ("年度", "年报"), ("FY", "年报"),
-)
-# Q3 / 3Q next to a year (2026Q3, 2026-3Q, 3Q2026), never a digit of the year itself (2021Q4 is not 1Q)
-_QUARTER_MARK = re.compile(r"(?<!\d)([1-4])Q|Q([1-4])(?!\d)")
-_QUARTER_KINDS = {"1": "一季报", "2": "半年报", "3": "三季报", "4": "年报"}
-_QUARTER_ENDS = {(3, 31): "一季报", (6, 30): "半年报", (9, 30): "三季报", (12, 31): "年报"}
-# a period written by its month only (2026-09, 202609, 2026年9月), or as the number Excel stores a date as when
-# the cell lost its date format (46295 = 2026-09-30): both were read as no period, so a Q3 ROE went unflagged
-_PERIOD_MONTH = re.compile(r"^(\d{4})\s*[-/.年]?\s*(0?[1-9]|1[0-2])\s*月?(?:份|末)?$")
-_QUARTER_MONTHS = {3: "一季报", 6: "半年报", 9: "三季报", 12: "年报"}
-_EXCEL_SERIAL = re.compile(r"^(\d{5})(?:\.0+)?$")
+# How exports write a report period, one table read by one parser (``read_period``): every spelling of a period
+# gives its kind and, when it names the year, its last day, so that each check (ROE非年报, 数据过期, a period not yet
+# over) reads 2026.06.30, 2026年中报 and 2026H1 as it reads 2026-06-30. A user trial (2026-12-07, the eighteenth
+# session) found only 2026-06-30 and 20260630 aged: 2026Q1 in December was flagged a quarter's, never stale.
+_KIND_ENDS = {"一季报": (3, 31), "半年报": (6, 30), "三季报": (9, 30), "年报": (12, 31)}
+_QUARTER_ENDS = {end: kind for kind, end in _KIND_ENDS.items()}
+_QUARTER_MONTHS = {month: kind for kind, (month, _) in _KIND_ENDS.items()}
 _EXCEL_EPOCH = dt.date(1899, 12, 30)
+SERIAL, MONTH, DAY = "serial", "month", "day"
+# Days written out, tried first: the number Excel stores a date as when the cell lost its date format (46295 =
+# 2026-09-30), a month alone (2026-09, 202609, 2026年9月: its quarter's end), a whole day in any separator.
+DAY_FORMS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^(\d{5})(?:\.0+)?$"), SERIAL),
+    (re.compile(r"^(\d{4})\s*[-/.年]?\s*(0?[1-9]|1[0-2])\s*月?(?:份|末)?$"), MONTH),
+    (re.compile(r"(\d{4})\s*[-/.年]?\s*(\d{1,2})\s*[-/.月]?\s*(\d{1,2})"), DAY),
+)
+# Periods named in words or marks, first match wins, the year (if any) read beside them: Q3 / 3Q next to a year
+# (2026Q3, 2026-3Q, 3Q2026), never a digit of the year itself (2021Q4 is not 1Q); 半年 before 年报 (2026年半年报).
+WORD_FORMS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"(?<!\d)1Q|Q1(?!\d)|一季"), "一季报"),
+    (re.compile(r"(?<!\d)2Q|Q2(?!\d)|中报|半年|中期|H1"), "半年报"),
+    (re.compile(r"(?<!\d)3Q|Q3(?!\d)|三季"), "三季报"),
+    (re.compile(r"(?<!\d)4Q|Q4(?!\d)|年报|年度|FY|(?<=\d)A$"), "年报"),  # 2026A: an annual figure
+)
+_YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
 ANNUAL = "年报"
+
+
+@dataclass(frozen=True)
+class Period:
+    """A report period as a cell or a header stamp writes it: its kind (None when the text names a day that ends no
+    quarter, 2026-08-25) and the day it names (a period's last day; None when no year is written: 一季报)."""
+
+    kind: str | None
+    end: dt.date | None
+
+
+def read_period(text: str | None) -> Period | None:
+    """The period (or day) a report-period cell names, by ``DAY_FORMS`` then ``WORD_FORMS``; None if it names none."""
+    if not text:
+        return None
+    text = unicodedata.normalize("NFKC", text).upper().strip()
+    for pattern, form in DAY_FORMS:
+        m = pattern.search(text)
+        if m is None or (form == SERIAL and not 36526 <= int(m.group(1)) <= 73050):  # 2000-01-01 .. 2099-12-31
+            continue
+        day = _day(form, m)
+        if day is not None or form == MONTH:
+            return Period(_QUARTER_ENDS.get((day.month, day.day)) if day else None, day)
+    for pattern, kind in WORD_FORMS:
+        if pattern.search(text):
+            year = _YEAR.search(text)
+            return Period(kind, dt.date(int(year.group(1)), *_KIND_ENDS[kind]) if year else None)
+    return None
+
+
+def read_day(text: str | None) -> dt.date | None:
+    """The whole day a cell or a title line writes (2026-09-01 anywhere in it, 2026年9月1日, 20260901, Excel's serial),
+    None when it writes none: a quote's trading day, an announcement's day, never a month or a period's name."""
+    text = unicodedata.normalize("NFKC", text or "").strip()
+    for pattern, form in DAY_FORMS:
+        m = pattern.search(text)
+        if m is not None and form != MONTH and (form == DAY or 36526 <= int(m.group(1)) <= 73050):
+            return _day(form, m)
+    return None
+
+
+def _day(form: str, m: re.Match[str]) -> dt.date | None:
+    """The day one of ``DAY_FORMS`` names: a month alone names its quarter's end (None for another month)."""
+    if form == SERIAL:
+        return _EXCEL_EPOCH + dt.timedelta(days=int(m.group(1)))
+    year, month = int(m.group(1)), int(m.group(2))
+    if form == MONTH:
+        kind = _QUARTER_MONTHS.get(month)
+        return dt.date(year, *_KIND_ENDS[kind]) if kind else None
+    try:
+        return dt.date(year, month, int(m.group(3)))
+    except ValueError:
+        return None
 
 
 def period_kind(report_date: str | None) -> str | None:
     """一季报 / 半年报 / 三季报 / 年报 for a report period as exports write it, None when it cannot tell."""
-    if not report_date:
-        return None
-    text = unicodedata.normalize("NFKC", report_date).upper().strip()
-    serial = _EXCEL_SERIAL.match(text)
-    if serial and 36526 <= int(serial.group(1)) <= 73050:  # 2000-01-01 .. 2099-12-31
-        day = _EXCEL_EPOCH + dt.timedelta(days=int(serial.group(1)))
-        return _QUARTER_ENDS.get((day.month, day.day))
-    month = _PERIOD_MONTH.match(text)
-    if month:
-        return _QUARTER_MONTHS.get(int(month.group(2)))
-    m = _PERIOD_DATE.search(text)
-    if m:
-        return _QUARTER_ENDS.get((int(m.group(2)), int(m.group(3))))
-    mark = _QUARTER_MARK.search(text)
-    if mark:
-        return _QUARTER_KINDS[mark.group(1) or mark.group(2)]
-    return next((kind for word, kind in _PERIOD_WORDS if word in text), None)
+    period = read_period(report_date)
+    return period.kind if period else None
+
+
+def period_end(report_date: str | None) -> dt.date | None:
+    """The last day of the period a cell names (2026年中报 -> 2026-06-30), None when it names no dated period."""
+    period = read_period(report_date)
+    return period.end if period and period.kind else None
 
 
 def quarter_roe(stock: StockInput) -> str | None:

@@ -1,0 +1,74 @@
+"""The dates a file states for its own figures, read where the file writes them, for the load to age
+(data/file_dates.py): a quote's trading day and a report figure's period.
+
+A user trial (2026-12-07, the eighteenth session) screened a three-month-old PE-TTM as current: the file said
+its day in three ways the reader skipped or dropped. 通达信 writes it in the title line above the header
+(``沪深A股 2026-09-01``, skipped with a warning that read nothing from it), i问财 stamps each column with the day
+it was asked (``市盈率(pe,ttm)[20260901]``; a report figure's column with its period, ``净资产收益率[20231231]``),
+and a sheet of one's own has a ``日期`` column. Each becomes ``StockInput.file_dates``: field -> ISO day, per row;
+a column's stamp first, then the row's 日期 cell, then the title's day. Nothing here knows today's date.
+"""
+
+from __future__ import annotations
+
+from screening.data.freshness import QUOTE_FIELDS, REPORT_FIELDS
+from screening.data.pool_headers import header_stamp
+from screening.data.pool_rows import Column
+from screening.data.pool_table import RawRow
+from screening.data.row_checks import period_end, read_day
+from screening.data.values import strip_controls
+from screening.models import FLAG_DATA_DOUBT, StockInput
+
+_STAMPED_REPORTS = REPORT_FIELDS - {"report_date"}
+
+
+def title_day(titles: list[RawRow]) -> str | None:
+    """The day the first title line above the header writes (通达信's ``沪深A股 2026-09-01``), ISO, or None."""
+    for raw in titles:
+        day = read_day(" ".join(c.strip() for c in raw.cells if c.strip()))
+        if day is not None:
+            return day.isoformat()
+    return None
+
+
+def stamped_days(used: dict[str, Column]) -> dict[str, str]:
+    """field -> the ISO day i问财's header stamp gives it: a quote column's day, a report column's period end."""
+    out: dict[str, str] = {}
+    for field, col in used.items():
+        stamp = header_stamp(col.name)
+        if stamp is None:
+            continue
+        day = read_day(stamp) if field in QUOTE_FIELDS else period_end(stamp) if field in _STAMPED_REPORTS else None
+        if day is not None:
+            out[field] = day.isoformat()
+    return out
+
+
+def date_row(stock: StockInput, raw: RawRow, used: dict[str, Column], stamps: dict[str, str],
+             title: str | None) -> None:
+    """Fill ``stock.file_dates`` for the figures the row gives; a 日期 cell that names no day is said on the row."""
+    row_day = _cell_day(stock, raw, used.get("quote_date"))
+    for field in (*QUOTE_FIELDS, *_STAMPED_REPORTS):
+        day = stamps.get(field) or (row_day or title if field in QUOTE_FIELDS else None)
+        if day is not None and getattr(stock, field, None) is not None:
+            stock.file_dates[field] = day
+    notice = used.get("notice_date")
+    announced = read_day(_text(raw, notice)) if notice is not None else None
+    if announced is not None:
+        stock.file_dates["notice_date"] = announced.isoformat()
+
+
+def _cell_day(stock: StockInput, raw: RawRow, col: Column | None) -> str | None:
+    text = _text(raw, col) if col is not None else ""
+    if not text:
+        return None
+    day = read_day(text)
+    if day is None:
+        assert col is not None
+        stock.notes.append(f"{FLAG_DATA_DOUBT}: 列 {col.name!r} 的值 {text!r} 不是日期, 行情日期未知")
+        return None
+    return day.isoformat()
+
+
+def _text(raw: RawRow, col: Column) -> str:
+    return strip_controls(raw.cells[col.idx] if col.idx < len(raw.cells) else "")[0].strip()
