@@ -42,6 +42,7 @@ NOTE_SIGN_CONFLICT = "盈亏与ROE矛盾"  # a loss beside a positive ROE (or th
 NOTE_PE_UNNAMED = "市盈率口径未注明"  # a plain PE column, read as PE-TTM: 同花顺's plain PE is often the dynamic one
 NOTE_NOT_LISTED = "全市场数据中无此代码"  # a file row the whole-market data does not list: delisted since?
 NOTE_COLUMN_CONFLICT = "两列不一致"  # two columns of one figure (净资产收益率 and ROE) give a row two values
+NOTE_IGNORED = "已忽略"  # a cell of a figure no rule reads (总市值 19100 with no unit): dropped, the row screened
 NOTE_UNUSUAL = "数值异常"  # inside the column's bounds, outside what real A shares show (ROE 999%, PE 0.5)
 NOTE_FUTURE_DATE = "未来日期"  # a file's date after today: a report period not yet over, an announcement not yet made
 DOUBT_NOTES: tuple[str, ...] = (FLAG_DATA_DOUBT, NOTE_PERCENT_DOUBT, NOTE_NAME_CONFLICT, NOTE_QUARTER_ROE,

@@ -2,8 +2,10 @@
 as a percent in Excel exports its stored number) read 0.152 as 0.152 % and raised the risk without a word.
 
 Such a row is flagged 百分比存疑 (counted as 数据存疑), naming the column and the value; the value is never
-changed. A value under 1 written as its neighbours are (0.45 beside 15.23: a real ROE under 1 %, of which a
-whole-market file holds hundreds) is not, nor is anything in a column that marks its percents with %.
+changed. A value under 1 written as its neighbours are (0.45 beside 15.23) may be a real ROE under 1 % or a
+fraction from an export that writes two decimals everywhere (0.25 beside 34.20): since the eighteenth session it
+is flagged too, with a note saying both readings (it used to pass, and a 25 % ROE read 0.25 % gave 高 unflagged);
+nothing in a column that marks its percents with % is.
 """
 
 from __future__ import annotations
@@ -64,7 +66,9 @@ def test_the_flag_reaches_the_screened_row_and_the_totals(tmp_path: Path) -> Non
     (["15.2", "0.152", "18.0", "0.18"], {"000858.SZ", "600036.SH"}),  # 0.18 of 18% lost its trailing zero
     (["15", "0.2", "18"], {"000858.SZ"}),
     (["-12.5", "-0.125", "18.0"], {"000858.SZ"}),  # a loss's ROE exported as a fraction too
-    (["15.23", "0.45", "18.04"], set()),  # a real ROE under 1 %, written as the exporter writes every value
+    (["15.23", "0.45", "18.04"], {"000858.SZ"}),  # written as the exporter writes every value: either reading
+    (["34.20", "0.25", "22.50", "14.50"], {"000858.SZ"}),  # fixed two decimals: a 25 % ROE or a 0.25 % one
+    (["34.2", "0.3", "22.5"], {"000858.SZ"}),
     (["15.2", "0", "18.0"], set()),  # 0 is 0 in any unit
     (["15.2%", "0.152%", "18%"], set()),  # every cell says it is a percent: 0.152 % is meant
 ])
@@ -98,3 +102,27 @@ def test_an_xlsx_number_in_a_general_cell_among_percents(tmp_path: Path) -> None
         ws.append([code, NAMES[code], roe])
     wb.save(tmp_path / "p.xlsx")
     assert set(_doubts(read_pool(tmp_path / "p.xlsx", InputSettings()))) == {"000858.SZ"}
+
+
+def test_a_fraction_with_its_neighbours_decimals_is_flagged_through_the_cli(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """F10 of the eighteenth session's test: 0.25 among 34.20 and 22.50 was screened 0.25% → 高, with no flag."""
+    import json
+    import os
+
+    from screening.cli import main
+    path = tmp_path / "frac.csv"
+    path.write_text("代码,名称,市盈率(TTM),ROE\n600519,贵州茅台,22.50,34.20\n000858,五粮液,16.00,0.25\n"
+                    "300750,宁德时代,24.80,22.50\n", encoding="utf-8")
+    os.environ["SCREENER_UNIVERSE__PATH"] = str(tmp_path / "u.sqlite")
+    try:
+        rc = main(["screen", str(path), "--engine", "rules", "--format", "json"])
+    finally:
+        del os.environ["SCREENER_UNIVERSE__PATH"]
+    out, err = capsys.readouterr()
+    rows = {r["code"]: r for r in json.loads(out)}
+    assert rc == 0 and rows["000858.SZ"]["roe"] == 0.25  # never rescaled
+    (flag,) = [f for f in rows["000858.SZ"]["flags"] if f.startswith(NOTE_PERCENT_DOUBT)]
+    assert "ROE 0.25 小于 1" in flag and "如 34.2" in flag and is_doubt(flag)
+    assert not any(f.startswith(NOTE_PERCENT_DOUBT) for c in ("600519.SH", "300750.SZ") for f in rows[c]["flags"])
+    assert "第3行" in err and "'ROE'" in err and "数值未改动" in err  # the stderr warning names column and row

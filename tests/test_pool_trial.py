@@ -69,10 +69,11 @@ def test_mixed_csv_column_flags_the_unmarked_fraction(tmp_path: Path) -> None:
 
 
 def test_unmarked_columns_keep_the_whole_column_rule(tmp_path: Path) -> None:
-    # no cell marked: a small value written as its neighbours are is a real small ROE; one with a fraction's
-    # extra decimals (0.246 beside 34.2) is doubted on its row (row_checks.flag_fractions); all under 1: every row
+    # no cell marked: a small value beside values >= 1 is doubted on its row whatever its decimals (0.2 beside
+    # 34.2 since the eighteenth session: a real small ROE or a fraction; 0.246 beside 34.2 by its extra decimals)
+    # (row_checks.flag_fractions); all under 1: every row
     pool = _read(tmp_path, "plain.csv", "代码,ROE\n600519,34.2\n000858,0.2\n")
-    assert _doubted(pool) == set()
+    assert _doubted(pool) == {"000858.SZ"}
     pool = _read(tmp_path, "mixed.csv", "代码,ROE\n600519,34.2\n000858,0.246\n")
     assert _doubted(pool) == {"000858.SZ"}
     pool = _read(tmp_path, "fractions.csv", "代码,ROE\n600519,0.342\n000858,0.246\n")

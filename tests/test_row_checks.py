@@ -278,3 +278,19 @@ def test_a_typed_code_gets_the_doubt_checks_a_file_row_gets() -> None:
     loss = _annotate(StockInput(code="600161.SH", roe=20.98, net_profit_y1=-4.15e8, pe_ttm=20.0, sources=dict(src)),
                      u, Settings(), None)
     assert any(n.startswith("盈亏与ROE矛盾") for n in loss.notes), loss.notes
+
+
+def test_import_takes_a_small_roe_written_as_its_neighbours(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """0.45 beside 15.23 is flagged by screen since the eighteenth session (it may be a fraction) but may as well
+    be a real ROE under 1%, of which a whole-market export holds hundreds: import still takes it; 0.152 beside
+    15.2 (a fraction's extra decimals) stays refused."""
+    u_path = _universe(tmp_path)
+    f = tmp_path / "board.csv"
+    f.write_text("代码,名称,ROE\n600519,贵州茅台,15.23\n000001,平安银行,0.45\n", encoding="utf-8")
+    rc, _, err = _cli(capsys, u_path, "import", str(f))
+    assert rc == 0 and "未导入" not in err
+    assert Universe.load(u_path).get("000001.SZ").roe == 0.45
+    f.write_text("代码,名称,ROE\n600519,贵州茅台,15.2\n000001,平安银行,0.152\n", encoding="utf-8")
+    rc, _, err = _cli(capsys, u_path, "import", str(f))
+    assert "未导入" in err and "第3行 (000001.SZ): 百分比存疑" in err
+    assert Universe.load(u_path).get("000001.SZ").roe == 0.45

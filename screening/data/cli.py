@@ -23,7 +23,7 @@ from screening.data.pool import read_pool
 from screening.data.pool_demo import DEMO_NOTE
 from screening.data.providers.records import NOTICE
 from screening.data.refresh import Refresher, RefreshFailed, note_line
-from screening.data.row_checks import name_conflict, quarter_roe
+from screening.data.row_checks import SAME_PLACES, name_conflict, quarter_roe
 from screening.data.stock_csv import AS_OF, UniverseError, read_stock_csv, stocks_csv
 from screening.data.universe import Universe
 from screening.models import NOTE_DUPLICATE_CONFLICT, Pool, PoolItem, PoolRejected, StockInput, is_doubt
@@ -137,7 +137,9 @@ def import_refusal(stock: StockInput, universe: Universe) -> str | None:
     if is_old_bse_code(stock.code):  # one the data could not map by its name (load.moved_bse_code)
         return (f"北交所旧代码 {stock.code[:6]}: 2025-10-09 起为 920xxx, 本地数据中没有同名的 920 股票; 改用新代码"
                 "后再导入 (旧代码下的数据不会被刷新, 也没有公告与ST标记, 还会与新代码各成一行)")
-    doubts = [n for n in [*stock.notes, quarter_roe(stock) or ""] if is_doubt(n)]
+    # a cell under 1 among percents written with their decimals may be a real small ROE: screen flags it, import
+    # takes it (a whole-market export holds hundreds; row_checks.SAME_PLACES)
+    doubts = [n for n in [*stock.notes, quarter_roe(stock) or ""] if is_doubt(n) and SAME_PLACES not in n]
     if doubts:
         return f"{doubts[0]}; 改正文件后再导入 (screen 只标记这样的行, import 会让所有人读到它)"
     conflict = name_conflict(stock, universe)

@@ -23,7 +23,7 @@ from screening.data.pool_dates import date_row, stamped_days, title_day
 from screening.data.pool_demo import DEMO_NOTE, demo_column, says_demo
 from screening.data.pool_headers import CODE_HEADERS, HEADER_ALIASES, NUMERIC_FIELDS, map_header, merged_header
 from screening.data.pool_notes import skip_notes
-from screening.data.pool_rows import flag_conflict, parse_row
+from screening.data.pool_rows import IGNORABLE_FIELDS, Column, flag_conflict, link_failed_copy, parse_row
 from screening.data.pool_shift import (
     extra_cells,
     ignored_cells,
@@ -39,7 +39,7 @@ from screening.data.pool_text import HEADER_SCAN_ROWS, read_text_rows
 from screening.data.pool_xlsx import Sheet, read_xlsx_rows
 from screening.data.row_checks import flag_fractions
 from screening.data.values import strip_controls
-from screening.models import FLAG_DATA_DOUBT, InputProblem, Pool, PoolItem, PoolRejected
+from screening.models import FLAG_DATA_DOUBT, NOTE_IGNORED, InputProblem, Pool, PoolItem, PoolRejected
 
 __all__ = ["HEADER_ALIASES", "NUMERIC_FIELDS", "map_header", "read_pool"]
 
@@ -214,9 +214,10 @@ def build_pool(rows: list[RawRow], source: str, settings: InputSettings) -> Pool
 
     first_seen: dict[str, int] = {}
     screened: dict[str, PoolItem] = {}
+    failed: dict[str, _Failed] = {}
     for seg in _segments(data, _Segment(header, cols, head.cells), source, pool):
         part = Pool(source=source, columns=seg.header)
-        _read_rows(part, seg, source, first_seen, screened, len(pool.items), title)
+        _read_rows(part, seg, source, first_seen, (screened, failed), len(pool.items), title)
         pool.items += part.items
         pool.warnings += part.warnings
     return pool
@@ -270,12 +271,18 @@ def _segments(data: list[RawRow], first: _Segment, source: str, pool: Pool) -> l
     return [seg for seg in out if seg.rows]
 
 
+# a row that failed on a figure's cell, by its code: a later readable copy is screened and both rows say so
+_Failed = tuple[PoolItem, RawRow, dict[str, Column]]
+
+
 def _read_rows(pool: Pool, seg: _Segment, source: str, first_seen: dict[str, int],
-               screened: dict[str, PoolItem], start: int, title: str | None) -> None:
+               seen: tuple[dict[str, PoolItem], dict[str, _Failed]], start: int, title: str | None) -> None:
     """One item per data row under one header (into ``pool``), with the checks that read the whole column;
     ``title`` is the day the title line above the header writes (pool_dates)."""
+    screened, failed = seen
     header, used, width = seg.header, seg.cols.used, len(seg.header)
     stamps = stamped_days(used)
+    figure_columns = {col.name for f, col in used.items() if f not in ("code", "name")}
     unheaded = unheaded_column(seg.rows, width, used)
     pad = padding(seg.cells, seg.rows, width)
     demo = demo_column(header)  # a 数据来源 column saying 演示数据: the synthetic market's file (pool_demo)
@@ -285,8 +292,13 @@ def _read_rows(pool: Pool, seg: _Segment, source: str, first_seen: dict[str, int
             screened.setdefault(item.stock.code, item)
             flag_twins(item, raw, seg.cols)
             date_row(item.stock, raw, used, stamps, title)
+            if item.stock.code in failed:
+                bad, bad_raw, bad_used = failed.pop(item.stock.code)
+                link_failed_copy(bad, item, bad_raw, bad_used)
         elif item.code in screened:
             flag_conflict(screened[item.code], item, raw, used)
+        elif item.code is not None and item.error is not None and item.error.column in figure_columns:
+            failed.setdefault(item.code, (item, raw, used))
         fitted = unpadded(raw, width, pad)  # the empty cells every line ends in are no shift
         extra = extra_cells(fitted, width)
         split = split_number(fitted, width, used) if raw.line is not None and len(fitted.cells) > width else None
@@ -304,6 +316,26 @@ def _read_rows(pool: Pool, seg: _Segment, source: str, first_seen: dict[str, int
             item.stock.notes.insert(0, DEMO_NOTE)
         pool.items.append(item)
     flag_fractions(pool, seg.rows, used, source)
+    _warn_ignored(pool, used, source)
+
+
+def _warn_ignored(pool: Pool, used: dict[str, Column], source: str) -> None:
+    """One warning per column whose cells were dropped (``pool_rows.IGNORABLE_FIELDS``), naming its rows and
+    the first value with the reason: the rows carry it each, stderr says it once."""
+    for name in sorted(IGNORABLE_FIELDS):
+        col = used.get(name)
+        if col is None:
+            continue
+        mark = f"{NOTE_IGNORED}: {col.name} "
+        hits = [(item, n) for item in pool.items if item.stock is not None
+                for n in item.stock.notes if n.startswith(mark)]
+        if not hits:
+            continue
+        rows = "、".join(str(item.row) for item, _ in hits[:10]) + (" ..." if len(hits) > 10 else "")
+        first, note = hits[0]
+        pool.warnings.append(InputProblem(
+            source, f"{col.name} 列第{rows}行的值已忽略 (这些行照常按 PE-TTM 与 ROE 筛选): "
+            f"{note.removeprefix(mark)}", row=first.row, column=col.name))
     flag_stamped_quarter(pool, used)
 
 

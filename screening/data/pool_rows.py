@@ -25,6 +25,7 @@ from screening.figures import figure
 from screening.models import (
     FIELD_LABELS,
     NOTE_DUPLICATE_CONFLICT,
+    NOTE_IGNORED,
     NOTE_PE_DASH,
     NOTE_PE_UNNAMED,
     InputProblem,
@@ -86,7 +87,6 @@ def parse_row(index: int, raw: RawRow, used: dict[str, Column], source: str,
         return fail(str(exc), code_col.name, raw_code)
     if code in first_seen:
         return fail(f"与第 {first_seen[code]} 行重复 (同一代码 {code})", code_col.name, raw_code, code)
-    first_seen[code] = raw.row
 
     values: dict[str, Any] = {}
     problems: list[Problem] = []
@@ -94,9 +94,7 @@ def parse_row(index: int, raw: RawRow, used: dict[str, Column], source: str,
     for field, col in used.items():
         if field != "code":
             _read_field(field, col, raw, values, problems, notes, cleaned)
-    named_index = index_named(values.get("name"))
-    if named_index is not None:  # 通达信 lists 000001 上证指数 beside stocks: that row never claims 000001.SZ
-        del first_seen[code]
+    named_index = index_named(values.get("name"))  # 通达信 lists 000001 上证指数 beside stocks: not 000001.SZ
     if named_index is not None and not problems:
         name_col = used["name"].name
         problems.append((f"{named_index} 是指数, 不是股票 ({code[:6]} 在{EXCHANGES[code[-2:]]}是一只股票的代码, "
@@ -108,6 +106,9 @@ def parse_row(index: int, raw: RawRow, used: dict[str, Column], source: str,
             others = "; ".join(f"{c}={_clean_value(v)!r}" for _, c, v in problems[1:4])
             message += f" (另有错误: {others}{' ...' if len(problems) > 4 else ''})"
         return fail(message, col_name, value, code)
+    # only a row that reads claims its code: a copy below a failed row is screened (the eighteenth session: a
+    # cell 'abc' in the first copy failed the good second one as its duplicate, and the stock got no verdict)
+    first_seen[code] = raw.row
     if cleaned:
         notes.append("已移除控制字符: " + ", ".join(cleaned))
     join_notice(values)
@@ -162,6 +163,22 @@ def _note_conflict(kept: PoolItem, dup: PoolItem, differ: list[str], same: str) 
                             f"{shown}); 按本行筛选, 请核对文件")
 
 
+def link_failed_copy(failed: PoolItem, kept: PoolItem, raw: RawRow, used: dict[str, Column]) -> None:
+    """A row that failed on a cell, then a readable row of the same code: the later one is screened. Both say
+    so: the failed row that the other was used instead, the screened row that a copy failed, and, when
+    the failed copy's readable figures differ, that the two differ (a doubt, as between two good copies)."""
+    assert kept.stock is not None and failed.error is not None
+    bad = failed.error
+    failed.error = replace(bad, message=f"{bad.message}; 第 {kept.row} 行是同一代码且可读取, 已改用该行")
+    differ = differing_figures(kept.stock, raw, used)
+    if differ:
+        kept.stock.notes.append(f"{NOTE_DUPLICATE_CONFLICT}: 第 {failed.row} 行同一代码 (该行读取失败) 数据不同 "
+                                f"(本行 / 第 {failed.row} 行: {'; '.join(differ)}); 按本行筛选, 请核对文件")
+    else:
+        cell = f" ({bad.column} 值 {bad.value!r})" if bad.column and bad.value is not None else ""
+        kept.stock.notes.append(f"重复行: 第 {failed.row} 行同一代码读取失败{cell}, 按本行筛选")
+
+
 def fail_as_same_stock(kept: PoolItem, dup: PoolItem, same: str, source: str, column: str | None) -> None:
     """A row naming, under another code, the stock another row gives (830799 is 920799 since the BSE's
     2025-10-09 switch, known only once the local data is read): it fails as that row's duplicate, as one code
@@ -192,7 +209,11 @@ def _read_field(field: str, col: Column, raw: RawRow, values: dict[str, Any], pr
             problems.append((_formula_problem(formula), col.name, formula.text))
             return
         notes.append(f"公式单元格 {col.name}: 使用缓存值")
-    if field in NUMERIC_FIELDS:
+    if field in IGNORABLE_FIELDS:
+        own: list[Problem] = []
+        _read_number(field, col, text, values, own, raw.formats.get(col.idx), notes)
+        notes += [_ignored(col, text, message) for message, _, _ in own]
+    elif field in NUMERIC_FIELDS:
         _read_number(field, col, text, values, problems, raw.formats.get(col.idx), notes)
     elif field == "st":
         try:
@@ -206,6 +227,20 @@ def _read_field(field: str, col: Column, raw: RawRow, values: dict[str, Any], pr
         if field in ("name", "industry"):  # ="*ST康美" / '*ST康美: Excel's text wrappers, as on codes
             clean = unwrap_code(clean.strip())
         values[field] = _clean_date(clean) if field in DATE_FIELDS else clean.strip() or None
+
+
+# Figures no rule reads and no figure is derived from in a file (a pool's PE-TTM is the file's, never 总市值 /
+# 净利润): a cell of one that cannot be read (总市值 19100 with no unit in the header: 19,100 元) is dropped with
+# a note, the row screened on its PE-TTM and ROE. Before the eighteenth session it failed the row, and a file
+# whose 总市值 column was in 亿 came back with no verdict at all. The universe's own figure, if any, fills in.
+IGNORABLE_FIELDS = frozenset({"market_cap"})
+
+
+def _ignored(col: Column, text: str, message: str) -> str:
+    """The note of a dropped cell: its column, value and what was wrong, without the range's long why."""
+    clause, _, rest = message.partition(" (") if "超出合理范围" in message else (message, "", "")
+    hint = "; 若该列以万或亿计, 请在表头写明单位, 如 总市值(亿)" if "表头写明单位" in rest else ""
+    return f"{NOTE_IGNORED}: {col.name} 值 {text.strip()!r}: {clause}{hint}; 该列不参与评级, 本行照常筛选"
 
 
 # What a word in a figure column most often means, said in the row's problem: (pattern, fields or () for

@@ -199,6 +199,9 @@ def name_conflict(stock: StockInput, universe: Universe) -> str | None:
 # cell exported as its stored number. 涨跌幅 is left out: a quiet day has every move under 1%, and a move of
 # 0.15 beside 3.2 is every day's.
 FRACTION_SUSPECT_FIELDS = ("roe",)
+# The words of the weaker doubt (a cell under 1 written with its neighbours' decimals); ``universe import``
+# still takes such a row (data/cli.import_refusal), since a real ROE under 1% reads the same.
+SAME_PLACES = "小数位与同列相同, 可能确是不到 1% 的 ROE, 也可能是小数"
 Cell = tuple[PoolItem, RawRow, float]  # a row, its cells as read, and the column's value on it
 
 
@@ -207,11 +210,14 @@ def flag_fractions(pool: Pool, data: list[RawRow], used: dict[str, Column], sour
 
     What tells is the rest of the column, in three cases. Some cells are marked (``34.2%``, a ``0.00%`` cell
     format): an unmarked cell under 1 is most likely a fraction its neighbours' marks would have scaled.
-    None is marked, but values >= 1 say the column is in percent (15.2, 18.0): a cell under 1 written with
-    more decimals than any of them (0.152: the precision of a fraction of such a value) is doubted; one
-    written as they are (0.45 beside 15.23, as exporters write every value) is a real ROE under 1%, of which
-    a whole-market file holds hundreds, and a doubt note would keep each out of ``universe import``. In those
-    two cases only the cell's row is flagged. The whole column under 1 and unmarked: every row is flagged.
+    None is marked, but values >= 1 say the column is in percent (15.2, 18.0): every cell under 1 is doubted.
+    One written with more decimals than any of them (0.152: the precision of a fraction of such a value) is
+    most likely a fraction; one written as they are (0.25 beside 34.20: exporters that write two decimals
+    everywhere) may be a real ROE under 1% or a fraction, and only the file's author can tell, so since the
+    eighteenth session it is flagged too, its note saying both readings (it used to pass unflagged and a 25%
+    ROE read 0.25% gave 高 without a word). That weaker note does not keep the row out of ``universe import``
+    (``SAME_PLACES``): a whole-market export holds hundreds of real ROEs under 1%. In those two cases only
+    the cell's row is flagged. The whole column under 1 and unmarked: every row is flagged.
     """
     for field in FRACTION_SUSPECT_FIELDS:
         col = used.get(field)
@@ -228,9 +234,13 @@ def flag_fractions(pool: Pool, data: list[RawRow], used: dict[str, Column], sour
         elif big:
             places = max(_decimals(raw, col.idx) for _, raw, _ in big)
             example = f"{big[0][2]:g}"
-            _flag_rows(pool, col, [c for c in small if _decimals(c[1], col.idx) > places], source,
+            finer = [c for c in small if _decimals(c[1], col.idx) > places]
+            _flag_rows(pool, col, finer, source,
                        f"与同列其他行 (如 {example}) 量级不同: 可能是百分比格式导出的小数",
                        (f"的值多在 1 以上 (如 {example})", "小于 1 且小数位多于它们"))
+            _flag_rows(pool, col, [c for c in small if c not in finer], source,
+                       f"小于 1, 同列其他行多在 1 以上 (如 {example}); {SAME_PLACES}",
+                       (f"的值多在 1 以上 (如 {example})", "小于 1 (小数位与它们相同, 也可能确是不到 1% 的 ROE)"))
         elif any(value for _, _, value in cells):
             _flag_whole_column(pool, col, cells, source)
 

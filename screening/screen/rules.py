@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
@@ -295,7 +296,9 @@ def data_doubts(stock: StockInput) -> list[str]:
     Like with like: a text ROE that states another period than the data's ROE (the composed text's
     ``ROE（2026年三季报累计）`` beside the annual ROE) is not compared; one stating the same period, or none, is.
     """
-    text = stock.report_text or ""
+    # NFKC first, as the signal reader does (signal_text.py): a full-width ８．５％ or ＲＯＥ, the way a Chinese IME
+    # types it, is the same figure; unfolded, the ％ hid the contradiction (the eighteenth session)
+    text = unicodedata.normalize("NFKC", stock.report_text or "")
     found: list[str] = []
     data_period = _roe_period(stock)
     checks = ((_ROE_RX, stock.roe, "ROE", "%"), (_PE_RX, stock.pe_ttm, "PE", ""))

@@ -27,6 +27,7 @@ from screening.screen.signal_gaps import G as _G
 from screening.screen.signal_gaps import L as _L
 from screening.screen.signal_gaps import S as _S
 from screening.screen.signal_guarantee import GUARANTEE, GUARANTEE_NOT, GUARANTEE_SENTENCE, RELEASED
+from screening.screen.signal_loss import LOSS_AFTER, OTHERS_LOSS, OWN_LOSS, TURNAROUND, TWO_YEARS
 from screening.screen.signal_pending import SOLD_LATER as _SOLD_LATER
 from screening.screen.signal_repaid import OCCUPIER_NAMED, REPAID
 from screening.screen.signal_rights import RIGHT_IF  # before the hypothetical counters: both start at 如
@@ -333,12 +334,11 @@ SIGNALS: tuple[SignalRule, ...] = (
     SignalRule("业绩预亏", "中", "业绩预告", (
         r"预亏", r"首亏", r"首次亏损", r"(?:预计|预告)" + _G + r"(?:出现)?亏损", r"预减",
         r"净利润" + _G + r"(?:下降|减少|降幅)" + _G + _PCT50, r"净利润" + _G + r"(?:为|约为)?\s*(?:-\s*\d|亏损)",
-        r"由盈转亏", r"转为亏损", r"更正为" + _G + r"亏损", r"净利润(?:将|预计|可能)?为负",
-        # 实现归属于上市公司股东的净亏损3.2亿元 (2026-12-06), 净亏损约人民币2,300万元 / 净亏损为… (review 12), not
-        # the year before's
+        r"由盈转亏", r"转为亏损", r"更正为" + _G + r"亏损", r"净利润(?:将|预计|可能)?为负", *OWN_LOSS,  # signal_loss.py
+        # 实现归属于上市公司股东的净亏损3.2亿元 (2026-12-06), 净亏损约人民币2,300万元 (review 12), not last year's
         r"(?<!上年同期)(?<!去年同期)(?<!上年度)净亏损\s*(?:约为|约|为)?\s*(?:人民币)?\s*[\d,.]+",
         r"(?:利润|盈利|收益|业绩|净利|扣非)" + _G + r"(?:下滑|降低)" + _G + _PCT50,  # not 能耗降低52%, 负债率降低
-    ), (r"扭亏", r"上年同期(?:业绩情况)?[：:][^。；;]*",
+    ), (r"扭亏", r"上年同期(?:业绩情况)?[：:][^。；;]*", TURNAROUND, OTHERS_LOSS,
         # (not this year's estimate compared with it: 较上年同期净利润，预计为-6,200万元; twelfth session)
         r"上年同期[^，,。；;]{0,24}净利润[，,]?(?!\s*(?:预计|预告))" + _G
         + r"(?:为|约为)?\s*(?:-\s*[\d,.]+|亏损[\d,.]*)",
@@ -351,7 +351,7 @@ SIGNALS: tuple[SignalRule, ...] = (
         sentence=(r"净利润" + _S + r"(?:下降|减少|降幅|下滑|降低)" + _G + _PCT50,
                   # (review 19: 净利润：预计为-6,200万元至-4,800万元)
                   r"(?<!上年同期)(?<!同期)净利润[：:]\s*(?:(?:预计|预告)(?:将|约|可能)?为\s*)?(?:亏损[：:]?\s*\d|-\s*\d)",
-                  r"本报告期[：:]\s*(?:亏损|-\s*\d)",
+                  r"本报告期[：:]\s*(?:亏损|-\s*\d)", LOSS_AFTER,
                   r"净利润" + _S + r"本(?:报告)?期(?:预计|预告)(?:将|约|可能)?为\s*-\s*\d",
                   r"较上年同期净利润[，,]\s*(?:预计|预告)(?:将|约|可能)?为\s*-\s*\d",
                   r"(?<!上年同期)(?<!同期)净利润[，,]\s*(?:预计|预告|初步测算)?(?:将|约|可能)?为\s*(?:-\s*\d|亏损)")),
@@ -363,7 +363,7 @@ SIGNALS: tuple[SignalRule, ...] = (
     ), (r"扭亏",), sentence=(r"(?:亏损|-\s*\d)" + _S + r"上年同期(?:亏损|为\s*-|-\s*\d)",
                              # 最近两个会计年度经审计的净利润均为负值; 2025年度为-3.2亿元，2024年度为-1.5亿元
                              r"(?:最近|连续)(?:两|三|2|3)个?(?:会计)?年度?" + _S + r"(?:均为负|为负值|均亏损|均为亏损)",
-                             r"孰低者为负值?且营业收入低于",
+                             r"孰低者为负值?且营业收入低于", TWO_YEARS,  # 2025年度…，2024年度… (signal_loss.py)
                              r"净利润(?:为|约为)?\s*-\s*\d" + _S + r"(?:20\d\d|上)年度?(?:同期)?(?:为|约为)\s*-\s*\d")),
     SignalRule("债务违约", "高", "债务违约", (
         # wording 2024-2026 filings use (a trial, 2026-12-06)

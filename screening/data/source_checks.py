@@ -1,0 +1,79 @@
+"""Checks of a file row's figures against the local data's figures for the same stock.
+
+A file's figures win over the stored ones (``load.load_file``), so the rules may read a mix: the file's ROE
+beside the stored net profit. Two mixes were screened without a word before the eighteenth session, and the
+row now says so (the figures are never changed, the file still wins):
+
+* a profit and an ROE of opposite signs, one from each source (a file ROE of 18% beside two stored years of
+  losses came back 高 for 近两年连续亏损 at score 100, the two halves of the verdict contradicting each other):
+  ``盈亏与ROE矛盾``, as for the same contradiction within a file's own columns (``row_checks.sign_conflict``);
+* a file ROE with no report period far from the stored ROE (12.0 against a stored FY2025 34.2: a quote
+  board's ROE column exported in December is most often the Q3 cumulative figure): ``数据存疑``, naming both
+  values and the stored period.
+
+Two stored figures that differ in sign are left alone, as ``sign_conflict`` leaves them: a provider's TTM ROE
+beside last year's profit can. Demo data is no yardstick for a real file's figures and is never compared.
+"""
+
+from __future__ import annotations
+
+from screening.data.row_checks import period_kind
+from screening.data.universe import Universe
+from screening.figures import figure
+from screening.models import FLAG_DATA_DOUBT, NOTE_SIGN_CONFLICT, StockInput
+
+# How far a file ROE with no period may sit from the stored one before the row says so, in percentage points.
+# The rules' thresholds are 5 and 15 points apart and the score moves 5 per point: a gap of 5 can move a tier.
+ROE_GAP_POINTS = 5.0
+
+
+def _side(stock: StockInput, field: str) -> str | None:
+    """'文件' or '本地数据 (<provider>@<date>)': where a filled stock's figure came from; None for demo or unknown."""
+    source = stock.sources.get(field, "")
+    if source == "file":
+        return "文件"
+    if source.startswith("universe:"):
+        return f"本地数据 ({source.removeprefix('universe:')})"
+    return None
+
+
+def _money(value: float) -> str:
+    return f"{figure(value / 1e8, digits=4)}亿" if abs(value) >= 1e6 else figure(value)
+
+
+def cross_sign_conflict(stock: StockInput, universe: Universe) -> str | None:
+    """The note for a net profit and an ROE of opposite signs when one is the file's and the other the local
+    data's, else None (one source's pair is ``row_checks.sign_conflict``'s)."""
+    profit, roe = stock.net_profit_y1, stock.roe
+    if profit is None or roe is None or profit * roe >= 0 or universe.info.demo:
+        return None
+    roe_side, profit_side = _side(stock, "roe"), _side(stock, "net_profit_y1")
+    if roe_side is None or profit_side is None or (roe_side == "文件") == (profit_side == "文件"):
+        return None
+    rec = universe.record(stock.code)
+    period = rec.stock.report_date if rec is not None and rec.stock.report_date else None
+    loss = f"净利润 {_money(profit)}" + (f" ({period} 报告期)" if period and profit_side != "文件" else "")
+    earlier = stock.net_profit_y2
+    if profit < 0 and earlier is not None and earlier < 0 and _side(stock, "net_profit_y2") == profit_side:
+        loss = f"近两年净利润 {_money(profit)}、{_money(earlier)}" + (f" (最新 {period})" if period else "")
+    return (f"{NOTE_SIGN_CONFLICT}: {roe_side}的 ROE {figure(roe)}% 与{profit_side}的{loss} 一正一负 "
+            "(ROE=净利润/净资产, 应同号); 两者来源不同, 可能不是同一报告期, 请核对文件的 ROE")
+
+
+def roe_disagrees(stock: StockInput, universe: Universe) -> str | None:
+    """The note for a file ROE, its period not given, ``ROE_GAP_POINTS`` or more from the stored ROE, else None."""
+    if stock.roe is None or stock.sources.get("roe") != "file" or stock.sources.get("report_date") == "file":
+        return None
+    rec = universe.record(stock.code)
+    if rec is None or rec.stock.roe is None or universe.info.demo:
+        return None
+    stored = rec.stock.roe
+    if abs(stock.roe - stored) < ROE_GAP_POINTS:
+        return None
+    period = rec.stock.report_date
+    kind = period_kind(period)
+    stored_as = f"{period} {kind}" if period and kind and kind not in period else (period or "报告期不明")
+    where = universe.provenance(rec, "roe").removeprefix("universe:")
+    return (f"{FLAG_DATA_DOUBT}: 文件的 ROE {figure(stock.roe)}% 未注明报告期, 本地数据 ({where}) 的 {stored_as} "
+            f"ROE 为 {figure(stored)}%, 相差 {figure(abs(stock.roe - stored))} 个百分点; 按文件筛选。"
+            "若文件的是季报累计值 (年末导出的行情多为三季报累计), 请改用年报 ROE, 或加一列 报告期")

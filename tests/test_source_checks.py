@@ -1,0 +1,70 @@
+"""A file's figures beside the local data's for the same stock (data/source_checks.py, the eighteenth session).
+
+F8: a file ROE of 18% beside the stored two years of losses came back 高 (近两年连续亏损) at score 100 with no
+flag, though the same contradiction within a file's own columns is flagged 盈亏与ROE矛盾. F9: a file ROE with no
+period (12.0) silently replaced a stored FY2025 ROE of 34.2. The file still wins; each row now says so.
+Run as a user runs them: ``universe import`` of a CSV into a private universe, then ``screen`` of a pool file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from screening.cli import main
+from screening.models import FLAG_DATA_DOUBT, NOTE_SIGN_CONFLICT, is_doubt
+
+STORED = ("code,name,industry,pe_ttm,roe,eps,net_profit_y1,net_profit_y2,report_date\n"
+          "600519.SH,贵州茅台,白酒,22.5,34.2,68.6,86230000000,74730000000,2025-12-31\n"
+          "300750.SZ,宁德时代,电池,24.8,22.5,11.6,50740000000,44120000000,2025-12-31\n"
+          "000002.SZ,万科A,房地产,-4.2,-15.3,-4.0,-49500000000,-19000000000,2025-12-31\n")
+
+
+def _run(tmp_path: Path, capsys: pytest.CaptureFixture[str], pool: str) -> dict[str, dict[str, object]]:
+    os.environ["SCREENER_UNIVERSE__PATH"] = str(tmp_path / "u.sqlite")
+    try:
+        stored = tmp_path / "stored.csv"
+        stored.write_text(STORED, encoding="utf-8")
+        assert main(["universe", "import", str(stored), "--as-of", "2026-11-20"]) == 0
+        path = tmp_path / "pool.csv"
+        path.write_text(pool, encoding="utf-8")
+        capsys.readouterr()
+        rc = main(["screen", str(path), "--engine", "rules", "--format", "json"])
+    finally:
+        del os.environ["SCREENER_UNIVERSE__PATH"]
+    out, _ = capsys.readouterr()
+    assert rc == 0
+    return {str(r["code"]): r for r in json.loads(out)}
+
+
+def _flags(row: dict[str, object], prefix: str) -> list[str]:
+    return [f for f in row["flags"] if f.startswith(prefix)]  # type: ignore[attr-defined]
+
+
+def test_a_file_roe_beside_stored_losses_is_a_contradiction(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = _run(tmp_path, capsys, "代码,名称,市盈率(TTM),ROE(%)\n000002,万科A,10,18\n")
+    row = rows["000002.SZ"]
+    assert (row["risk_level"], row["roe"]) == ("高", 18.0)  # the verdict stands: the stored losses decide it
+    (flag,) = _flags(row, NOTE_SIGN_CONFLICT)
+    assert "文件的 ROE 18%" in flag and "本地数据 (import@2026-11-20)" in flag and "-495亿、-190亿" in flag
+    assert is_doubt(flag)
+
+
+def test_a_file_roe_with_no_period_far_from_the_stored_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = _run(tmp_path, capsys, "代码,名称,市盈率(TTM),净资产收益率\n600519,贵州茅台,22.5,12.0\n"
+                                  "300750,宁德时代,24.8,20.5\n")
+    row = rows["600519.SH"]
+    assert (row["risk_level"], row["roe"]) == ("中", 12.0)  # the file wins
+    (flag,) = _flags(row, FLAG_DATA_DOUBT)
+    assert "文件的 ROE 12% 未注明报告期" in flag and "2025-12-31 年报 ROE 为 34.2%" in flag and "22.2 个百分点" in flag
+    assert _flags(rows["300750.SZ"], FLAG_DATA_DOUBT) == []  # 2 points from the stored 22.5: no note
+
+
+def test_a_file_roe_with_its_period_or_agreeing_figures_is_not_compared(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = _run(tmp_path, capsys, "代码,名称,市盈率(TTM),ROE(%),报告期\n600519,贵州茅台,22.5,12.0,2025-12-31\n"
+                                  "300750,宁德时代,24.8,22.5,2025-12-31\n")
+    assert all(not _flags(r, FLAG_DATA_DOUBT) and not _flags(r, NOTE_SIGN_CONFLICT) for r in rows.values())
