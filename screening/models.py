@@ -43,6 +43,8 @@ NOTE_PE_UNNAMED = "市盈率口径未注明"  # a plain PE column, read as PE-TT
 NOTE_NOT_LISTED = "全市场数据中无此代码"  # a file row the whole-market data does not list: delisted since?
 NOTE_COLUMN_CONFLICT = "两列不一致"  # two columns of one figure (净资产收益率 and ROE) give a row two values
 NOTE_IGNORED = "已忽略"  # a cell of a figure no rule reads (总市值 19100 with no unit): dropped, the row screened
+# a column no alias names whose cell states a risk signal: its text was read into the floor (screen/unread_text.py)
+NOTE_UNKNOWN_COLUMN = "未识别列"
 NOTE_UNUSUAL = "数值异常"  # inside the column's bounds, outside what real A shares show (ROE 999%, PE 0.5)
 NOTE_FUTURE_DATE = "未来日期"  # a file's date after today: a report period not yet over, an announcement not yet made
 DOUBT_NOTES: tuple[str, ...] = (FLAG_DATA_DOUBT, NOTE_PERCENT_DOUBT, NOTE_NAME_CONFLICT, NOTE_QUARTER_ROE,
@@ -104,6 +106,9 @@ class StockInput:
     # a report figure's period (an i问财 stamp), the announcement's day ("notice_date"); data/file_dates.py ages them
     file_dates: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)  # data-layer flags for the row (stale, cached formula ...)
+    # cells of file columns no header names, as (表头, 文字), not yet read: the screen step admits those that state a
+    # live risk signal into report_text (screen/unread_text.py) and empties this; never stored in the universe
+    unread_text: list[tuple[str, str]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -111,7 +116,10 @@ class StockInput:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> StockInput:
         names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
+        values = {k: v for k, v in data.items() if k in names}
+        if values.get("unread_text"):  # JSON (the queue) gives the pairs back as lists
+            values["unread_text"] = [(str(col), str(text)) for col, text in values["unread_text"]]
+        return cls(**values)
 
     def data(self) -> dict[str, Any]:
         """The figures alone (no provenance), as the universe stores them."""

@@ -32,6 +32,7 @@ from screening.output.chart import draw_chart
 from screening.output.out_dir import out_dir_problem
 from screening.output.xlsx import write_workbook
 from screening.queue.status import JobStatus
+from screening.screen.unread_text import admit_pool
 
 DEMO_BANNER = "演示数据 (demo data): 合成市场与 examples/ 的示例数字, 不是真实行情, 不能据此交易"
 
@@ -118,6 +119,9 @@ def run_screen(args: argparse.Namespace) -> int:
         return 2
     if universe.info.demo or is_demo_pool(pool):
         print(f"注意: {DEMO_BANNER}", file=sys.stderr)
+    # unknown columns' risk text, read for the whole pool here so stderr names each column once (a queue worker
+    # or the screen step would otherwise read it row by row, with no one to tell)
+    pool.warnings += admit_pool(pool.items, pool.source)
     for w in pool.warnings:
         print(f"注意: {w}", file=sys.stderr)
     started = time.perf_counter()

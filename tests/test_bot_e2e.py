@@ -235,6 +235,21 @@ async def test_upload_gbk_csv_matches_cli(harness: Harness, bot_env: BotEnv) -> 
     assert "200/200" in fake.messages[(chat, card_id)]["text"]  # the one progress message, final state
 
 
+async def test_upload_reads_an_unknown_columns_risk_and_names_the_column(harness: Harness) -> None:
+    """Risk words in a column no header names count on the bot's path too, and the reply names the column once
+    (the eighteenth session moved that reading from data/ into the screen step; the bot reads it at upload)."""
+    fake, chat = harness.fake, 1006
+    csv = ("代码,名称,市盈率(TTM),ROE(%),我的笔记\n"
+           "601001,注一,20,18,公司收到证监会立案告知书\n"
+           "601006,注六,20,18,一切正常\n").encode()
+    fake.push_document(chat, csv, "notes.csv")
+    await _wait_delivered(fake, chat)
+    texts = fake.texts(chat)
+    assert "'我的笔记'" in texts[0] and "1 行" in texts[0] and "立案调查" in texts[0]
+    summary = next(t for t in texts if "筛选结果" in t)
+    assert "· 高 ·" in next(ln for ln in summary.splitlines() if "601001" in ln)
+
+
 async def test_star_st_name_escaped_and_buttons(harness: Harness) -> None:
     fake, chat = harness.fake, 1003
     csv = ("代码,名称,所属行业,市盈率(TTM),净资产收益率\n"

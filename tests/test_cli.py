@@ -85,6 +85,21 @@ def test_a_missing_file_is_unusable_input(env, tmp_path):
     assert p.returncode == 2 and "参数为空" in p.stderr and p.stdout == "", p.stderr
 
 
+def test_several_files_or_a_file_beside_codes_are_refused_naming_them(env, tmp_path):
+    """The eighteenth session: ``screen a.csv b.csv`` (or ``a.csv 600519``) made each file one failed "stock"
+    named after its path and exited 0, its rows never read. One pool is one file: exit 2, one line naming them."""
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    for f in (a, b):
+        f.write_text("代码,名称,市盈率(TTM),ROE\n600519,贵州茅台,22.5,34.2\n", encoding="utf-8")
+    p = screen(env, str(a), str(b), "--engine", "rules", "--format", "json")
+    assert p.returncode == 2 and p.stdout == "" and "Traceback" not in p.stderr, p.stderr
+    assert f"一次只筛选一个表格文件, 给出了 2 个: {a}, {b}" in p.stderr
+    p = screen(env, str(a), "600519", "--engine", "rules", "--format", "json")
+    assert p.returncode == 2 and p.stdout == "" and f"表格文件 {a} 不能与代码一起给出 (600519)" in p.stderr
+    p = screen(env, str(a), "nosuch.csv", "--engine", "rules", "--format", "json")  # a missing one is named first
+    assert p.returncode == 2 and "nosuch.csv: 文件不存在" in p.stderr
+
+
 def test_unusable_input_exits_2_with_message(env, tmp_path):
     bad = tmp_path / "quotes.csv"
     bad.write_text("名称,最新价\n贵州茅台,1466.5\n", encoding="utf-8")

@@ -156,7 +156,8 @@ def test_english_headers_all_fields(tmp_path: Path, settings: InputSettings) -> 
         ("ST标记", "st"),
         ("报告期", "report_date"),
         ("市盈率(静)", None),
-        ("备注", None),
+        ("备注", "note_text"),  # a user's risk notes, read since the eighteenth session (was None)
+        ("涨速", None),
     ],
 )
 def test_header_mapping_is_tolerant(header: str, field: str | None) -> None:

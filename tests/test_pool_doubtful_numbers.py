@@ -102,3 +102,20 @@ def test_a_plain_pe_column_is_read_as_ttm_and_each_row_says_so(tmp_path: Path, h
     assert item.stock is not None and item.stock.pe_ttm == 21.36
     notes = [n for n in item.stock.notes if n.startswith(NOTE_PE_UNNAMED)]
     assert bool(notes) == flagged and all(is_doubt(n) and repr(header) in n for n in notes)
+
+
+def test_a_ttm_column_wins_over_a_plain_pe_column_before_it(tmp_path: Path) -> None:
+    """The eighteenth session: ``PE`` before ``市盈率(TTM)`` screened on the plain PE (60, 中) and ignored the column
+    that says TTM (30, 低), flagging 口径未注明 on a row the TTM column confirmed. The TTM column feeds PE-TTM; a row
+    where the two differ still says both."""
+    path = tmp_path / "pe_two.csv"
+    path.write_text("代码,名称,PE,市盈率(TTM),ROE\n600519,贵州茅台,60,30,18\n300750,宁德时代,20,20,18\n",
+                    encoding="utf-8")
+    pool = read_pool(path, InputSettings())
+    differ, same = (item.stock for item in pool.items)
+    assert differ is not None and same is not None
+    assert (differ.pe_ttm, same.pe_ttm) == (30.0, 20.0)
+    assert not any(n.startswith(NOTE_PE_UNNAMED) for n in differ.notes + same.notes)
+    assert any(n.startswith("两列不一致: 列 '市盈率(TTM)' 为 30, 列 'PE' 为 60") for n in differ.notes)
+    assert same.notes == []
+    assert any("使用 '市盈率(TTM)' (写明 TTM 的列优先), 忽略 'PE'" in w.message for w in pool.warnings)

@@ -22,8 +22,10 @@ from bot.core.service import ChatCore, scoped
 from bot.core.text import Line, code, line, t
 from screening.data.codes import split_codes
 from screening.data.load import codes_pool, load_file
+from screening.data.universe import Universe
 from screening.models import Pool, PoolRejected
 from screening.queue.status import JobState, JobStatus
+from screening.screen.unread_text import admit_pool
 
 log = logging.getLogger("bot.core")
 _MB = 1024 * 1024
@@ -102,7 +104,7 @@ async def upload(core: ChatCore, front: Front, msg: Inbound) -> None:
         path = Path(tmp) / f"upload{suffix}"
         await msg.file.download(path)
         try:
-            pool = await asyncio.to_thread(load_file, path, core.settings, universe, source_name=name)
+            pool = await asyncio.to_thread(_read_upload, path, core, universe, name)
         except PoolRejected as exc:
             log.info("upload %r from user %s rejected: %s", name, msg.user_id, exc)
             await reply(front, msg, [line("❌ 无法使用这个文件: ", t(str(exc), 600))])
@@ -111,6 +113,14 @@ async def upload(core: ChatCore, front: Front, msg: Inbound) -> None:
         await reply(front, msg, [line("文件 ", t(name), " 里没有数据行。")])
         return
     await submit(core, front, msg, pool, replies.understood_lines)
+
+
+def _read_upload(path: Path, core: ChatCore, universe: Universe, name: str) -> Pool:
+    """The uploaded file as a pool, its unknown columns' risk text read here (as the ``screen`` command does), so
+    the reply names each such column once; the worker's screen step then finds nothing left to read."""
+    pool = load_file(path, core.settings, universe, source_name=name)
+    pool.warnings += admit_pool(pool.items, pool.source)
+    return pool
 
 
 async def resolve_job(core: ChatCore, msg: Inbound, arg: str | None, *, active_only: bool) -> tuple[str | None, Line]:

@@ -242,7 +242,7 @@ def load_pool(inputs: list[str], settings: Settings, *, universe: Universe | Non
     """A file becomes a pool filled from the universe; codes and names resolve against it.
 
     An argument that looks like a file but does not exist is unusable input (PoolRejected), never
-    a failed "stock" named after the file.
+    a failed "stock" named after the file; so are several files, or a file beside codes (one pool is one file).
     """
     inputs = [a for a in inputs if a.strip()]  # an empty argument (an unset shell variable) holds nothing
     if not inputs:  # and Path("") is the working folder: say what is wrong instead
@@ -254,8 +254,21 @@ def load_pool(inputs: list[str], settings: Settings, *, universe: Universe | Non
     if missing:
         what = "是文件夹, 不是文件: 请给出其中的表格文件" if _is(Path.is_dir, missing[0]) else "文件不存在"
         raise PoolRejected(f"{missing[0]}: {what}")
+    files = [a for a in inputs if _is(Path.is_file, a)]
+    if files:  # each file became one failed "stock" named after its path, its rows never read (the eighteenth session)
+        raise PoolRejected(_one_file_at_a_time(files, [a for a in inputs if a not in files]))
     # a list pasted as one argument ("600519,000858") is split as chat splits it: the same text, the same rows
     return codes_pool([t for a in inputs for t in split_codes(argument_text(a))], settings, universe, today=today)
+
+
+def _one_file_at_a_time(files: list[str], others: list[str]) -> str:
+    """Why several files, or a file beside codes, are refused: one pool is one file (its rows numbered as the
+    file numbers them, each problem naming it), and a typed code has no row in it."""
+    shown = ", ".join(files)
+    if len(files) > 1:
+        return f"一次只筛选一个表格文件, 给出了 {len(files)} 个: {shown}; 请合并为一个文件, 或逐个运行"
+    return (f"表格文件 {shown} 不能与代码一起给出 ({', '.join(others[:3])}{' ...' if len(others) > 3 else ''}): "
+            "请把这些代码加进文件, 或分开运行")
 
 
 def argument_text(arg: str) -> str:

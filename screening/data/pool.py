@@ -36,6 +36,7 @@ from screening.data.pool_shift import (
 )
 from screening.data.pool_table import RawRow
 from screening.data.pool_text import HEADER_SCAN_ROWS, read_text_rows
+from screening.data.pool_unread import read_text_columns
 from screening.data.pool_xlsx import Sheet, read_xlsx_rows
 from screening.data.row_checks import flag_fractions
 from screening.data.values import strip_controls
@@ -215,7 +216,7 @@ def build_pool(rows: list[RawRow], source: str, settings: InputSettings) -> Pool
     first_seen: dict[str, int] = {}
     screened: dict[str, PoolItem] = {}
     failed: dict[str, _Failed] = {}
-    for seg in _segments(data, _Segment(header, cols, head.cells), source, pool):
+    for seg in _segments(data, _Segment(header, cols, head.cells, at=head.row), source, pool):
         part = Pool(source=source, columns=seg.header)
         _read_rows(part, seg, source, first_seen, (screened, failed), len(pool.items), title)
         pool.items += part.items
@@ -231,6 +232,7 @@ class _Segment:
     cols: Columns
     cells: list[str]
     rows: list[RawRow] = field(default_factory=list)
+    at: int | None = None  # the header's row, as the file numbers it
 
 
 def _header_row(raw: RawRow) -> list[str] | None:
@@ -267,7 +269,7 @@ def _segments(data: list[RawRow], first: _Segment, source: str, pool: Pool) -> l
         pool.warnings.append(InputProblem(
             source, f"第{raw.row}行是另一张表的表头 (列为 {_shown(again)}); 其下各行按这一行的列读取",
             row=raw.row))
-        out.append(_Segment(again, map_columns(again, raw.row, source, pool), raw.cells))
+        out.append(_Segment(again, map_columns(again, raw.row, source, pool), raw.cells, at=raw.row))
     return [seg for seg in out if seg.rows]
 
 
@@ -317,6 +319,8 @@ def _read_rows(pool: Pool, seg: _Segment, source: str, first_seen: dict[str, int
         pool.items.append(item)
     flag_fractions(pool, seg.rows, used, source)
     _warn_ignored(pool, used, source)
+    flag_stamped_quarter(pool, used)
+    read_text_columns(pool.items, seg.rows, header, seg.cols, source, pool, seg.at)
 
 
 def _warn_ignored(pool: Pool, used: dict[str, Column], source: str) -> None:
@@ -336,7 +340,6 @@ def _warn_ignored(pool: Pool, used: dict[str, Column], source: str) -> None:
         pool.warnings.append(InputProblem(
             source, f"{col.name} 列第{rows}行的值已忽略 (这些行照常按 PE-TTM 与 ROE 筛选): "
             f"{note.removeprefix(mark)}", row=first.row, column=col.name))
-    flag_stamped_quarter(pool, used)
 
 
 def _rejoin_brackets(header: list[str]) -> list[str]:

@@ -15,7 +15,15 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from screening.data.pool_headers import NUMERIC_FIELDS, header_stamp, header_unit, lookalike, map_header
+from screening.data.pool_headers import (
+    JOINED_TEXT_FIELDS,
+    NUMERIC_FIELDS,
+    header_stamp,
+    header_unit,
+    lookalike,
+    map_header,
+    unnamed_pe,
+)
 from screening.data.pool_rows import Column, read_figures
 from screening.data.pool_table import RawRow
 from screening.figures import figure
@@ -32,6 +40,9 @@ class Columns:
 
     used: dict[str, Column]
     twins: dict[str, list[Column]] = field(default_factory=dict)
+    # text columns joined into the report text as "<表头>: <文字>": every 备注/风险提示-like column, and a second
+    # summary or title column (pool_unread.join_text_columns)
+    texts: list[Column] = field(default_factory=list)
 
 
 def period(name: str) -> str | None:
@@ -48,12 +59,16 @@ def map_columns(header: list[str], header_row: int, source: str, pool: Pool) -> 
         if fld is None:
             continue
         col = Column(idx, name, scale, header_unit(name))
+        if fld in JOINED_TEXT_FIELDS and (fld == "note_text" or fld in cols.used):
+            cols.texts.append(col)
+            pool.mapped[name] = fld
+            continue
         first = cols.used.get(fld)
         if first is None:
             cols.used[fld] = col
             pool.mapped[name] = fld
             continue
-        kept, other = (col, first) if period(first.name) and not period(name) else (first, col)
+        kept, other = (col, first) if _better(fld, col, first) else (first, col)
         if kept is col:
             cols.used[fld] = col
             del pool.mapped[first.name]
@@ -65,6 +80,15 @@ def map_columns(header: list[str], header_row: int, source: str, pool: Pool) -> 
     return cols
 
 
+def _better(fld: str, col: Column, first: Column) -> bool:
+    """Whether a later column of a figure feeds it in place of the first: an annual ROE beats a quarter's, and a
+    PE column that says TTM beats a plain ``PE`` (which may be the dynamic PE, and is flagged 市盈率口径未注明).
+    A plain PE before 市盈率(TTM) screened on the plain one, the TTM column ignored (the eighteenth session)."""
+    if period(first.name) and not period(col.name):
+        return True
+    return fld == "pe_ttm" and unnamed_pe(first.name) and not unnamed_pe(col.name)
+
+
 def _twin_warning(fld: str, kept: Column, other: Column) -> str:
     label = FIELD_LABELS.get(fld, fld)
     first, second = sorted((kept, other), key=lambda c: c.idx)
@@ -72,7 +96,8 @@ def _twin_warning(fld: str, kept: Column, other: Column) -> str:
     if period(kept.name) != period(other.name):
         return said + f"{label}取自年报列 {kept.name!r}, 忽略{period(other.name)}列 {other.name!r}"
     told = f"; 两列的值不同的行会标注 {NOTE_COLUMN_CONFLICT}" if _compared(fld) else ""
-    return said + f"使用 {kept.name!r}, 忽略 {other.name!r}{told}"
+    why = " (写明 TTM 的列优先)" if fld == "pe_ttm" and unnamed_pe(other.name) and not unnamed_pe(kept.name) else ""
+    return said + f"使用 {kept.name!r}{why}, 忽略 {other.name!r}{told}"
 
 
 def _compared(fld: str) -> bool:

@@ -32,16 +32,29 @@ HEADER_ALIASES: dict[str, tuple[str, ...]] = {
     "report_date": ("report_date", "报告期", "报告日期"),
     # an announcement in two columns (a title and its date): joined into the report text as a dated title,
     # the way the providers write them, so the text-risk floor reads it (pool_rows.join_notice)
-    "notice_title": ("notice_title", "公告标题", "最新公告", "公告名称", "公告"),
-    "notice_date": ("notice_date", "公告日期", "公告时间", "披露日期"),
+    "notice_title": ("notice_title", "公告标题", "最新公告", "公告名称", "公告", "最新公告标题", "最新公告名称",
+                     "最近公告"),
+    "notice_date": ("notice_date", "公告日期", "公告时间", "披露日期", "最新公告日期"),
     # the day a sheet's quotes are of (a 日期 column beside the PE-TTM): aged as the universe's quotes are
     "quote_date": ("quote_date", "日期", "交易日期", "数据日期", "行情日期"),
+    # 东方财富's 业绩预告 export (预告类型 续亏/首亏/预减/略增, 业绩变动, 业绩变动原因, 公告日期): joined into the
+    # report text as the providers write a forecast (pool_rows.join_forecast); unread, a 续亏 row came back 低/100
+    "forecast_kind": ("forecast_kind", "预告类型", "业绩预告类型", "预告类别"),
+    "forecast_change": ("forecast_change", "业绩变动", "业绩预告", "预告内容", "业绩预告内容", "预告摘要",
+                        "业绩预告摘要"),
+    "forecast_reason": ("forecast_reason", "业绩变动原因", "变动原因", "预告原因"),
+    # a user's own risk notes: every such column joins the report text as "<表头>: <文字>" (pool_unread)
+    "note_text": ("note_text", "备注", "备注说明", "风险提示", "风险事项", "重要事项", "重大事项", "特别提示",
+                  "大事提醒"),
     "price": ("price", "最新价", "现价"),
     # 通达信 writes 涨幅% (the percent sign is dropped by _header_key)
     "change_pct": ("change_pct", "涨跌幅", "涨幅", "最新涨跌幅"),
     "pb": ("pb", "市净率", "市净率(PB)"),
     "market_cap": ("market_cap", "总市值"),
 }
+# Text fields whose every column is read (joined into the report text, pool_unread.join_text_columns): a
+# second 风险提示-like column, or a second summary or title column, must not be dropped as a twin.
+JOINED_TEXT_FIELDS = ("note_text", "report_text", "notice_title")
 NUMERIC_FIELDS = (
     "pe_ttm",
     "roe",

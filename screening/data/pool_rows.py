@@ -111,6 +111,7 @@ def parse_row(index: int, raw: RawRow, used: dict[str, Column], source: str,
     first_seen[code] = raw.row
     if cleaned:
         notes.append("已移除控制字符: " + ", ".join(cleaned))
+    join_forecast(values)
     join_notice(values)
     values.pop("quote_date", None)  # a day, not a figure: pool_dates reads it into the row's file_dates
     stock = StockInput(code=code, **values, notes=notes)
@@ -302,6 +303,24 @@ def _without_cell_unit(field: str, text: str) -> str:
 
 
 DATE_FIELDS = ("report_date", "notice_date", "quote_date")
+
+
+def join_forecast(values: dict[str, Any]) -> None:
+    """A 业绩预告 in columns (预告类型, 业绩变动, 业绩变动原因) becomes a line of the report text written as the
+    providers write one (业绩预告（2026-10-20公告）：续亏。预计净利润亏损3亿元至4亿元。业绩变动原因：…。), so the
+    text-risk floor reads it as it reads the universe's: a 续亏 is 高, a 首亏 or 预减 中. Unread, a 续亏 row came
+    back 低/100 without a word (the eighteenth session). The 公告日期 dates the forecast unless a title column
+    is beside it (then it is the title's date, join_notice)."""
+    kind, change, reason = (values.pop(f, None) for f in ("forecast_kind", "forecast_change", "forecast_reason"))
+    if not (kind or change or reason):
+        return
+    day = None if "notice_title" in values else values.get("notice_date")
+    body = "".join(f"{part.strip().rstrip('。')}。" for part in (kind, change) if part)
+    if reason:
+        body += f"业绩变动原因：{reason.strip().rstrip('。')}。"
+    line = f"业绩预告（{day}公告）：{body}" if day else f"业绩预告：{body}"
+    text = values.get("report_text")
+    values["report_text"] = f"{text}\n{line}" if text else line
 
 
 def join_notice(values: dict[str, Any]) -> None:

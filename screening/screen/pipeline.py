@@ -41,6 +41,7 @@ from screening.screen.prompt import (
 )
 from screening.screen.rules import FLAG_CUT_OFF, FLAG_RETRIED, FLAG_UNPARSABLE, MissingData, RuleVerdict, assess
 from screening.screen.signals import TABLE_ID
+from screening.screen.unread_text import admit as admit_unread
 
 log = logging.getLogger(__name__)
 FLAG_REPORT_CUT = "报告原文过长已截断"
@@ -128,6 +129,7 @@ class Screener:
                 out[pos] = failed_row(item, str(item.error) if item.error else "无法使用的输入", FailCode.INPUT,
                                       self.engine.name)
                 continue
+            admit_unread(stock)  # unknown columns' risk text, before both the floor and the prompt read it
             try:
                 verdict = assess(stock)
             except MissingData as exc:
