@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from screening.screen import signal_arrears as _arr
+from screening.screen import signal_freeze as _frz
 from screening.screen.signal_arrears import ARREARS, ARREARS_NOT, ARREARS_PAID, DEBT_ARREARS, DEBT_PAID, DEBT_TO_COMPANY
 from screening.screen.signal_freeze import FROZEN, FROZEN_CLEARS, FROZEN_NOT, FROZEN_RESOLVES, FROZEN_SENTENCE
 from screening.screen.signal_gaps import NO_OTHER_OPINION as _NO_OTHER_OPINION
@@ -318,10 +319,8 @@ SIGNALS: tuple[SignalRule, ...] = (
         r"(?:股份|股权|股)[^，,。；;]{0,6}?仍(?:处于|被)(?:司法|轮候)?冻结",  # 剩余3,000万股仍处于冻结状态 (review 19)
         # 仍有2,000万股处于冻结状态 (review 20: the amount's comma inside the gap)
         r"仍有(?:[^，,。；;]|(?<=\d),(?=\d)){0,12}?股(?:份|权)?(?:处于|被)(?:司法|轮候)?冻结",
-        r"(?:股份|股权)" + _G + r"(?:无法|不能|未能|尚未|仍未)(?:全部)?解除(?:司法|轮候)?冻结",  # open list
-    ), (r"(?<!未)(?<!无法|不能|未能)解除(?!质押|抵押)(?:(?!被(?!(?:司法|轮候)?冻结的?(?:股份|股权|全部|\d)))"
-        r"[^，,。；;：:！!？?\n]){0,12}?冻结",  # not 尚未解除质押的股份被司法冻结; 解除其被司法冻结的股份 is a lift
-        r"解冻"), (r"已(?:[于在][^，,。；;]{0,12})?(?:全部)?解除",),
+        *_frz.SHARES_UNLIFTED,  # 股份无法解除冻结, 正在办理股份解除冻结手续 (open lists; signal_freeze.py)
+    ), _frz.SHARES_LIFTED, (r"已(?:[于在][^，,。；;]{0,12})?(?:全部)?解除",),
         resolves=(r"(?:股份|股权)" + _G + r"(?:解除|解冻)", r"解除" + _G + r"(?:股份|股权)" + _G + r"冻结",
                   r"解除" + _G + r"(?:司法|轮候)冻结"),
         # a 司法冻结 lifted lets the 轮候冻结 behind it take effect: a lift of one leaves the other
