@@ -41,6 +41,11 @@ def figure(x: float, thresholds: Iterable[float] = (), *, digits: int = SIGNIFIC
     return format(Decimal(repr(x)), "f")  # every digit the float has: it is not the threshold
 
 
+def money(yuan: float) -> str:
+    """An amount in yuan as a note shows it: in 亿 (4 significant digits) from a million up, else as it is."""
+    return f"{figure(yuan / 1e8, digits=4)}亿" if abs(yuan) >= 1e6 else figure(yuan)
+
+
 def _written_out(x: float, exponent: int, digits: int) -> str:
     """``x`` to ``digits`` significant digits (at least its whole integer part), without an exponent."""
     return _trimmed(format(Decimal(f"{x:.{max(digits, exponent + 1)}g}"), "f"))

@@ -21,7 +21,7 @@ from screening.data.pool_rows import Column
 from screening.data.pool_table import RawRow
 from screening.data.universe import Universe
 from screening.data.values import parse_number_unit
-from screening.figures import figure
+from screening.figures import figure, money
 from screening.models import (
     FIELD_LABELS,
     NOTE_NAME_CONFLICT,
@@ -150,7 +150,7 @@ def sign_conflict(stock: StockInput) -> str | None:
         return None
     if stock.sources.get("net_profit_y1", "file") != stock.sources.get("roe", "file"):
         return None  # another period can differ in sign (a provider's TTM ROE beside last year's profit)
-    shown = f"{figure(profit / 1e8, digits=4)}亿" if abs(profit) >= 1e6 else figure(profit)
+    shown = money(profit)
     return (f"{NOTE_SIGN_CONFLICT}: 净利润 {shown} 与 ROE {figure(roe)}% 一正一负 (ROE=净利润/净资产, 应同号, "
             "除非净资产为负); 请核对两列是否同一报告期、是否错列")
 

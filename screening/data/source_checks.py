@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from screening.data.row_checks import period_kind
 from screening.data.universe import Universe
-from screening.figures import figure
+from screening.figures import figure, money
 from screening.models import FLAG_DATA_DOUBT, NOTE_SIGN_CONFLICT, StockInput
 
 # How far a file ROE with no period may sit from the stored one before the row says so, in percentage points.
@@ -37,10 +37,6 @@ def _side(stock: StockInput, field: str) -> str | None:
     return None
 
 
-def _money(value: float) -> str:
-    return f"{figure(value / 1e8, digits=4)}亿" if abs(value) >= 1e6 else figure(value)
-
-
 def cross_sign_conflict(stock: StockInput, universe: Universe) -> str | None:
     """The note for a net profit and an ROE of opposite signs when one is the file's and the other the local
     data's, else None (one source's pair is ``row_checks.sign_conflict``'s)."""
@@ -52,10 +48,10 @@ def cross_sign_conflict(stock: StockInput, universe: Universe) -> str | None:
         return None
     rec = universe.record(stock.code)
     period = rec.stock.report_date if rec is not None and rec.stock.report_date else None
-    loss = f"净利润 {_money(profit)}" + (f" ({period} 报告期)" if period and profit_side != "文件" else "")
+    loss = f"净利润 {money(profit)}" + (f" ({period} 报告期)" if period and profit_side != "文件" else "")
     earlier = stock.net_profit_y2
     if profit < 0 and earlier is not None and earlier < 0 and _side(stock, "net_profit_y2") == profit_side:
-        loss = f"近两年净利润 {_money(profit)}、{_money(earlier)}" + (f" (最新 {period})" if period else "")
+        loss = f"近两年净利润 {money(profit)}、{money(earlier)}" + (f" (最新 {period})" if period else "")
     return (f"{NOTE_SIGN_CONFLICT}: {roe_side}的 ROE {figure(roe)}% 与{profit_side}的{loss} 一正一负 "
             "(ROE=净利润/净资产, 应同号); 两者来源不同, 可能不是同一报告期, 请核对文件的 ROE")
 
