@@ -67,8 +67,8 @@ def test_an_excel_csv_with_a_wrapped_header_cell_reads_every_row(tmp_path: Path)
 
 @pytest.mark.parametrize(("roe", "pe", "flagged"), [
     (999.0, 22.5, "ROE 999%"), (-150.0, 22.5, "ROE -150%"), (18.0, 0.5, "PE-TTM 0.5倍"),
-    (18.0, 1e-9, "PE-TTM 0.000000001倍"),
-    (34.2, 22.5, None), (18.0, -12.3, None), (18.0, 0.0, None), (100.0, 1.0, None), (None, None, None),
+    (18.0, 1e-9, "PE-TTM 0.000000001倍"), (18.0, 0.0, "PE-TTM 0倍"), (18.0, -0.0, "PE-TTM 0倍"),
+    (34.2, 22.5, None), (18.0, -12.3, None), (0.0, 22.5, None), (100.0, 1.0, None), (None, None, None),
 ])
 def test_a_figure_no_a_share_shows_is_flagged_not_corrected(roe: float | None, pe: float | None,
                                                             flagged: str | None) -> None:

@@ -166,12 +166,23 @@ USUAL_RANGES: tuple[tuple[str, float, float, str, str], ...] = (
 )
 
 
+# Figures that exactly zero are no figure at all, with why: a PE is price over earnings, so earnings of 0 leave it
+# undefined, not 0, and several tools (and Excel sums of empty cells) export "no value" as 0. The rules still read
+# it by the seed's PE-TTM≤0 (中, scored as PE 100), so the row says that its 中 rests on a cell that may be empty.
+ZERO_MEANS_NONE: dict[str, str] = {
+    "pe_ttm": "市盈率恰为 0 无意义 (盈利为 0 时市盈率无定义), 多为导出时把缺失值写成 0; 按规则仍作 PE-TTM≤0(亏损) 计",
+}
+
+
 def unusual_figures(stock: StockInput) -> str | None:
-    """The note naming each figure outside ``USUAL_RANGES`` (a loss's PE, <= 0, is the rules' own case)."""
+    """The note naming each figure outside ``USUAL_RANGES`` (a loss's PE, < 0, is the rules' own case) and each
+    exact zero that ``ZERO_MEANS_NONE`` says stands for no value."""
     odd = []
     for field, low, high, unit, why in USUAL_RANGES:
         value = getattr(stock, field)
-        if value is None or (field == "pe_ttm" and value <= 0) or low <= value <= high:
+        if value == 0 and field in ZERO_MEANS_NONE:
+            why = ZERO_MEANS_NONE[field]
+        elif value is None or (field == "pe_ttm" and value < 0) or low <= value <= high:
             continue
         source = stock.sources.get(field, "file")
         where = f"本地数据 {source.removeprefix('universe:')}" if source.startswith("universe:") else source
