@@ -71,6 +71,15 @@ def _wait_rows(q: JobQueue, job: str, more_than: int, timeout: float) -> int:
     return done
 
 
+# Each worker answers its own job: holding one with more stocks pending than batch_stocks, a worker reads no second
+# job from the stream. Few in flight, so a first row comes after about 6 stocks' work, not the whole job's: vLLM
+# answers what it holds nearly together (a local run of 2026-12-07 with 40 in flight wrote no row for 100 s, then
+# 8 rows in 2 s), and on the CI machine of that day, each worker's engine on one shared core beside another test's,
+# no row came in 300 s. Freezing at the first row then also leaves most of each job unanswered on any machine.
+JOB_STOCKS = 24
+TWO_WORKER_ENV = {"SCREENER_WORKER__MAX_IN_FLIGHT": "6", "SCREENER_WORKER__BATCH_STOCKS": "12"}
+
+
 def _freeze_at_first_row(workers: list, timeout: float) -> None:
     """SIGSTOP every worker as soon as any log shows a first written row, so each is frozen mid-job whatever the
     machine's speed (a fast machine answers a whole 40-stock job in 5 s: a kill timed by rows raced it). All at
@@ -100,13 +109,13 @@ def test_two_workers_share_one_group_and_survive_being_killed_in_turn(queue_sett
     second while it answers the job it took over from the first) and restarted; every stock of both jobs is
     answered exactly once, by the engine."""
     q = JobQueue(queue_settings.redis.url, queue_settings.redis)
-    # 40 in flight: a worker holding a 40-stock job takes no second one, so each worker answers its own job
-    env = {**ENGINE_ENV, "SCREENER_WORKER__MAX_IN_FLIGHT": "40"}
+    env = {**ENGINE_ENV, **TWO_WORKER_ENV}
     a = spawn_worker(None, name="wa", args=["--engine", "vllm"], env=env)
     b = spawn_worker(None, name="wb", args=["--engine", "vllm"], env=env)
     wait_log(a, "loaded", 300)
     wait_log(b, "loaded", 300)
-    jobs = {q.submit(make_items(40, start=3000 + 100 * k), lane="bulk", source=f"two-{k}"): 40 for k in range(2)}
+    jobs = {q.submit(make_items(JOB_STOCKS, start=3000 + 100 * k), lane="bulk", source=f"two-{k}"): JOB_STOCKS
+            for k in range(2)}
     _freeze_at_first_row([a, b], 300)
     assert not any(q.status(job).finished for job in jobs), "a job ended before its worker was frozen"
     a.kill(signal.SIGKILL)  # a dies mid-job; b goes on, ends its own job and takes a's entry over
