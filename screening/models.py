@@ -47,6 +47,9 @@ NOTE_IGNORED = "已忽略"  # a cell of a figure no rule reads (总市值 19100 
 NOTE_UNKNOWN_COLUMN = "未识别列"
 NOTE_UNUSUAL = "数值异常"  # inside the column's bounds, outside what real A shares show (ROE 999%, PE 0.5)
 NOTE_FUTURE_DATE = "未来日期"  # a file's date after today: a report period not yet over, an announcement not yet made
+# later rows of a code with the same figures and more text (业绩预告 writes a row per 预测指标): one stock, their
+# text joined into the first row's (data/pool_merge.py); not a doubt
+NOTE_MERGED_ROWS = "合并行"
 DOUBT_NOTES: tuple[str, ...] = (FLAG_DATA_DOUBT, NOTE_PERCENT_DOUBT, NOTE_NAME_CONFLICT, NOTE_QUARTER_ROE,
                                 NOTE_ST_CONFLICT, NOTE_DUPLICATE_CONFLICT, NOTE_SIGN_CONFLICT, NOTE_UNUSUAL,
                                 NOTE_PE_UNNAMED, NOTE_NOT_LISTED, NOTE_COLUMN_CONFLICT, NOTE_FUTURE_DATE)

@@ -1,10 +1,12 @@
 """Read an uploaded stock-pool file (CSV / text / XLSX from 同花顺, 东方财富, 通达信, Excel) into a Pool.
 
 Every data row becomes exactly one PoolItem, usable or failed with a located problem (row,
-column, value), so a stock is never dropped silently. Whole-file problems (too big, too many
-rows, no code column, not a table) raise PoolRejected before anything is queued. Cells are
-read as text: codes keep their leading zeros, "--" stays "no data", and nothing in a cell is
-ever evaluated (CSV formulas stay text, xlsx formulas give their cached value, said so, or fail).
+column, value), so a stock is never dropped silently; the only rows that make none are trailers and summary
+lines (pool_notes) and later rows of one stock merged into its first (pool_merge), each named in a warning.
+Whole-file problems (too big, too many rows, no code column, not a table) raise PoolRejected before
+anything is queued. Cells are read as text: codes keep their leading zeros, "--" stays "no data",
+and nothing in a cell is ever evaluated (CSV formulas stay text, xlsx formulas give their cached value, said
+so, or fail).
 
 The readers live beside this module (pool_text, pool_xlsx); rows become items in pool_rows. What
 stays here is what every format shares: the header row, title lines above it, trailer lines
@@ -22,6 +24,7 @@ from screening.data.pool_columns import Columns, flag_stamped_quarter, flag_twin
 from screening.data.pool_dates import date_row, stamped_days, title_day
 from screening.data.pool_demo import DEMO_NOTE, demo_column, says_demo
 from screening.data.pool_headers import CODE_HEADERS, HEADER_ALIASES, NUMERIC_FIELDS, map_header, merged_header
+from screening.data.pool_merge import Candidate, merge_rows
 from screening.data.pool_notes import skip_notes
 from screening.data.pool_rows import IGNORABLE_FIELDS, Column, flag_conflict, link_failed_copy, parse_row
 from screening.data.pool_shift import (
@@ -36,7 +39,7 @@ from screening.data.pool_shift import (
 )
 from screening.data.pool_table import RawRow
 from screening.data.pool_text import HEADER_SCAN_ROWS, read_text_rows
-from screening.data.pool_unread import read_text_columns
+from screening.data.pool_unread import read_text_columns, unread_columns
 from screening.data.pool_xlsx import Sheet, read_xlsx_rows
 from screening.data.row_checks import flag_fractions
 from screening.data.values import strip_controls
@@ -216,11 +219,13 @@ def build_pool(rows: list[RawRow], source: str, settings: InputSettings) -> Pool
     first_seen: dict[str, int] = {}
     screened: dict[str, PoolItem] = {}
     failed: dict[str, _Failed] = {}
+    candidates: list[Candidate] = []  # later rows of a screened code, figures agreeing: merged if they add text
     for seg in _segments(data, _Segment(header, cols, head.cells, at=head.row), source, pool):
         part = Pool(source=source, columns=seg.header)
-        _read_rows(part, seg, source, first_seen, (screened, failed), len(pool.items), title)
+        _read_rows(part, seg, source, first_seen, (screened, failed, candidates), len(pool.items), title)
         pool.items += part.items
         pool.warnings += part.warnings
+    merge_rows(pool, candidates)
     return pool
 
 
@@ -278,11 +283,14 @@ _Failed = tuple[PoolItem, RawRow, dict[str, Column]]
 
 
 def _read_rows(pool: Pool, seg: _Segment, source: str, first_seen: dict[str, int],
-               seen: tuple[dict[str, PoolItem], dict[str, _Failed]], start: int, title: str | None) -> None:
+               seen: tuple[dict[str, PoolItem], dict[str, _Failed], list[Candidate]], start: int,
+               title: str | None) -> None:
     """One item per data row under one header (into ``pool``), with the checks that read the whole column;
-    ``title`` is the day the title line above the header writes (pool_dates)."""
-    screened, failed = seen
+    ``title`` is the day the title line above the header writes (pool_dates). A later row of a screened code
+    whose figures agree is also a merge candidate (pool_merge), decided once the whole file is read."""
+    screened, failed, candidates = seen
     header, used, width = seg.header, seg.cols.used, len(seg.header)
+    unread = unread_columns(header, seg.cols)
     stamps = stamped_days(used)
     figure_columns = {col.name for f, col in used.items() if f not in ("code", "name")}
     unheaded = unheaded_column(seg.rows, width, used)
@@ -290,6 +298,7 @@ def _read_rows(pool: Pool, seg: _Segment, source: str, first_seen: dict[str, int
     demo = demo_column(header)  # a 数据来源 column saying 演示数据: the synthetic market's file (pool_demo)
     for index, raw in enumerate(seg.rows, start):
         item = parse_row(index, raw, used, source, first_seen)
+        candidate = None
         if item.stock is not None:
             screened.setdefault(item.stock.code, item)
             flag_twins(item, raw, seg.cols)
@@ -298,7 +307,9 @@ def _read_rows(pool: Pool, seg: _Segment, source: str, first_seen: dict[str, int
                 bad, bad_raw, bad_used = failed.pop(item.stock.code)
                 link_failed_copy(bad, item, bad_raw, bad_used)
         elif item.code in screened:
-            flag_conflict(screened[item.code], item, raw, used)
+            kept = screened[item.code]
+            flag_conflict(kept, item, raw, used)
+            candidate = Candidate(kept, item, raw, seg.cols, unread, stamps, title, source)
         elif item.code is not None and item.error is not None and item.error.column in figure_columns:
             failed.setdefault(item.code, (item, raw, used))
         fitted = unpadded(raw, width, pad)  # the empty cells every line ends in are no shift
@@ -316,6 +327,8 @@ def _read_rows(pool: Pool, seg: _Segment, source: str, first_seen: dict[str, int
             item = shifted_row(item, fitted, extra or fitted.cells[width:], header, used, source)
         if item.stock is not None and says_demo(raw, demo) and DEMO_NOTE not in item.stock.notes:
             item.stock.notes.insert(0, DEMO_NOTE)
+        if candidate is not None and item is candidate.dup:  # not a shifted row: its cells sit under its header
+            candidates.append(candidate)
         pool.items.append(item)
     flag_fractions(pool, seg.rows, used, source)
     _warn_ignored(pool, used, source)

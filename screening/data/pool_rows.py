@@ -85,7 +85,7 @@ def parse_row(index: int, raw: RawRow, used: dict[str, Column], source: str,
         code = normalise_code(unwrap_code(unicodedata.normalize("NFKC", code_text).strip()))
     except CodeError as exc:
         return fail(str(exc), code_col.name, raw_code)
-    if code in first_seen:
+    if code in first_seen:  # a later row that agrees and adds text is merged into the first after (pool_merge)
         return fail(f"与第 {first_seen[code]} 行重复 (同一代码 {code})", code_col.name, raw_code, code)
 
     values: dict[str, Any] = {}

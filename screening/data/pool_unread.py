@@ -35,29 +35,33 @@ _WORDS = re.compile(r"[\u4e00-\u9fff]{2}")  # a cell with no two Chinese charact
 def read_text_columns(items: list[PoolItem], rows: list[RawRow], header: list[str], cols: Columns,
                       source: str, pool: Pool, header_row: int | None) -> None:
     """Join the known text columns into each row's report text; keep the cells of columns nothing reads."""
-    pairs = [(item, raw) for item, raw in zip(items, rows, strict=True) if item.stock is not None]
-    for col in cols.texts:
-        for item, raw in pairs:
-            assert item.stock is not None
-            _append(item.stock, col.name, _text(raw, col.idx))
+    unread = unread_columns(header, cols)
+    for item, raw in zip(items, rows, strict=True):
+        if item.stock is not None:
+            read_row_text(item.stock, raw, cols, unread)
     _warn_lone_date(cols, source, pool, header_row)
+
+
+def unread_columns(header: list[str], cols: Columns) -> list[tuple[int, str]]:
+    """(index, header) of the columns no field reads, no text column joins and no warning names."""
     read = {c.idx for c in cols.used.values()} | {c.idx for c in cols.texts}
-    for idx, name in enumerate(header):
-        if idx in read or not name or map_header(name)[0] is not None or lookalike(name) is not None:
-            continue  # read, a twin of a read figure (its warning names it), or a look-alike (warned about)
-        _collect(idx, name, pairs)
+    # skipped: read, a twin of a read figure (its warning names it), or a look-alike (warned about)
+    return [(idx, name) for idx, name in enumerate(header)
+            if idx not in read and name and map_header(name)[0] is None and lookalike(name) is None]
 
 
-def _collect(idx: int, name: str, pairs: list[tuple[PoolItem, RawRow]]) -> None:
-    """One unread column: each row's cell with Chinese words in it kept on the stock as a candidate, unread.
+def read_row_text(stock: StockInput, raw: RawRow, cols: Columns, unread: list[tuple[int, str]]) -> None:
+    """One row's text columns joined into its report text, and its unread cells kept on the stock.
 
-    Whether it states a risk is the screen step's reading (screen/unread_text.py), done once where a stock
-    enters the screen; the data layer does not read signals (it sits below the screen step)."""
-    for item, raw in pairs:
+    An unread cell is kept only with Chinese words in it, as a candidate: whether it states a risk is the
+    screen step's reading (screen/unread_text.py), done once where a stock enters the screen; the data layer
+    does not read signals (it sits below the screen step)."""
+    for col in cols.texts:
+        _append(stock, col.name, _text(raw, col.idx))
+    for idx, name in unread:
         text = _text(raw, idx)
         if text and _WORDS.search(text):
-            assert item.stock is not None
-            item.stock.unread_text.append((name, text))
+            stock.unread_text.append((name, text))
 
 
 def _warn_lone_date(cols: Columns, source: str, pool: Pool, header_row: int | None) -> None:

@@ -1,0 +1,154 @@
+"""东方财富's 业绩预告 export lists a stock once per 预测指标 (营业收入, 归属于上市公司股东的净利润, 扣非净利润 ...):
+those rows are one stock, their text read together (the nineteenth session).
+
+Before, the second row failed as 与第 2 行重复: row 1 营业收入 略增 and row 2 净利润 首亏 "预计亏损2亿元" came back
+低/100 without the loss, beside a failed row that was no failed stock. A row with another figure still fails
+flagging the conflict, and a line pasted twice still fails as a duplicate.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from screening.cli import main
+from screening.config import InputSettings
+from screening.data.pool import read_pool
+from screening.data.universe import Universe
+from screening.models import NOTE_DUPLICATE_CONFLICT, NOTE_MERGED_ROWS, StockInput, is_doubt
+
+Rows = list[dict[str, object]]
+Screen = Callable[[Path], tuple[Rows, str]]
+
+HEADER = "序号,股票代码,股票简称,预测指标,业绩变动,预测数值,业绩变动幅度,业绩变动原因,预告类型,上年同期值,公告日期"
+# /work/tmp/s19/yjyg.csv: akshare stock_yjyg_em's columns, 600519 on two rows
+YJYG = (f"{HEADER}\n"
+        "1,600519,贵州茅台,营业收入,营业收入增长,1.5E11,10.5,销售增长,略增,1.36E11,2026-10-15\n"
+        "2,600519,贵州茅台,归属于上市公司股东的净利润,预计亏损2亿元,-2.0E8,-101.2,计提大额减值,首亏,1.6E10,2026-10-15\n")
+THIRD = ("3,600519,贵州茅台,扣除非经常性损益后的净利润,预计亏损2.5亿元,-2.5E8,-102.0,计提大额减值,首亏,1.5E10,"
+         "2026-10-15\n")
+
+
+@pytest.fixture
+def screen_json(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Screen:
+    """``screen FILE --engine rules --format json`` against a universe that holds 600519 (the export has no
+    PE-TTM or ROE): (rows, stderr)."""
+    u_path = tmp_path / "u.sqlite"
+    universe = Universe.load(u_path)
+    universe.update([StockInput(code="600519.SH", name="贵州茅台", pe_ttm=22.5, roe=34.2)], as_of="2026-12-04")
+    universe.save()
+    monkeypatch.setenv("SCREENER_CONFIG", str(tmp_path / "absent.toml"))
+    monkeypatch.setenv("SCREENER_UNIVERSE__PATH", str(u_path))
+
+    def run(path: Path) -> tuple[Rows, str]:
+        rc = main(["screen", str(path), "--engine", "rules", "--format", "json"])
+        out, err = capsys.readouterr()
+        assert rc == 0, err
+        return json.loads(out), err
+    return run
+
+
+def _csv(tmp_path: Path, text: str, name: str = "yjyg.csv") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8-sig")
+    return path
+
+
+def _xlsx(tmp_path: Path, text: str) -> Path:
+    """The same table as an .xlsx, every cell text as the export writes it (the reader is shared)."""
+    path = tmp_path / "yjyg.xlsx"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    assert ws is not None
+    for line in text.splitlines():
+        ws.append(line.split(","))
+    wb.save(path)
+    return path
+
+
+@pytest.mark.parametrize("write", [_csv, _xlsx])
+def test_a_loss_on_the_second_row_of_a_stock_is_read(tmp_path: Path, screen_json: Screen,
+                                                      write: Callable[[Path, str], Path]) -> None:
+    rows, err = screen_json(write(tmp_path, YJYG))
+    assert len(rows) == 1, rows  # one stock, not a stock and a failed row
+    (row,) = rows
+    assert row["status"] == "ok" and row["risk_level"] in ("中", "高"), row
+    flags = row["flags"]
+    assert isinstance(flags, list)
+    assert any("业绩预亏" in f and "首亏" in f for f in flags), flags  # the loss, named
+    assert f"{NOTE_MERGED_ROWS}: 第 3 行是同一代码" in flags[0] and not is_doubt(flags[0])
+    assert "并入" in err and "第3行并入第2行 (600519.SH)" in err and "重复" not in err
+
+
+def test_the_second_row_joins_as_its_own_dated_forecast_line(tmp_path: Path) -> None:
+    (item,) = read_pool(_csv(tmp_path, YJYG), InputSettings()).items
+    assert item.stock is not None and item.index == 0
+    assert item.stock.report_text == (
+        "业绩预告（2026-10-15公告）：略增。营业收入增长。业绩变动原因：销售增长。\n"
+        "业绩预告（2026-10-15公告）：首亏。预计亏损2亿元。业绩变动原因：计提大额减值。")
+    # the 预测指标 cells (a column no alias names) stay for the screen step's reader, both rows'
+    assert ("预测指标", "归属于上市公司股东的净利润") in item.stock.unread_text
+
+
+def test_three_rows_of_one_code_are_one_stock(tmp_path: Path) -> None:
+    pool = read_pool(_csv(tmp_path, YJYG + THIRD), InputSettings())
+    (item,) = pool.items
+    assert item.stock is not None
+    assert item.stock.report_text is not None and len(item.stock.report_text.splitlines()) == 3
+    assert "预计亏损2.5亿元" in item.stock.report_text
+    assert [n for n in item.stock.notes if n.startswith(NOTE_MERGED_ROWS)] == [
+        f"{NOTE_MERGED_ROWS}: 第 3、4 行是同一代码, 数据一致, 其文字 (如业绩预告的其他预测指标) 已并入本行"]
+    (warning,) = [w for w in pool.warnings if "并入" in w.message]
+    assert warning.message.startswith("2 行") and "第3、4行并入第2行" in warning.message and warning.row == 3
+
+
+def test_rows_with_another_figure_still_conflict(tmp_path: Path) -> None:
+    path = _csv(tmp_path, "代码,名称,ROE(%),市盈率(TTM),预告类型,业绩变动,公告日期\n"
+                          "600519,贵州茅台,30.2,22.5,略增,营业收入增长,2026-10-15\n"
+                          "600519,贵州茅台,3.02,22.5,首亏,预计亏损2亿元,2026-10-15\n")
+    kept, dup = read_pool(path, InputSettings()).items
+    assert kept.stock is not None and dup.error is not None
+    assert "与第 2 行重复" in dup.error.message and "ROE 30.2 / 3.02" in dup.error.message
+    assert any(n.startswith(NOTE_DUPLICATE_CONFLICT) for n in kept.stock.notes)
+    assert not any(n.startswith(NOTE_MERGED_ROWS) for n in kept.stock.notes)
+
+
+def test_a_row_pasted_twice_still_fails_as_a_duplicate(tmp_path: Path) -> None:
+    line = YJYG.splitlines()[2]
+    pool = read_pool(_csv(tmp_path, f"{HEADER}\n{line}\n{line}\n"), InputSettings())
+    kept, dup = pool.items
+    assert kept.stock is not None and dup.error is not None and dup.index == 1
+    assert dup.error.message == "与第 2 行重复 (同一代码 600519.SH)"
+    assert not any(n.startswith(NOTE_MERGED_ROWS) for n in kept.stock.notes)
+    assert not [w for w in pool.warnings if "并入" in w.message]
+
+
+def test_two_codes_each_on_two_rows_are_two_stocks(tmp_path: Path) -> None:
+    text = (f"{HEADER}\n"
+            "1,600519,贵州茅台,营业收入,营业收入增长,1.5E11,10.5,销售增长,略增,1.36E11,2026-10-15\n"
+            "2,000001,平安银行,营业收入,营业收入下降,1.4E11,-5.0,息差收窄,略减,1.47E11,2026-10-16\n"
+            "3,600519,贵州茅台,归属于上市公司股东的净利润,预计亏损2亿元,-2.0E8,-101.2,计提大额减值,首亏,1.6E10,2026-10-15\n"
+            "4,000001,平安银行,归属于上市公司股东的净利润,预计净利润亏损3亿元至4亿元,-3.0E8,-120.0,拨备增加,续亏,"
+            "-1.0E8,2026-10-16\n")
+    pool = read_pool(_csv(tmp_path, text), InputSettings())
+    assert [i.index for i in pool.items] == [0, 1] and all(i.error is None for i in pool.items)
+    moutai, pingan = (i.stock for i in pool.items)
+    assert moutai is not None and pingan is not None
+    moutai_text, pingan_text = moutai.report_text or "", pingan.report_text or ""
+    assert moutai.code == "600519.SH" and "首亏" in moutai_text and "续亏" not in moutai_text
+    assert pingan.code == "000001.SZ" and "续亏" in pingan_text and "首亏" not in pingan_text
+    assert f"{NOTE_MERGED_ROWS}: 第 4 行" in moutai.notes[-1] and f"{NOTE_MERGED_ROWS}: 第 5 行" in pingan.notes[-1]
+
+
+def test_a_figure_only_the_later_row_gives_is_taken_and_said(tmp_path: Path) -> None:
+    path = _csv(tmp_path, "代码,名称,ROE(%),预告类型,业绩变动,公告日期\n"
+                          "600519,贵州茅台,,略增,营业收入增长,2026-10-15\n"
+                          "600519,贵州茅台,30.2,首亏,预计亏损2亿元,2026-10-20\n")
+    (item,) = read_pool(path, InputSettings()).items
+    assert item.stock is not None and item.stock.roe == 30.2
+    assert item.stock.file_dates["notice_date"] == "2026-10-20"  # the later announcement is the one aged
+    assert item.stock.notes[-1].endswith("; ROE 取自合并的行")
