@@ -113,6 +113,14 @@ _TICKED_YES = re.compile(r"[^。；;" + TICKS + r"]{0,16}?(?:" + _TICK + r"\s*(?
 _CONFIRMED = re.compile(r"(?:进行了|已经?)(?:核查|核实|检查|查验|审查)(?:[，,]?并|后|[，,])?(?:确认|认为|证实|查明)"
                         r"(?:其|上述|该等?|相关)?[^，,。；;是否]{0,8}?已")
 _REQUESTED = re.compile(r"(?<!申)请|要求|责令|督促|需|须|应")
+# (the nineteenth session) a regulator's request (问询函, 关注函: 请保荐机构核查…是否已全部归还，并确认已全部归还的
+# 时间): what it asks to be checked, confirmed or told is asked to its sentence's end, its 已 too, unless an answer
+# opens after it (回复：, 经核查). The letter's 请 opens its clause (…，请你公司说明, …，并请保荐机构, （1）请说明),
+# so a party's own (公司已请会计师核查, 董事会请控股股东说明), 申请, 敬请 and 请求 are none
+_REQUEST = re.compile(r"(?:(?<![^，,。；;：:！!？?\s)）、.])|(?<=[并另亦也])|(?<=同时|此外|对此|另外|最后))"
+                      r"请(?![求示假])[^。；;！!？?\n]{0,40}?"
+                      r"(?:核查|核实|说明|确认|补充|披露|解释|列示|分析|发表|自查|论证|提供)")
+_ANSWER = re.compile(r"回复|答复|经核查|经核实|经查|答[：:]")
 _ANSWER_LINE = re.compile(r"\n(?=[ \t]*(?:" + _BOX[:-1] + TICKS + r"]|(?:是|否)[ \t]*(?:\n|$)))")
 
 
@@ -135,11 +143,13 @@ def _progress_after_no(unit: str, start: int, end: int) -> bool:
 
 
 def asked_not_ticked(text: str, start: int, end: int) -> bool:
-    """Whether good news at ``text[start:end]`` is asked (是否已解除) rather than said, and not answered yes."""
+    """Whether good news at ``text[start:end]`` is asked (是否已解除, 请…确认已全部归还的时间) rather than said, and
+    not answered yes."""
+    requested = any(not _ANSWER.search(text, r.end(), start) for r in _REQUEST.finditer(text, 0, start))
     asked = [q.end() for q in _QUESTION.finditer(text, start, end)]
     # (the eighteenth session: the question checked and answered in words, 就…是否已全部解除进行了核查并确认已全部解除)
     confirmed = asked and _CONFIRMED.search(text, asked[-1], end) and not _REQUESTED.search(text, start, end)
-    return bool(asked) and not _TICKED_YES.match(text, end) and not confirmed
+    return (bool(asked) or requested) and not _TICKED_YES.match(text, end) and not confirmed
 
 
 def asked_before(clause: str, start: int, end: int) -> bool:

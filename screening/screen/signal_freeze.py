@@ -18,8 +18,12 @@ from screening.screen.signal_rights import RIGHT_IF
 # a lift only sought is none (公司正在与申请人积极协商，争取尽快解除银行账户冻结: the eighteenth session's fresh set)
 # and one still being negotiated (公司正在积极协商解除子公司股权冻结: the eighteenth session's multi-line twins), not
 # one negotiated already (经协商已解除, 已与申请人协商解除, 积极协商解除了)
+# (the nineteenth session) and one negotiated with no word of its time (公司与申请执行人协商解除银行账户冻结: the talks
+# are the company's present, its accounts frozen), unless 已 or 经 before it in its clause says the talks are done
+_TALKED = "|".join(rf"(?<={w}[^，,。；;：:！!？?\n]{{{k}}}协商)" for w in "已经" for k in range(17))
 _SOUGHT = (r"(?<!尽快)(?<!争取)(?<!力争)(?<!早日)(?<!推动)(?<!以便)(?<!拟)(?<!计划)(?<!寻求)(?<!努力)"
-           r"(?:(?<!正在协商)(?<!积极协商)(?<!正在沟通)(?<!积极沟通)(?<!努力协商)(?<!将协商)|(?=解除了|解冻了))")
+           r"(?:(?<!正在协商)(?<!积极协商)(?<!正在沟通)(?<!积极沟通)(?<!努力协商)(?<!将协商)(?:(?<!协商)|" + _TALKED
+           + r")|(?=解除了|解冻了))")
 # a lift not yet made, its word up to 16 characters before it in the clause with no 已 between (公司拟通过提供担保的
 # 方式解除银行账户冻结, 公司正与申请人协商解除…, 正在办理银行账户解除冻结手续, 申请法院解除, 待…后解除: the
 # eighteenth session's open list); not 申请人/申请执行人 (已与申请人协商解除 is done), and 解除了 is done whatever

@@ -90,3 +90,8 @@ TURNAROUND = r"(?=20\d\d\s*年)(?:" + "|".join(
 # 2024年度亏损1.1亿元: the normalised ",2024年度" opens no clause of the reader's, so the subject goes on)
 OTHERS_LOSS = (r"(?:标的公司|交易对方|参股公司|联营企业|合营企业|被投资单位|(?<![本母])子公司)\s*20\d\d\s*年度?"
                r"[^，,。；;]{0,30}?亏损[^，,。；;]*(?:[,，]\s*20\d\d\s*年度?[^，,。；;]{0,30}?亏损[^，,。；;]*)*")
+
+# (the nineteenth session) a whole fiscal year that opens a clause, or follows the company there (公司2025年度…,
+# 2025年度归属于上市公司股东的净利润…; not 标的公司2025年度, 预计2025年度), and not a part of it (2025年上半年,
+# 2025年度前三季度): the year of a loss its sentence states, paired across sentences by signal_years.py
+WHOLE_YEAR = _OPENS + r"(?P<year>20\d\d)\s*年(?!度?(?:前三季度|上半年|半年度|第?[一二三四]季度|1-9月|1-6月))"

@@ -170,9 +170,10 @@ OWED_BY = {"资金占用": frozenset({"控股股东", "实际控制人", "一致
 # who else's payment answers the occupier's debt (review 9's open list, the seventeenth session): the creditor, the
 # company, recovering the whole of it (公司已收回控股股东占用的全部资金; 控股股东占用公司资金2亿元，公司已全部收回), and
 # the controller's side paying the whole on the occupier's behalf (实际控制人已代为归还全部占用资金及利息). (payers,
-# what their clause must say, from 已 to its end): the whole of the occupation or of nothing else, so a part,
-# an amount or another debt (公司已收回部分, 已收回占用资金1亿元, 公司已全部收回应收账款) answers nothing, nor one
-# not said done
+# what their clause must say, from 已 to its end): the whole of the occupation or of nothing else, so a part or
+# another debt (公司已收回部分, 公司已全部收回应收账款) answers nothing, nor one not said done. (The nineteenth
+# session) the company recovering an amount (控股股东占用公司资金2亿元，公司已收回占用资金2亿元) answers it as the
+# occupier's repayment of one does: ``covers`` then weighs it against what was occupied (1亿元 of 2亿元 is a part)
 _GAP = r"(?:(?!部分|\d)[^，,。；;]){0,16}?"
 _END = r"(?:完毕)?(?:及(?:其)?(?:利息|资金占用费|占用费))?(?![^。！!\s])"
 
@@ -183,7 +184,14 @@ def _whole(verb: str) -> str:  # said done (已), not planned, promised or said 
             f"|{done}{verb}{_GAP}(?:占用(?:的)?全部资金|(?:全部|全额)(?:被)?占用(?:的)?资金){_END}")
 
 
+def _amount(verb: str) -> str:  # an amount said done (its clause may end inside 20,000万元): ``covers`` weighs it
+    done = r"已(?:(?!将|" + _SAY + r")[^，,。；;]){0,30}?"
+    return (f"{done}{verb}(?:了)?(?:(?:所|被)?占用(?:的)?(?:本|上市)?(?:公司)?资金(?:本金)?)?"
+            r"(?:共计|合计|累计|总计|计)?(?=\d)")
+
+
 PAID_FOR = {"资金占用": ((frozenset({COMPANY}), _whole(r"(?:收回|追回)")),
+                     (frozenset({COMPANY}), _amount(r"(?:收回|追回)")),
                      (OWED_BY["资金占用"], _whole(r"(?:代(?:为|其)?(?:归还|偿还|清偿)|代偿)")))}
 _PAID_FOR = {signal: tuple((who, re.compile(p)) for who, p in rows) for signal, rows in PAID_FOR.items()}
 

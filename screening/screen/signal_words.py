@@ -182,6 +182,9 @@ PLANNED = (r"将(?:努力|积极|尽快|督促|采取|通过|争取|力争|消�
                       # under way, not done (a trial on 2026-12-06): 正在筹措资金归还, 计划于…前归还, 预计整改完成时间,
                       # 表示将以现金方式归还, 为消除…的重大不确定性, 积极采取措施消除, 与银行沟通偿还方案
                       r"正在|正通过|(?<!减持)(?<!持股)计划(?=于|在|将|通过|以|年内|\d)|预计|表示将|为消除|"
+                      # (the nineteenth session: 2024年度亏损1.1亿元，2025年度计划实现盈利 read the loss cleared; a
+                      # profit planned or hoped for is none, 按计划实现 one made as planned)
+                      r"(?<![按照据依])(?:计划|力求|希望)(?=实现|扭亏)|"
                       r"采取(?:了)?(?:以下|相关|有效)?措施|(?:正在|持续|积极|将)[^，,。；;]{0,6}(?:沟通|协商)|"
                       r"(?:沟通|协商)(?:中|过程中|偿还|还款|解决)|"
                       # (a plan followed, not one made: 已按整改计划解除; the seventeenth session)

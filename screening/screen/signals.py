@@ -44,8 +44,9 @@ from screening.screen.signal_hit import (
     SignalHit,
 )
 from screening.screen.signal_repaid import answered, covers
-from screening.screen.signal_table import APPROVED, SIGNALS, TIER_RANK, SignalRule
+from screening.screen.signal_table import SIGNALS, TIER_RANK, SignalRule
 from screening.screen.signal_text import Unit, split_units
+from screening.screen.signal_underway import underway
 from screening.screen.signal_words import (
     CLARIFICATION,
     COMPANY,
@@ -63,6 +64,7 @@ from screening.screen.signal_words import (
     REMAINDER_OPEN,
     RUMOUR,
 )
+from screening.screen.signal_years import CONSECUTIVE, YEARLY, Mention, loss_year, two_years
 
 _CLARIFICATION = re.compile(CLARIFICATION)
 _RUMOUR = re.compile(RUMOUR)
@@ -107,15 +109,6 @@ _BRACKETED = re.compile(r"[（(][^（()）]{1,16}[)）]")
 _COMPANY_CLAIMS = re.compile(COMPANY_CLAIMS)
 _HYPOTHETICAL = re.compile(HYPOTHETICAL)
 _COUNTER_OTHER = re.compile(COUNTER_OTHER)
-# what a cached row must have been judged with: a change to the table, or to a reading rule here, is a change to
-# the floor
-# a later title about the way to an end, not the end: progress, an application, a deadline put back, a refusal, a
-# doubt, a question from the exchange and its answer (撤销退市风险警示事项的进展公告, 违规担保整改完毕期限延期,
-# 不同意撤销…, 撤销…存在重大不确定性, 条件尚未满足, 《…问询函》回复). It lifts nothing unless it also states the end
-# granted: an approval (申请撤销…获得同意) or the investigation's closing notice (进展暨收到结案通知书)
-_UNDERWAY = re.compile(r"进展|申请|延期|暂不|不同意|不予|未获|不确定|尚未|未满足|问询|审核|回复")
-_GRANTED = re.compile(APPROVED + r"|结案通知书|终止调查通知书|(?<![部分])已(?:全部)?(?:归还|偿还|清偿|解除|消除)|"
-                      r"(?:整改|清理)(?:完毕|完成)(?![^，,。；;]{0,4}(?:期限|延期|时间))")
 
 
 # What a cached row was judged with (pipeline.py keys its row cache by it): every module of the reader as written,
@@ -251,10 +244,6 @@ def _countered(unit: str, c: _Compiled, blanked: str, found: list[tuple[int, int
     return None
 
 
-def _underway(title: str) -> bool:
-    return bool(_UNDERWAY.search(title)) and not _GRANTED.search(title)
-
-
 def _done(unit: str, rx: re.Pattern[str]) -> re.Match[str] | None:
     """The first match of a good-news pattern in ``unit`` that says the good news came (``_came``), or None."""
     return next((m for m in rx.finditer(unit) if _came(unit, m)), None)
@@ -343,7 +332,8 @@ def read_signals(text: str | None) -> list[SignalHit]:
     stated only as the rumour of a clarification comes back ``clarified``, and one whose every mention its own
     sentence's good news clears (已归还占用的全部资金) ``cleared``, naming those words; all three at tier 低, after
     the live ones. Risk words read as another party's trouble come back ``excluded`` (tier 低, ``why`` 他方, naming
-    the words that said so), at tier 低 too: a title of another company of a deal about itself among them.
+    the words that said so), at tier 低 too: a title of another company of a deal about itself among them. Two
+    consecutive years' losses in two sentences read 业绩续亏 as in one (``signal_years``), quoting both.
     """
     if not text:
         return []
@@ -353,13 +343,14 @@ def read_signals(text: str | None) -> list[SignalHit]:
     cleared: dict[str, SignalHit] = {}
     excluded: dict[str, SignalHit] = {}
     ends: dict[str, list[tuple[str, str, Scope]]] = {}
+    years: list[Mention] = []  # the whole years of the sentences' losses (signal_years.py)
     for unit in split_units(text):
         for c in _compiled():
             found = _match_in(unit.text, c)
             # 关于控股股东已归还全部占用资金的公告 also ends earlier mentions
             if found is None or found[2] in (CLEARED, EXCLUDED):
                 m = _done(unit.text, c.resolve) if unit.is_title and unit.date and c.resolve is not None else None
-                if m is not None and unit.date and not _underway(unit.text):
+                if m is not None and unit.date and not underway(unit.text):
                     # an end is about every matter its title names from its words on, as a mention is
                     ends.setdefault(c.rule.name, []).append(
                         (unit.date, _shown(unit.quote()), c.scope(unit.text, m.start(), len(unit.text))))
@@ -379,9 +370,16 @@ def read_signals(text: str | None) -> list[SignalHit]:
                 scope = c.scope(unit.text, found[0], len(unit.text))
                 if not (unit.is_title and scope[0] == {OTHER_COMPANY} and not _ACTS.search(unit.text, 0, found[0])):
                     live.setdefault(hit.name, []).append((hit, scope))
+                    if c.rule.name == YEARLY and not unit.is_title and (year := loss_year(unit.text, *found[:2])):
+                        years.append((year[0], unit, min(year[1], found[0]), found[1]))
                 else:
                     excluded[hit.name] = _newer(excluded.get(hit.name), replace(
                         hit, tier=NOT_COUNTED, state=EXCLUDED, resolved_by=_other_named(unit, found[0]), why=OTHER))
+    if CONSECUTIVE not in live and (two := two_years(years)):  # 2025年度亏损…。2024年度亏损…。: as one sentence
+        c = next(c for c in _compiled() if c.rule.name == CONSECUTIVE)
+        unit, start, end = two
+        hit = _hit(c.rule, unit, start, end, LIVE, None, None)
+        live[CONSECUTIVE] = [(hit, c.scope(unit.text, start, len(unit.text)))]
     today = dt.datetime.now(_MARKET_TZ).date().isoformat()
     out = [_resolved(hits, ends.get(name, []), today) for name, hits in live.items()]
     out += [hit for name, hit in rumours.items() if name not in live]
