@@ -49,7 +49,7 @@ def test_a_file_roe_beside_stored_losses_is_a_contradiction(tmp_path: Path, caps
     row = rows["000002.SZ"]
     assert (row["risk_level"], row["roe"]) == ("高", 18.0)  # the verdict stands: the stored losses decide it
     (flag,) = _flags(row, NOTE_SIGN_CONFLICT)
-    assert "文件的 ROE 18%" in flag and "本地数据 (import@2026-11-20)" in flag and "-495亿、-190亿" in flag
+    assert "文件的 ROE 18%" in flag and "本地数据 (import@2025-12-31)" in flag and "-495亿、-190亿" in flag
     assert is_doubt(flag)
 
 

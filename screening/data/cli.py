@@ -16,14 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from screening.config import InputSettings, load_settings
-from screening.data.file_dates import quote_day
+from screening.data.file_dates import quote_day, report_periods
 from screening.data.freshness import market_today
 from screening.data.load import is_old_bse_code, mark_demo_rows, move_bse_codes, open_universe
 from screening.data.pool import read_pool
 from screening.data.pool_demo import DEMO_NOTE
 from screening.data.providers.records import NOTICE
 from screening.data.refresh import Refresher, RefreshFailed, note_line
-from screening.data.row_checks import SAME_PLACES, name_conflict, quarter_roe
+from screening.data.row_checks import SAME_PLACES, name_conflict, quarter_roe, read_day
 from screening.data.stock_csv import AS_OF, UniverseError, read_stock_csv, stocks_csv
 from screening.data.universe import Universe
 from screening.models import NOTE_DUPLICATE_CONFLICT, Pool, PoolItem, PoolRejected, StockInput, is_doubt
@@ -57,6 +57,9 @@ def _import(universe: Universe, path: Path, as_of: str | None, limits: InputSett
     told: set[int] = set()  # kept rows whose refusal a duplicate's line already gave
     for item in pool.failed_items:
         print(f"注意: 未导入 {item.error}{_kept_row(item, pool.ok_items, refusals, told)}", file=sys.stderr)
+    if as_of is not None and (why := _day_refusal(as_of, "--as-of", market_today())) is not None:
+        print(f"错误: {why}", file=sys.stderr)
+        return 2
     dated = _file_dates(path) if as_of is None and AS_OF in pool.columns else {}
     by_day: dict[str | None, list[StockInput]] = {}
     by_stated: dict[str, int] = {}  # rows dated by the quote date the file states (file_dates.quote_day)
@@ -72,9 +75,17 @@ def _import(universe: Universe, path: Path, as_of: str | None, limits: InputSett
         if item.index in moved:
             print(f"注意: {path.name}, 第{item.row}行: {moved[item.index]}, 导入到 {item.stock.code}", file=sys.stderr)
         stated = None if as_of or item.stock.code in dated else quote_day(item.stock.file_dates)
+        day = as_of or dated.get(item.stock.code) or stated
+        where = AS_OF if item.stock.code in dated else "行情日期"
+        if day is not None and (bad := _day_refusal(day, where, market_today())) is not None:
+            refused += 1
+            print(f"注意: 未导入 {path.name}, 第{item.row}行 ({item.stock.code}): {bad}", file=sys.stderr)
+            continue
+        read = read_day(day) if day is not None else None  # any spelling _day_refusal took, stored as ISO
+        day = read.isoformat() if read is not None else None
         if stated is not None:
             by_stated[stated] = by_stated.get(stated, 0) + 1
-        by_day.setdefault(as_of or dated.get(item.stock.code) or stated, []).append(item.stock)
+        by_day.setdefault(day, []).append(item.stock)
     stocks = [s for group in by_day.values() for s in group]
     for day, count in sorted(by_stated.items()):
         print(f"注意: {path.name}: {count} 行按文件所写的行情日期 {day} 记录 (不是今天; 用 --as-of 可另指定)",
@@ -83,7 +94,8 @@ def _import(universe: Universe, path: Path, as_of: str | None, limits: InputSett
     if not stocks:
         print(f"错误: {path.name}: 没有可导入的行 ({failed} 行未导入, 见上)", file=sys.stderr)
         return 2
-    n = sum(universe.update(group, as_of=day, source=f"import:{path.name}") for day, group in by_day.items())
+    n = sum(universe.update(group, as_of=day, source=f"import:{path.name}", periods_of=report_periods)
+            for day, group in by_day.items())
     universe.save()
     print(f"imported {len(stocks)} stocks from {path} ({n} new or changed, {failed} rows not imported); "
           f"universe has {len(universe)}", file=sys.stderr)
@@ -146,6 +158,21 @@ def import_refusal(stock: StockInput, universe: Universe) -> str | None:
     if conflict is not None:
         return (f"{conflict}; 若代码写错请改正, 若公司已更名请先运行 universe refresh 或去掉名称列, "
                 "导入从不改写另一家公司的数据")
+    return None
+
+
+def _day_refusal(text: str, where: str, today: dt.date) -> str | None:
+    """Why a day a row would be stored under cannot be (each figure's age is read from it), or None.
+
+    A day the clocks cannot read (``2025/01/02`` in an ``as_of`` cell, ``--as-of 'last friday'``) was stored as
+    written and never aged: a quote of January 2025 screened in December 2026 with no 数据过期. A day after today
+    (a typo) would be read as the newest data, overriding every later import (records merge by it), and its
+    quotes would never age. Any spelling of a whole day is read (2025/01/02, 2025年1月2日, 20250102)."""
+    day = read_day(text)
+    if day is None:
+        return f"{where} '{text}' 不是日期 (写作 2026-12-04); 日期决定数字的新旧与是否过期, 不猜"
+    if day > today:
+        return f"{where} {day} 晚于今天 ({today}); 改正日期后再导入 (未来的日期会被当作最新的数据, 且永不过期)"
     return None
 
 

@@ -20,6 +20,7 @@ import datetime as dt
 
 from screening.config import Settings
 from screening.data.freshness import QUOTE_FIELDS, REPORT_FIELDS, market_today, stale_notes
+from screening.data.providers.periods import last_annual, year_before
 from screening.data.row_checks import Period, read_period
 from screening.models import FIELD_LABELS, NOTE_FUTURE_DATE, StockInput
 
@@ -67,3 +68,28 @@ def _future(stock: StockInput, quotes: dict[str, str], period: Period | None, to
         out.append(f"{NOTE_FUTURE_DATE}: 公告日期 {notice} 晚于今天 ({today}); 公告所述风险照常计入 (风险只升不降), "
                    "请核对日期")
     return out
+
+
+def report_periods(stock: StockInput) -> dict[str, str]:
+    """{report figure: the period it is of (ISO)} for `universe import`, as a refresh dates them
+    (providers/records.put_fiscal_years): ROE and the last year's net profit by the last fiscal year at or before
+    the row's 报告期, the year before's net profit a year earlier, EPS and the 报告期 itself by the period; a
+    period a header stamp states (i问财's ``净资产收益率[20241231]``) wins. A figure with no period stated keeps no date
+    here (the import's day is no period: nothing can age it).
+
+    Why: an import stored every figure under the day it was imported, so a FY2024 ROE imported in December 2026
+    reached every later screen of a typed code as current, where the same file screened directly says 数据过期 (a
+    trial, 2026-12-07: 601318 at ROE 12.1 of 2024-12-31, no flag on the row)."""
+    period = read_period(stock.report_date)
+    end = period.end if period is not None and period.kind and period.end else None
+    fiscal = last_annual(end) if end is not None else None
+    implied = {"roe": fiscal, "net_profit_y1": fiscal, "net_profit_y2": fiscal and year_before(fiscal),
+               "eps": end, "report_date": end}
+    out = {}
+    for name, day in implied.items():
+        stated = stock.file_dates.get(name) if name != "report_date" else None
+        when = stated or (day.isoformat() if day is not None else None)
+        if getattr(stock, name) is not None and when:
+            out[name] = when
+    return out
+

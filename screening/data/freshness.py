@@ -25,7 +25,7 @@ from zoneinfo import ZoneInfo
 from screening.data.calendar_law import FESTIVALS
 from screening.data.providers.periods import disclosure_deadline, is_annual, is_period, label, next_period
 from screening.data.trading_calendar import DayStatus, days_between
-from screening.models import FIELD_LABELS
+from screening.models import FIELD_LABELS, NOTE_FUTURE_DATE
 
 QUOTE_FIELDS = frozenset({"price", "change_pct", "pb", "market_cap", "pe_dynamic", "pe_ttm"})
 ANNUAL, QUARTERLY = "annual", "quarterly"
@@ -139,6 +139,54 @@ def stale_notes(dates: dict[str, str], today: dt.date, max_quote_age_days: int,
         figures = "; ".join(f"{', '.join(sorted(v))} 为 {d} 报告期" for d, v in sorted(by_period.items(), reverse=True))
         notes.append(f"{FLAG_STALE}: 财报 {figures} ({report}应于 {deadline} 前披露)")
     return notes
+
+
+def future_notes(dates: dict[str, str], today: dt.date) -> list[str]:
+    """未来日期 notes on stored figures (a typed code, the digest): quotes of a day after today, report figures of a
+    period not over by today (its report cannot exist yet). A refresh never stores either (quotes carry the session
+    shown, reports their published period), so such a date came in by hand: an import's ``as_of`` or 报告期 typed
+    2026-12-10 for 2026-11-10. Aged as if current it was silent (a trial, 2026-12-07: 600036 imported with as_of
+    2026-12-10 screened with data_date 2026-12-10 and no flag); the file's own row says so (file_dates._future)."""
+    quotes: dict[str, list[str]] = {}
+    periods: dict[str, list[str]] = {}
+    for name, text in dates.items():
+        try:
+            day = dt.date.fromisoformat(text[:10])
+        except ValueError:
+            continue
+        if name in QUOTE_FIELDS and day > today:
+            quotes.setdefault(day.isoformat(), []).append(FIELD_LABELS[name])
+        elif name in REPORT_FIELDS and is_period(day) and day >= today:  # an import's day is no period: its quotes say
+            periods.setdefault(day.isoformat(), []).append(FIELD_LABELS[name])
+    notes = [f"{NOTE_FUTURE_DATE}: 本地数据的行情 {', '.join(sorted(v))} 为 {d}, 晚于今天 ({today}); 请核对导入的日期"
+             for d, v in sorted(quotes.items())]
+    notes += [f"{NOTE_FUTURE_DATE}: 本地数据的财报 {', '.join(sorted(v))} 为 {d} 报告期, 尚未结束 (今天 {today}), "
+              "该期财报还不可能发布; 请核对导入的报告期" for d, v in sorted(periods.items())]
+    return notes
+
+
+NOTE_ROE_PERIOD_UNKNOWN = "ROE报告期不明"
+
+
+def roe_period_note(dates: dict[str, str], source: str) -> str | None:
+    """The note for a stored ROE dated by no fiscal year end, else None.
+
+    A refresh dates its ROE by the fiscal year it is of (providers/records.put_fiscal_years); an import dates it by
+    its row's 报告期 (file_dates.report_periods), and by the import's day only when the row named none. Such an ROE
+    may be any year's, or a quarter's cumulative figure (a quote board's ROE exported in December is most often the
+    Q3 one: source_checks), against the rules' annual 5%/15%; nothing ages it either. A trial, 2026-12-07: 000651
+    imported with no 报告期 screened 低/100 on a typed code without a word."""
+    text = dates.get("roe")
+    if not text:
+        return None
+    try:
+        day = dt.date.fromisoformat(text[:10])
+    except ValueError:
+        day = None
+    if day is not None and is_annual(day):
+        return None
+    return (f"{NOTE_ROE_PERIOD_UNKNOWN}: 本地数据的 ROE ({source}) 未注明报告期, 不知是哪一年的年报还是季报累计值, "
+            "也无法判断是否过期; 请在导入文件中加一列 报告期 后重新导入")
 
 
 # Quotes taken during their own session: the price (and the PE-TTM and market cap it moves) is the moment's, not

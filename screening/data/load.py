@@ -23,7 +23,14 @@ from pathlib import Path
 from screening.config import InputSettings, Settings, cache_dir
 from screening.data.codes import EXCHANGES, CodeError, index_name, normalise_code, split_codes
 from screening.data.file_dates import check_file_dates
-from screening.data.freshness import SHANGHAI, intraday_note, market_today, stale_notes
+from screening.data.freshness import (
+    SHANGHAI,
+    future_notes,
+    intraday_note,
+    market_today,
+    roe_period_note,
+    stale_notes,
+)
 from screening.data.gap_causes import gap_notes
 from screening.data.names import fold_name, index_named, norm_name
 from screening.data.pool import read_pool
@@ -104,8 +111,11 @@ def _annotate(stock: StockInput, universe: Universe, settings: Settings, today: 
     if filled:
         dates = {f: d for f, d in universe.field_dates(stock.code).items() if f in filled}
         stock.notes += [n for n in [intraday_note(dates, universe.info.trade_date, universe.info.refreshed_at)] if n]
-        stock.notes += stale_notes(dates, today or market_today(), settings.universe.max_quote_age_days,
+        day = today or market_today()
+        stock.notes += stale_notes(dates, day, settings.universe.max_quote_age_days,
                                    settings.digest.holiday_set(), store=settings.digest.calendar_store())
+        stock.notes += future_notes(dates, day)
+        stock.notes += [n for n in [roe_period_note(dates, stock.sources.get("roe", ""))] if n]
     return stock
 
 

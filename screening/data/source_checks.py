@@ -50,7 +50,11 @@ def cross_sign_conflict(stock: StockInput, universe: Universe) -> str | None:
     period = rec.stock.report_date if rec is not None and rec.stock.report_date else None
     loss = f"净利润 {money(profit)}" + (f" ({period} 报告期)" if period and profit_side != "文件" else "")
     earlier = stock.net_profit_y2
-    if profit < 0 and earlier is not None and earlier < 0 and _side(stock, "net_profit_y2") == profit_side:
+    # both years from one side: the same source, each year dated by its own period (a refresh's and an import's
+    # FY2024 profit says @2024-12-31 beside FY2025's @2025-12-31), so the sides are compared, not their labels
+    earlier_side = _side(stock, "net_profit_y2")
+    if (profit < 0 and earlier is not None and earlier < 0 and earlier_side is not None
+            and (earlier_side == "文件") == (profit_side == "文件")):
         loss = f"近两年净利润 {money(profit)}、{money(earlier)}" + (f" (最新 {period})" if period else "")
     return (f"{NOTE_SIGN_CONFLICT}: {roe_side}的 ROE {figure(roe)}% 与{profit_side}的{loss} 一正一负 "
             "(ROE=净利润/净资产, 应同号); 两者来源不同, 可能不是同一报告期, 请核对文件的 ROE")

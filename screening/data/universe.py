@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from screening.data.codes import CodeError, normalise_code
-from screening.data.freshness import intraday_time, market_today
+from screening.data.freshness import REPORT_FIELDS, intraday_time, market_today
 from screening.data.late_report import FLAG_LATE_REPORT, late_report  # re-exported: digest/render.py reads it here
 from screening.data.names import norm_name, st_mark
 from screening.data.row_flags import drop_replaced
@@ -301,19 +301,23 @@ class Universe:
         return dict(rec.dates) if rec else {}
 
     # -- writing ---------------------------------------------------------------------------
-    def update(self, stocks: Iterable[StockInput], as_of: str | None = None, source: str = "import") -> int:
+    def update(self, stocks: Iterable[StockInput], as_of: str | None = None, source: str = "import",
+               periods_of: Callable[[StockInput], dict[str, str]] | None = None) -> int:
         """Merge stocks (figures given win over stored ones when newer); returns how many changed.
 
         ``as_of`` (ISO date, default today in Shanghai) orders writes: a newer record replaces the figures it
-        provides and keeps the rest; an older one only fills figures still missing. The merge is
-        pending until ``save``. Raises UniverseError for a stock that cannot be stored.
-        """
+        provides and keeps the rest; an older one only fills figures still missing. ``periods_of`` dates a stock's
+        report figures by their periods (freshness.REPORT_CLOCKS), the rest by ``as_of``. Pending until ``save``.
+        Raises UniverseError for a stock that cannot be stored."""
         stamp = as_of or market_today().isoformat()
         changed = 0
         for stock in stocks:
             clean = check_stock(stock, f"stock {stock.code!r}")
             given = [f for f in DATA_FIELDS[1:] if getattr(clean, f) is not None]
-            rec = Record(clean, dict.fromkeys(given, source), dict.fromkeys(given, stamp), stamp)
+            # a report figure is as of its period where the row states one (file_dates.report_periods), as a
+            # refresh's are: dated by the import's day, a FY2024 ROE read as current and was never flagged 数据过期
+            periods = {f: d for f, d in (periods_of(stock) if periods_of else {}).items() if f in REPORT_FIELDS}
+            rec = Record(clean, dict.fromkeys(given, source), {f: periods.get(f, stamp) for f in given}, stamp)
             if _merge_into(self._records, rec):
                 changed += 1
                 self._names = None
