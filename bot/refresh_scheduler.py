@@ -32,6 +32,7 @@ from tenacity import (
 from screening.config import Settings
 from screening.data.refresh import Refresher, RefreshFailed, RefreshOutcome, SessionUndated
 from screening.data.trading_calendar import day_status
+from screening.screen.open_risks import open_risk_titles
 
 log = logging.getLogger("bot.refresh")
 JOB_PREFIX = "universe-refresh:"
@@ -47,7 +48,8 @@ class RefreshService:
         self.tz = settings.digest.tz
         self.clock = clock or (lambda: dt.datetime.now(self.tz))
         # one clock picks the session and checks the board (an injected refresher keeps its own)
-        self.refresher = refresher or Refresher(settings, now=self.clock)
+        # the text reader says which stored titles state an open 高 risk: kept past the window (refresh_open_risks)
+        self.refresher = refresher or Refresher(settings, now=self.clock, open_risks=open_risk_titles)
         self.retry_until_s = retry_until_min * 60
         self.first_wait_s = first_wait_s
         self._me = f"{socket.gethostname()}:{os.getpid()}"

@@ -228,6 +228,7 @@ class UniverseSettings(BaseModel):
     provider: Literal["auto", "akshare", "tushare"] = "auto"  # auto: AKShare, then Tushare when a token is set
     tushare_token_env: str = "TUSHARE_TOKEN"  # the environment variable holding the Tushare Pro token
     announcement_days: int = Field(30, ge=0, le=90)  # days of announcement titles in each report text
+    open_risk_days: int = Field(365, ge=0)  # an open 高 risk's title is kept this long past it (refresh_open_risks)
     min_coverage: float = Field(0.9, gt=0, le=1)  # a refresh with fewer stocks than this share of the last is refused
     max_quote_age_days: int = Field(3, ge=0)  # trading days before a stored quote is flagged stale
     refresh_enabled: bool = True  # the bot refreshes on trading days before the digest
@@ -367,8 +368,7 @@ class ConfigKeyError(ValueError):
 def misplaced_keys(data: dict[str, Any]) -> list[str]:
     """One line per key config.toml has that its section does not, naming the section it belongs to.
 
-    Unknown keys used to be ignored silently: ``webhook_url`` under ``[metrics]`` never reached the bot.
-    """
+    Unknown keys used to be ignored silently: ``webhook_url`` under ``[metrics]`` never reached the bot."""
     sections = {name: f.annotation for name, f in Settings.model_fields.items()}
     owners: dict[str, list[str]] = {}
     for name, model in sections.items():

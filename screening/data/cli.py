@@ -23,6 +23,7 @@ from screening.data.pool import read_pool
 from screening.data.pool_demo import DEMO_NOTE
 from screening.data.providers.records import NOTICE
 from screening.data.refresh import Refresher, RefreshFailed, note_line
+from screening.data.refresh_open_risks import OpenRisks
 from screening.data.row_checks import SAME_PLACES, name_conflict, quarter_roe, read_day
 from screening.data.stock_csv import AS_OF, UniverseError, read_stock_csv, stocks_csv
 from screening.data.universe import Universe
@@ -291,14 +292,17 @@ def _probe() -> int:
     return 0 if essential_ok(results) else 1
 
 
-def cmd_universe(args: argparse.Namespace) -> int:
+def cmd_universe(args: argparse.Namespace, open_risks: OpenRisks | None = None) -> int:
+    """The ``universe`` command; ``open_risks`` (the text reader's, wired in screening/cli.py) lets a refresh keep
+    the titles of open 高 risks older than its window (refresh_open_risks)."""
     settings = load_settings(getattr(args, "config", None))
     today = market_today()  # Shanghai's day: a UTC host is a day behind until 08:00 there
     try:
         if args.action == "refresh":
             update, stop = _progress()
             try:
-                outcome = Refresher(settings).refresh(choice=args.provider, trade_date=args.date, progress=update)
+                outcome = Refresher(settings, open_risks=open_risks).refresh(choice=args.provider, trade_date=args.date,
+                                                                             progress=update)
             finally:
                 stop()
             for failure in outcome.failures:

@@ -36,6 +36,7 @@ from screening.data.providers import (
     get_provider,
 )
 from screening.data.providers.provider_base import NAMED, ProviderBase, more_than
+from screening.data.refresh_open_risks import OpenRisks, keep_open_risks
 from screening.data.refresh_reports import keep_known_reports
 from screening.data.refresh_titles import WARNING, keep_known_titles
 from screening.data.trading_calendar import SessionUncertain, board_session
@@ -92,10 +93,15 @@ def provider_chain(settings: Settings, choice: str | None, env: Mapping[str, str
 class Refresher:
     """Keeps one provider instance per name, so each provider's circuit breaker outlives a single refresh."""
 
-    def __init__(self, settings: Settings, *, now: Callable[[], dt.datetime] | None = None) -> None:
+    def __init__(self, settings: Settings, *, now: Callable[[], dt.datetime] | None = None,
+                 open_risks: OpenRisks | None = None) -> None:
+        """``open_risks`` reads which stored titles state a risk still open (screen/'s text reader, handed in by
+        the command or the bot that builds this): each refresh keeps those older than its window
+        (refresh_open_risks). Without it a 立案 of 31 days ago leaves the text, and the stock reads 低."""
         self.settings = settings
         self._providers: dict[str, Provider] = {}
         self._now = now or (lambda: dt.datetime.now(SHANGHAI))
+        self._open_risks = open_risks
 
     def provider(self, name: str) -> Provider:
         if name not in self._providers:  # retries per call with jittered backoff, a breaker per provider
@@ -144,6 +150,9 @@ class Refresher:
                 continue
             if previous:  # checked as answered; then the reports the answer left a stock out of are put back
                 snapshot = keep_known_reports(snapshot, universe)
+            if previous and self._open_risks is not None:  # and the open risks the window no longer shows
+                snapshot = keep_open_risks(snapshot, universe, us.announcement_days, self._open_risks,
+                                           us.open_risk_days)
             before = {s.code: s.name for s in universe} if previous else {}
             left = leaving(before, staying(snapshot, universe), {p.stock.code: p.stock.name for p in snapshot.stocks})
             snapshot.notes += field_gaps(snapshot) + left_the_list(
