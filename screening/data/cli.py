@@ -327,7 +327,7 @@ def cmd_universe(args: argparse.Namespace, open_risks: OpenRisks | None = None) 
             return _show(universe, args.code, args.format)
         if args.action == "import":
             return _import(universe, Path(args.file), args.as_of, settings.input)
-        text = stocks_csv([(s, universe.as_of(s.code)) for s in universe])
+        text = stocks_csv([(s, universe.as_of(s.code)) for s in universe], dates=universe.field_dates)
         if args.out:
             Path(args.out).write_text(text, encoding="utf-8")
             print(f"wrote {len(universe)} stocks to {args.out}", file=sys.stderr)

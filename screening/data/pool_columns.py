@@ -148,12 +148,12 @@ def _shown(value: Any) -> str:
 def flag_stamped_quarter(pool: Pool, used: dict[str, Column]) -> None:
     """i问财 dates a financial column by its report period: ROE[20260930] is a quarter's cumulative ROE.
 
-    Without a 报告期 column to say so per row (row_checks.quarter_roe), the header's stamp is what tells;
+    Without a 报告期 or ROE报告期 column to say so per row (row_checks.quarter_roe), the header's stamp is what tells;
     the rows are flagged, never rescaled.
     """
     col = used.get("roe")
     kind = period(col.name) if col is not None else None
-    if col is None or kind is None or "report_date" in used:
+    if col is None or kind is None or "report_date" in used or "roe_period" in used:
         return
     note = (f"{NOTE_QUARTER_ROE}: 表头 {col.name!r} 的日期是{kind}的报告期, 该列多半是{kind}的累计 ROE, "
             "规则阈值 5%/15% 按全年; 请用年报 ROE")

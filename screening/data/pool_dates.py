@@ -6,18 +6,20 @@ its day in three ways the reader skipped or dropped. 通达信 writes it in the 
 (``沪深A股 2026-09-01``, skipped with a warning that read nothing from it), i问财 stamps each column with the day
 it was asked (``市盈率(pe,ttm)[20260901]``; a report figure's column with its period, ``净资产收益率[20231231]``),
 and a sheet of one's own has a ``日期`` column. Each becomes ``StockInput.file_dates``: field -> ISO day, per row;
-a column's stamp first, then the row's 日期 cell, then the title's day. Nothing here knows today's date.
+a column's stamp first, then the row's 日期 cell, then the title's day. A report figure's own period column (what
+``universe export`` writes: ``roe_period``, or ROE报告期; pool_headers.PERIOD_OF) dates that figure on its row, before
+its column's stamp. Nothing here knows today's date.
 """
 
 from __future__ import annotations
 
 from screening.data.freshness import QUOTE_FIELDS, REPORT_FIELDS
-from screening.data.pool_headers import header_stamp
+from screening.data.pool_headers import PERIOD_OF, header_stamp
 from screening.data.pool_rows import Column
 from screening.data.pool_table import RawRow
 from screening.data.row_checks import period_end, read_day
 from screening.data.values import strip_controls
-from screening.models import FLAG_DATA_DOUBT, StockInput
+from screening.models import FIELD_LABELS, FLAG_DATA_DOUBT, StockInput
 
 _STAMPED_REPORTS = REPORT_FIELDS - {"report_date"}
 
@@ -52,6 +54,10 @@ def date_row(stock: StockInput, raw: RawRow, used: dict[str, Column], stamps: di
         day = stamps.get(field) or (row_day or title if field in QUOTE_FIELDS else None)
         if day is not None and getattr(stock, field, None) is not None:
             stock.file_dates[field] = day
+    for column, field in PERIOD_OF.items():
+        period = _cell_period(stock, raw, used.get(column), field)
+        if period is not None and getattr(stock, field, None) is not None:
+            stock.file_dates[field] = period  # the row's own cell: more precise than its column's stamp
     notice = used.get("notice_date")
     announced = read_day(_text(raw, notice)) if notice is not None else None
     if announced is not None:
@@ -68,6 +74,22 @@ def _cell_day(stock: StockInput, raw: RawRow, col: Column | None) -> str | None:
         stock.notes.append(f"{FLAG_DATA_DOUBT}: 列 {col.name!r} 的值 {text!r} 不是日期, 行情日期未知")
         return None
     return day.isoformat()
+
+
+def _cell_period(stock: StockInput, raw: RawRow, col: Column | None, field: str) -> str | None:
+    """The last day of the period a figure's period cell names (``roe_period`` 2025-12-31, ROE报告期 2025年报), ISO;
+    None when empty. A cell that names no period is said on the row (a doubt): the figure is then dated as if the
+    column were not there, by the row's 报告期, and an import refuses the row."""
+    text = _text(raw, col) if col is not None else ""
+    if not text:
+        return None
+    end = period_end(text)
+    if end is None:
+        assert col is not None
+        what = FIELD_LABELS[field]
+        stock.notes.append(f"{FLAG_DATA_DOUBT}: 列 {col.name!r} 的值 {text!r} 不是报告期, {what} 的报告期未知")
+        return None
+    return end.isoformat()
 
 
 def _text(raw: RawRow, col: Column) -> str:

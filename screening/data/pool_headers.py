@@ -30,6 +30,12 @@ HEADER_ALIASES: dict[str, tuple[str, ...]] = {
     "net_profit_y1": ("net_profit_y1", "净利润", "归母净利润"),
     "net_profit_y2": ("net_profit_y2", "上年净利润"),
     "report_date": ("report_date", "报告期", "报告日期"),
+    # the period one report figure is of, on its own row (what `universe export` writes: PERIOD_OF): a refresh's ROE
+    # is FY2025's beside a 报告期 of 2026-09-30, which read alone said a Q3 cumulative ROE (ROE非年报)
+    "roe_period": ("roe_period", "ROE报告期", "净资产收益率报告期"),
+    "net_profit_y1_period": ("net_profit_y1_period", "净利润报告期"),
+    "net_profit_y2_period": ("net_profit_y2_period", "上年净利润报告期"),
+    "eps_period": ("eps_period", "每股收益报告期"),
     # an announcement in two columns (a title and its date): joined into the report text as a dated title,
     # the way the providers write them, so the text-risk floor reads it (pool_rows.join_notice)
     "notice_title": ("notice_title", "公告标题", "最新公告", "公告名称", "公告", "最新公告标题", "最新公告名称",
@@ -52,6 +58,10 @@ HEADER_ALIASES: dict[str, tuple[str, ...]] = {
     "pb": ("pb", "市净率", "市净率(PB)"),
     "market_cap": ("market_cap", "总市值"),
 }
+# Columns that date a report figure rather than feed one: {column's field: the figure whose period it names}. Read
+# into the row's file_dates (pool_dates.date_row), never into the stock; a figure's own period wins over the 报告期.
+PERIOD_OF: dict[str, str] = {"roe_period": "roe", "net_profit_y1_period": "net_profit_y1",
+                             "net_profit_y2_period": "net_profit_y2", "eps_period": "eps"}
 # Text fields whose every column is read (joined into the report text, pool_unread.join_text_columns): a
 # second 风险提示-like column, or a second summary or title column, must not be dropped as a twin.
 JOINED_TEXT_FIELDS = ("note_text", "report_text", "notice_title")

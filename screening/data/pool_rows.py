@@ -17,7 +17,7 @@ from typing import Any
 from screening.data.codes import EXCHANGES, CodeError, normalise_code
 from screening.data.names import index_named
 from screening.data.pool_formats import FORMAT_NOTES, apply_format
-from screening.data.pool_headers import NUMERIC_FIELDS, UNIT_FIELDS, unnamed_pe
+from screening.data.pool_headers import NUMERIC_FIELDS, PERIOD_OF, UNIT_FIELDS, unnamed_pe
 from screening.data.pool_table import Formula, RawRow
 from screening.data.value_bounds import check_value
 from screening.data.values import parse_bool_flag, parse_number_unit, strip_controls
@@ -113,7 +113,8 @@ def parse_row(index: int, raw: RawRow, used: dict[str, Column], source: str,
         notes.append("已移除控制字符: " + ", ".join(cleaned))
     join_forecast(values)
     join_notice(values)
-    values.pop("quote_date", None)  # a day, not a figure: pool_dates reads it into the row's file_dates
+    for day in ("quote_date", *PERIOD_OF):  # days, not figures: pool_dates reads them into the row's file_dates
+        values.pop(day, None)
     stock = StockInput(code=code, **values, notes=notes)
     return PoolItem(index=index, raw_code=raw_code, row=raw.row, stock=stock)
 
@@ -302,7 +303,7 @@ def _without_cell_unit(field: str, text: str) -> str:
     return body[:-len(unit)] if unit and body[:-len(unit)].strip() else text
 
 
-DATE_FIELDS = ("report_date", "notice_date", "quote_date")
+DATE_FIELDS = ("report_date", "notice_date", "quote_date", *PERIOD_OF)
 
 
 def join_forecast(values: dict[str, Any]) -> None:

@@ -129,14 +129,27 @@ def period_end(report_date: str | None) -> dt.date | None:
 
 
 def quarter_roe(stock: StockInput) -> str | None:
-    """The note for a file's ROE that its own report period says is a quarter's cumulative ROE, else None."""
-    from_file = all(stock.sources.get(f, "file") == "file" for f in ("roe", "report_date"))  # a parsed row: none
-    if stock.roe is None or not from_file:
+    """The note for a file's ROE that its period says is a quarter's cumulative ROE, else None.
+
+    The ROE's own period, where the file states one (its row's ``roe_period`` / ROE报告期 cell, or its column's
+    i问财 stamp: ``file_dates``), is the period it is of; the row's 报告期 only when none is stated. Why: a universe
+    export writes the latest quarter as 报告期 beside the last fiscal year's ROE (as a refresh stores them), and
+    read by the 报告期 alone every annual ROE was a Q3 one: its import refused 6 rows of 7 (a trial, 2026-12-07)."""
+    if stock.roe is None or stock.sources.get("roe", "file") != "file":  # a parsed row has no sources yet
         return None
-    kind = period_kind(stock.report_date)
+    if any(n.startswith(NOTE_QUARTER_ROE) for n in stock.notes):
+        return None  # a row its column's stamp flagged already (pool_columns.flag_stamped_quarter) is told once
+    own = read_period(stock.file_dates.get("roe"))
+    if own is not None and own.kind and own.end:
+        said: str | None = own.end.isoformat()
+    elif stock.sources.get("report_date", "file") == "file":  # the local data's 报告期 says nothing of the file's ROE
+        said = stock.report_date
+    else:
+        return None
+    kind = period_kind(said)
     if kind is None or kind == ANNUAL:
         return None
-    period = stock.report_date if kind in (stock.report_date or "") else f"{stock.report_date} ({kind})"  # 2026三季报
+    period = said if kind in (said or "") else f"{said} ({kind})"  # 2026三季报 as written
     return (f"{NOTE_QUARTER_ROE}: 文件的 ROE {figure(stock.roe)}% 是 {period} 的累计值, "
             "规则阈值 5%/15% 按全年; 请用年报 ROE")
 
