@@ -5,7 +5,9 @@ when the source answered the figure empty, wrong when a call that gives it faile
 income_vip: loss-makers' PE-TTM) or the stock had no quote that day (suspended). The refresh stores its failures
 with the universe (UniverseInfo.notes); these notes read them, and the screen's message (pipeline.missing_message)
 says the cause instead of the advice. So does a figure the source gave twice with two values (UniverseInfo.row_flags,
-providers/duplicates.py). Nothing is guessed: no stored note or flag, or no missing quote, no cause.
+providers/duplicates.py), and a file row under a code the last refresh saw leave the list (unknown_codes.left_the_list:
+the words a typed code gets; the refresh advice sent the user round in a circle). Nothing is guessed: no stored note
+or flag, or no missing quote, no cause.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 from screening.data.providers.duplicates import FLAG_SOURCE_CONFLICT
 from screening.data.refresh import FIELD_CALLS
 from screening.data.universe import Universe, UniverseInfo
+from screening.data.unknown_codes import left_the_list
 from screening.models import NOTE_GAP_CAUSE, SOURCE_NAMES, StockInput
 
 # the essential figures a row fails without, as the rows name them
@@ -27,8 +30,10 @@ def source_name(provider: str | None) -> str:
 
 def gap_notes(stock: StockInput, universe: Universe) -> list[str]:
     """One ``NOTE_GAP_CAUSE`` note per essential figure the filled stock lacks whose cause the universe knows."""
-    if universe.record(stock.code) is None or universe.info.demo:
+    if universe.info.demo:
         return []
+    if universe.record(stock.code) is None:
+        return _left_the_list(stock, universe)
     notes = []  # two values first (they emptied the quote too), then no quote: a suspended stock lacks PE-TTM
     for name, label in GAP_FIELDS.items():
         if getattr(stock, name) is None and (cause := _two_values(stock, name, universe.info) or _no_quote(
@@ -64,3 +69,13 @@ def _two_values(stock: StockInput, name: str, info: UniverseInfo) -> str | None:
     if not said:
         return None
     return f"{'; '.join(said)}; 请核对后在文件中提供该列, 或待数据源更正后再刷新"
+
+
+def _left_the_list(stock: StockInput, universe: Universe) -> list[str]:
+    """One note for the essential figures a file row lacks when the last refresh saw its code leave the list: no
+    refresh brings them, only the file can (or the code was mistyped)."""
+    lacking = [label for name, label in GAP_FIELDS.items() if getattr(stock, name) is None]
+    left = left_the_list(stock.code, universe) if lacking else None
+    if left is None:
+        return []
+    return [f"{NOTE_GAP_CAUSE}: {'、'.join(lacking)} 本地数据中没有这只股票: {left}, 或在文件中提供该列"]

@@ -18,6 +18,7 @@ import logging
 import os
 from collections.abc import Callable
 from functools import cache
+from itertools import pairwise
 from pathlib import Path
 
 from screening.config import InputSettings, Settings, cache_dir
@@ -36,7 +37,7 @@ from screening.data.names import fold_name, index_named, norm_name
 from screening.data.pool import read_pool
 from screening.data.pool_demo import DEMO_NOTE
 from screening.data.pool_rows import fail_as_same_stock
-from screening.data.row_checks import name_conflict, quarter_roe, sign_conflict, unusual_figures
+from screening.data.row_checks import name_conflict, quarter_roe, sign_conflict, typed_name_conflict, unusual_figures
 from screening.data.source_checks import cross_sign_conflict, roe_disagrees
 from screening.data.stock_csv import read_stock_csv
 from screening.data.synthetic import generate_market
@@ -398,12 +399,15 @@ def pool_from_codes(tokens: list[str], universe: Universe, source: str = "输入
     """
     pool = Pool(source=source)
     first_seen: dict[str, tuple[int, str]] = {}
+    read: list[tuple[str, str | None]] = []  # each token and the code it read as, for names_beside_codes
     for token in tokens:
         index = len(pool.items)
         if _index_after_its_code(pool, token):
             first_seen.pop(pool.items[-1].code or "", None)
+            read.append((token, None))
             continue
         code, stock, error = _resolve(token, universe)
+        read.append((token, code))
         if code is not None and code in first_seen:
             first_index, first_token = first_seen[code]
             first = pool.items[first_index].stock
@@ -422,4 +426,25 @@ def pool_from_codes(tokens: list[str], universe: Universe, source: str = "输入
         assert code is not None
         first_seen[code] = (index, token)
         pool.items.append(PoolItem(index=index, raw_code=token, stock=stock))
+    names_beside_codes(pool, read)
     return pool
+
+
+def names_beside_codes(pool: Pool, read: list[tuple[str, str | None]]) -> None:
+    """Note on both rows each name typed right after a code (``600519 五粮液``) that reads as another stock
+    (``row_checks.typed_name_conflict``). The same code's name merges into its row (``pool_from_codes``) and an
+    index's name fails the code (``_index_after_its_code``); another stock's name gave a second row with no
+    word that the pair did not agree. By the tokens' order, as those two: one text is one list wherever it was
+    typed (an argument, several, a chat message). Only codes the data holds: an old BSE code beside its 920
+    stock's name fails with its own line."""
+    rows = {item.stock.code: item.stock for item in pool.items if item.stock is not None}
+    for (code_token, code), (name_token, named) in pairwise(read):
+        if code is None or named is None or _is_name(code_token) or not _is_name(name_token):
+            continue
+        stock, other = rows.get(code), rows.get(named)
+        if stock is None or other is None:
+            continue
+        note = typed_name_conflict(code_token, stock, name_token, other)
+        for row in (stock, other):
+            if note is not None and note not in row.notes:
+                row.notes.append(note)

@@ -15,7 +15,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from screening.data.names import names_agree
+from screening.data.names import names_agree, norm_name
 from screening.data.pool_formats import PERCENT
 from screening.data.pool_rows import Column
 from screening.data.pool_table import RawRow
@@ -216,6 +216,18 @@ def name_conflict(stock: StockInput, universe: Universe) -> str | None:
     if stored is None or not stored.name or names_agree(stock.name or "", stored.name):
         return None
     return f"{NOTE_NAME_CONFLICT}: 文件写 {stock.name}, 本地数据中 {stock.code} 是 {stored.name}"
+
+
+def typed_name_conflict(code_token: str, stock: StockInput, name_token: str, named: StockInput) -> str | None:
+    """The note on both rows when a name typed right after a code (``600519 五粮液``, ``600519五粮液``) is
+    another stock's, else None: the user who writes a code and its name means one stock, so one of the two is
+    wrong, and only they know which. Both are screened (a list may mix codes and names: neither is dropped),
+    and each row says so; without it the pair read as two rows with nothing said (a trial, 2026-12-07)."""
+    if stock.code == named.code or names_agree(name_token, stock.name or ""):
+        return None
+    whole = f" {named.name}" if named.name and norm_name(named.name) != norm_name(name_token) else ""  # 五粮 -> 五粮液
+    return (f"{NOTE_NAME_CONFLICT}: 输入 {code_token} {name_token}, 但 {stock.code} 是 {stock.name or '另一只股票'}, "
+            f"{name_token} 是 {named.code}{whole}; 两只都已筛选, 若只指一只请核对代码或名称")
 
 
 # Percent columns whose values under 1 may be fractions (0.3419 for 34.19%), not tiny percentages: no A-share

@@ -39,6 +39,17 @@ def left_the_list_at(code: str, universe: Universe) -> str | None:
     return (universe.info.refreshed_at or "")[:16].replace("T", " ") or "最近一次"
 
 
+def left_the_list(code: str, universe: Universe) -> str | None:
+    """What a code the last refresh saw leave the list is told, typed (``unknown_code_message``) or as a file row
+    lacking figures (``gap_causes``: the failed row's cause), else None. One sentence for both: a file row under
+    such a code was told to run a refresh (a trial, 2026-12-07: ``screen watch.csv`` and ``digest --pool``, 600087),
+    while the same code typed said a refresh cannot bring it back."""
+    at = left_the_list_at(code, universe)
+    if at is None:
+        return None
+    return f"{at} 的刷新发现它已不在行情列表中, 可能已退市或换了代码, 再刷新也不会有; 请核对代码"
+
+
 def unknown_code_message(code: str, universe: Universe) -> str:
     """What a user is told for a valid code no data covers, with what to do about it."""
     where = "本地数据为空" if not len(universe) else universe.info.label()
@@ -54,9 +65,8 @@ def unknown_code_message(code: str, universe: Universe) -> str:
     if is_old_bse_code(code):
         # the BSE gave every listed stock a 920 code on 2025-10-09; old exports still carry 43/83/87
         moved = "; 北交所已于 2025-10-09 把全部股票改为 920xxx 代码: 请查到它的新代码"
-    if not moved and (at := left_the_list_at(code, universe)) is not None:
-        return (f"{code}: 本地数据中没有这只股票 ({where}): {at} 的刷新发现它已不在行情列表中, 可能已退市或换了"
-                "代码, 再刷新也不会有; 请核对代码, 或上传含其数据的文件")
+    if not moved and (left := left_the_list(code, universe)) is not None:
+        return f"{code}: 本地数据中没有这只股票 ({where}): {left}, 或上传含其数据的文件"
     return (f"{code}: 本地数据中没有这只股票 ({where}){moved}: 运行 "
             "`python -m screening universe refresh`, 或上传含其数据的文件")
 

@@ -77,13 +77,14 @@ def missing_message(stock: StockInput, missing: MissingData) -> str:
     # day: data/gap_causes.py), which the row then says instead (a trial, 2026-12-07)
     held = sorted({SOURCE_NAMES.get(p, p) for s in stock.sources.values() if s.startswith("universe:")
                    and (p := s.removeprefix("universe:").split("@")[0]) != "composed"})
+    causes = [n.split(": ", 1)[1] for n in stock.notes if n.startswith(f"{NOTE_GAP_CAUSE}: ")]
     if held:
-        causes = [n.split(": ", 1)[1] for n in stock.notes if n.startswith(f"{NOTE_GAP_CAUSE}: ")]
         why = "; ".join(causes) or "再次刷新多半仍没有: 请在文件中提供该列"
         return (f"缺少数据: {missing.what}{known} (本地数据有此股, 但数据源 {'/'.join(held)} 没有给出它的"
                 f" {missing.what}{hint}; {why})")
-    return (f"缺少数据: {missing.what}{known} (文件和本地基本面库中均没有{hint}; 运行 "
-            "`python -m screening universe refresh` 或在文件中提供该列)")
+    # the data lacks the stock: a refresh brings it, unless the last one saw it leave the list (data/gap_causes.py)
+    why = "; ".join(causes) or "运行 `python -m screening universe refresh` 或在文件中提供该列"
+    return f"缺少数据: {missing.what}{known} (文件和本地基本面库中均没有{hint}; {why})"
 
 
 def batch_plan(settings: BatcherSettings) -> BatchPlan:
