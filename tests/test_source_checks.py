@@ -68,3 +68,11 @@ def test_a_file_roe_with_its_period_or_agreeing_figures_is_not_compared(
     rows = _run(tmp_path, capsys, "代码,名称,市盈率(TTM),ROE(%),报告期\n600519,贵州茅台,22.5,12.0,2025-12-31\n"
                                   "300750,宁德时代,24.8,22.5,2025-12-31\n")
     assert all(not _flags(r, FLAG_DATA_DOUBT) and not _flags(r, NOTE_SIGN_CONFLICT) for r in rows.values())
+
+
+@pytest.mark.parametrize("header", ["roe_period", "ROE报告期"])
+def test_a_file_roe_with_its_own_period_column_is_not_said_to_have_none(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], header: str) -> None:
+    """A ROE dated by its own period column (what `universe export` writes) is not "未注明报告期" (it said so)."""
+    rows = _run(tmp_path, capsys, f"代码,名称,市盈率(TTM),ROE(%),{header}\n600519,贵州茅台,22.5,12.0,2025-12-31\n")
+    assert not [f for f in _flags(rows["600519.SH"], FLAG_DATA_DOUBT) if "未注明报告期" in f]

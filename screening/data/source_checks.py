@@ -61,8 +61,11 @@ def cross_sign_conflict(stock: StockInput, universe: Universe) -> str | None:
 
 
 def roe_disagrees(stock: StockInput, universe: Universe) -> str | None:
-    """The note for a file ROE, its period not given, ``ROE_GAP_POINTS`` or more from the stored ROE, else None."""
-    if stock.roe is None or stock.sources.get("roe") != "file" or stock.sources.get("report_date") == "file":
+    """The note for a file ROE, its period not given, ``ROE_GAP_POINTS`` or more from the stored ROE, else None.
+    A period is given by a 报告期 column, or by the ROE's own (a ``roe_period``/ROE报告期 cell, an i问财 stamp:
+    ``file_dates['roe']``); such an ROE is dated and aged by it, not "未注明报告期"."""
+    if (stock.roe is None or stock.sources.get("roe") != "file" or stock.sources.get("report_date") == "file"
+            or "roe" in stock.file_dates):
         return None
     rec = universe.record(stock.code)
     if rec is None or rec.stock.roe is None or universe.info.demo:
