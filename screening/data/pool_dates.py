@@ -13,6 +13,9 @@ its column's stamp. Nothing here knows today's date.
 
 from __future__ import annotations
 
+import datetime as dt
+from collections.abc import Callable
+
 from screening.data.freshness import QUOTE_FIELDS, REPORT_FIELDS
 from screening.data.pool_headers import PERIOD_OF, header_stamp
 from screening.data.pool_rows import Column
@@ -49,13 +52,13 @@ def stamped_days(used: dict[str, Column]) -> dict[str, str]:
 def date_row(stock: StockInput, raw: RawRow, used: dict[str, Column], stamps: dict[str, str],
              title: str | None) -> None:
     """Fill ``stock.file_dates`` for the figures the row gives; a 日期 cell that names no day is said on the row."""
-    row_day = _cell_day(stock, raw, used.get("quote_date"))
+    row_day = _cell_date(stock, raw, used.get("quote_date"), read_day, "不是日期, 行情日期未知")
     for field in (*QUOTE_FIELDS, *_STAMPED_REPORTS):
         day = stamps.get(field) or (row_day or title if field in QUOTE_FIELDS else None)
         if day is not None and getattr(stock, field, None) is not None:
             stock.file_dates[field] = day
     for column, field in PERIOD_OF.items():
-        period = _cell_period(stock, raw, used.get(column), field)
+        period = _cell_date(stock, raw, used.get(column), period_end, f"不是报告期, {FIELD_LABELS[field]} 的报告期未知")
         if period is not None and getattr(stock, field, None) is not None:
             stock.file_dates[field] = period  # the row's own cell: more precise than its column's stamp
     notice = used.get("notice_date")
@@ -64,32 +67,21 @@ def date_row(stock: StockInput, raw: RawRow, used: dict[str, Column], stamps: di
         stock.file_dates["notice_date"] = announced.isoformat()
 
 
-def _cell_day(stock: StockInput, raw: RawRow, col: Column | None) -> str | None:
+def _cell_date(stock: StockInput, raw: RawRow, col: Column | None, read: Callable[[str], dt.date | None],
+               unread: str) -> str | None:
+    """The day a date cell names, ISO (``read_day`` for a quote day, ``period_end`` for the period a report figure is
+    of: ``roe_period`` 2025-12-31, ROE报告期 2025年报); None when empty. A cell ``read`` cannot read is said on the
+    row (a doubt, ending in ``unread``): its figure is then dated as if the column were not there (a report figure
+    by the row's 报告期), and an import refuses the row."""
     text = _text(raw, col) if col is not None else ""
     if not text:
         return None
-    day = read_day(text)
+    day = read(text)
     if day is None:
         assert col is not None
-        stock.notes.append(f"{FLAG_DATA_DOUBT}: 列 {col.name!r} 的值 {text!r} 不是日期, 行情日期未知")
+        stock.notes.append(f"{FLAG_DATA_DOUBT}: 列 {col.name!r} 的值 {text!r} {unread}")
         return None
     return day.isoformat()
-
-
-def _cell_period(stock: StockInput, raw: RawRow, col: Column | None, field: str) -> str | None:
-    """The last day of the period a figure's period cell names (``roe_period`` 2025-12-31, ROE报告期 2025年报), ISO;
-    None when empty. A cell that names no period is said on the row (a doubt): the figure is then dated as if the
-    column were not there, by the row's 报告期, and an import refuses the row."""
-    text = _text(raw, col) if col is not None else ""
-    if not text:
-        return None
-    end = period_end(text)
-    if end is None:
-        assert col is not None
-        what = FIELD_LABELS[field]
-        stock.notes.append(f"{FLAG_DATA_DOUBT}: 列 {col.name!r} 的值 {text!r} 不是报告期, {what} 的报告期未知")
-        return None
-    return end.isoformat()
 
 
 def _text(raw: RawRow, col: Column) -> str:
