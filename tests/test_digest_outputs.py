@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from screening.config import DigestSettings, Settings, UniverseSettings
+from screening.data.freshness import market_today
 from screening.digest.build import make_digest
 from screening.digest.render import render_json, render_markdown, render_markdown_parts
 from screening.output.report import rank_value
@@ -31,7 +32,9 @@ def _digest(settings: Settings, out: Path, **kw: object):
 def test_demo_digest_top_list_is_low_risk_by_rank_value_with_the_demo_date(settings: Settings, tmp_path: Path) -> None:
     settings.universe.demo = True
     d = _digest(settings, tmp_path / "out", codes=["600519", "300750", "600036", "000333", "601318", "000002"])
-    assert d.data_as_of == dt.date.today().isoformat()  # the day the demo universe was built
+    # the day the demo universe was built, Shanghai's (market_today): the host's UTC date is a day behind from 16:00
+    # UTC, and this failed the fresh-clone run of 2026-12-07 16:10 UTC ('2026-12-08' == '2026-12-07')
+    assert d.data_as_of == market_today().isoformat()
     md = render_markdown(d, DS)
     assert "1970" not in md and f"数据截至 {d.data_as_of}" in md
     assert d.top and all(r.risk_level == "低" for r in d.top)
