@@ -86,3 +86,22 @@ def test_text_literal_code_formula_is_read_not_computed(tmp_path: Path, settings
     assert pool.items[0].stock is not None and pool.items[0].stock.code == "000001.SZ"
     err = pool.items[1].error
     assert err is not None and err.column == "代码" and err.value == "=A2"
+
+
+# the 合计 row Excel / WPS users add under a pool: a label, then =SUM / =AVERAGE of the columns above
+TOTALS = {"SUM(C2:C3)": "30.1", "SUM(D2:D3)": "42", "AVERAGE(C2:C3)": "15.05", "AVERAGE(D2:D3)": "21"}
+
+
+@pytest.mark.parametrize("cached", [False, True])  # a script's save (no results), Excel's / WPS's (results)
+@pytest.mark.parametrize("last", [["合计", None, "=SUM(C2:C3)", "=SUM(D2:D3)"],  # the label in the code column
+                                  [None, "合计", "=SUM(C2:C3)", "=SUM(D2:D3)"],  # under the names
+                                  ["平均", "", "=AVERAGE(C2:C3)", "=AVERAGE(D2:D3)"]])
+def test_a_summary_row_of_formulas_is_skipped_as_the_csvs_is(tmp_path: Path, settings: InputSettings,
+                                                              last: list[object], cached: bool) -> None:
+    """It failed as a stock (不是A股代码: '合计', or 代码为空): any formula kept a row from being a summary row."""
+    path = workbook(tmp_path / "t.xlsx", [*ROWS[:1], ["600519", "贵州茅台", 25.0, 30], ROWS[2], last])
+    used = {f: v for f, v in TOTALS.items() if f"={f}" in last}
+    pool = read_pool(with_cached_results(path, used) if cached else path, settings, source_name="自选股.xlsx")
+    assert [(i.row, i.error) for i in pool.items] == [(2, None), (3, None)]
+    label = last[0] or last[1]
+    assert [w.message for w in pool.warnings] == [f"1 行视为附注行或汇总行 (不是股票, 不计入): 第4行 '{label}'"]

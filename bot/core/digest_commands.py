@@ -20,6 +20,7 @@ from bot.core.service import ChatCore
 from bot.core.text import line, t
 from screening.data.codes import split_codes
 from screening.data.load import pool_from_codes
+from screening.data.row_checks import typed_pair_notes
 from screening.data.trading_calendar import BASIS_TEXT, IMPORT_HINT, year_days
 
 log = logging.getLogger("bot.core")
@@ -107,7 +108,7 @@ async def watch(core: ChatCore, front: Front, msg: Inbound, args: list[str]) -> 
         await reply(front, msg, "已清除自选股票池, 摘要将覆盖全部本地股票池。")
         return
     universe = await asyncio.to_thread(core.current_universe)
-    pool = await asyncio.to_thread(pool_from_codes, tokens, universe, "watch")
+    pool = await asyncio.to_thread(pool_from_codes, tokens, universe, "watch", "watch")
     stocks = [i.stock for i in pool.items if i.stock is not None]
     good = [s.code for s in stocks]
     bad = [f"{i.raw_code}: {i.error.message}" for i in pool.items if i.error is not None]
@@ -117,6 +118,9 @@ async def watch(core: ChatCore, front: Front, msg: Inbound, args: list[str]) -> 
     # token was left out (a repeat is understood, not unrecognised)
     shown = ", ".join(f"{s.code} {s.name}" if s.name else s.code for s in stocks)
     lines = [line(f"自选股票池已设为 {len(good)} 只: ", t(shown))] if good else []
+    # a code typed beside another stock's name (600519 五粮液): /screen's note on both rows, said here, since
+    # no row of a watch is shown until the digest, and the user may believe they watch the other stock
+    lines += [line("⚠️ ", t(note, 300)) for note in typed_pair_notes(stocks)]
     lines += [line("未加入: ", t(b)) for b in bad]
     await reply(front, msg, lines or [line("没有可用的代码。")])
 

@@ -390,9 +390,9 @@ def _is_name(token: str) -> bool:
     return False
 
 
-def pool_from_codes(tokens: list[str], universe: Universe, source: str = "输入的代码") -> Pool:
-    """One PoolItem per typed token, in order: resolved stock, or a per-item error.
-
+def pool_from_codes(tokens: list[str], universe: Universe, source: str = "输入的代码", purpose: str = "screen") -> Pool:
+    """One PoolItem per typed token, in order: resolved stock, or a per-item error; ``purpose`` (screen, watch)
+    is what the list is for, said in a note on a code typed beside another stock's name (``BOTH_KEPT``).
     Nothing is dropped: an invalid token, an unknown code or a repeated code becomes a failed item that
     says why, so the reply accounts for every token the user typed; a name for a stock already given by
     its code (or the reverse) is a note on that stock's row, not a second, failed one.
@@ -426,11 +426,11 @@ def pool_from_codes(tokens: list[str], universe: Universe, source: str = "输入
         assert code is not None
         first_seen[code] = (index, token)
         pool.items.append(PoolItem(index=index, raw_code=token, stock=stock))
-    names_beside_codes(pool, read)
+    names_beside_codes(pool, read, purpose)
     return pool
 
 
-def names_beside_codes(pool: Pool, read: list[tuple[str, str | None]]) -> None:
+def names_beside_codes(pool: Pool, read: list[tuple[str, str | None]], purpose: str = "screen") -> None:
     """Note on both rows each name typed right after a code (``600519 五粮液``) that reads as another stock
     (``row_checks.typed_name_conflict``). The same code's name merges into its row (``pool_from_codes``) and an
     index's name fails the code (``_index_after_its_code``); another stock's name gave a second row with no
@@ -444,7 +444,7 @@ def names_beside_codes(pool: Pool, read: list[tuple[str, str | None]]) -> None:
         stock, other = rows.get(code), rows.get(named)
         if stock is None or other is None:
             continue
-        note = typed_name_conflict(code_token, stock, name_token, other)
+        note = typed_name_conflict(code_token, stock, name_token, other, purpose)
         for row in (stock, other):
             if note is not None and note not in row.notes:
                 row.notes.append(note)

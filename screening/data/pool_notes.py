@@ -34,10 +34,14 @@ def note_text(row: RawRow, code_idx: int) -> str | None:
     """The lead cell of a row that is no stock (a trailer or a summary row), None for a row to read as a stock.
 
     The lead cell is the row's first non-empty cell; it must sit in the code column, or the code cell be empty.
+    A formula is content, its result saved or not (it counts as filled, so it is never the 'alone' of a 注: line),
+    and no reason to read a row as a stock: an .xlsx 合计 row sums its column (=SUM(C2:C4)) and is a summary row
+    as the CSV's is (it failed as a stock, 不是A股代码: '合计', in 2026-12-07's check). A lead formula cell reads as
+    its saved result; one without a result reads as nothing, and its row fails as a stock's would, saying why.
     """
-    if row.broken is not None or row.formulas:
+    if row.broken is not None:
         return None
-    filled = [i for i, c in enumerate(row.cells) if c.strip()]
+    filled = [i for i, c in enumerate(row.cells) if c.strip() or i in row.formulas]
     if not filled or (filled[0] != code_idx and code_idx in filled):
         return None
     lead = row.cells[filled[0]].strip()

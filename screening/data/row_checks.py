@@ -218,16 +218,31 @@ def name_conflict(stock: StockInput, universe: Universe) -> str | None:
     return f"{NOTE_NAME_CONFLICT}: 文件写 {stock.name}, 本地数据中 {stock.code} 是 {stored.name}"
 
 
-def typed_name_conflict(code_token: str, stock: StockInput, name_token: str, named: StockInput) -> str | None:
+# What was done with both stocks of a code typed beside another stock's name, by what the typed list is for:
+# /screen and the CLI screen both, /watch watches both. The note's other words are one for every entry point.
+BOTH_KEPT = {"screen": "两只都已筛选, 若只指一只请核对代码或名称",
+             "watch": "两只都已加入自选股票池, 若只指一只请核对代码或名称后重新 /watch"}
+
+
+def typed_name_conflict(code_token: str, stock: StockInput, name_token: str, named: StockInput,
+                        purpose: str = "screen") -> str | None:
     """The note on both rows when a name typed right after a code (``600519 五粮液``, ``600519五粮液``) is
     another stock's, else None: the user who writes a code and its name means one stock, so one of the two is
-    wrong, and only they know which. Both are screened (a list may mix codes and names: neither is dropped),
-    and each row says so; without it the pair read as two rows with nothing said (a trial, 2026-12-07)."""
+    wrong, and only they know which. Both are kept (a list may mix codes and names: neither is dropped), and
+    each row says so (``purpose`` picks what keeping them did: ``BOTH_KEPT``); without it the pair read as two
+    rows with nothing said, on /screen and then on /watch (trials, 2026-12-07)."""
     if stock.code == named.code or names_agree(name_token, stock.name or ""):
         return None
     whole = f" {named.name}" if named.name and norm_name(named.name) != norm_name(name_token) else ""  # 五粮 -> 五粮液
     return (f"{NOTE_NAME_CONFLICT}: 输入 {code_token} {name_token}, 但 {stock.code} 是 {stock.name or '另一只股票'}, "
-            f"{name_token} 是 {named.code}{whole}; 两只都已筛选, 若只指一只请核对代码或名称")
+            f"{name_token} 是 {named.code}{whole}; {BOTH_KEPT[purpose]}")
+
+
+def typed_pair_notes(stocks: list[StockInput]) -> list[str]:
+    """The distinct 名称与代码不符 notes of typed rows, in order: what a reply that screens nothing (/watch) must
+    still say, since the rows that carry them are not shown."""
+    notes = [n for s in stocks for n in s.notes if n.startswith(NOTE_NAME_CONFLICT)]
+    return list(dict.fromkeys(notes))
 
 
 # Percent columns whose values under 1 may be fractions (0.3419 for 34.19%), not tiny percentages: no A-share
