@@ -17,10 +17,11 @@ from pathlib import Path
 import pytest
 
 from screening.cli import main
-from screening.data.freshness import QUOTE_FIELDS, REPORT_FIELDS, market_today
+from screening.data.freshness import FLAG_STALE, QUOTE_FIELDS, REPORT_FIELDS, market_today
 from screening.data.late_report import FLAG_LATE_REPORT
+from screening.data.pool_demo import DEMO_NOTE
 from screening.data.providers.periods import disclosure_deadline, last_annual, periods_before, year_before
-from screening.data.universe import Record, Universe, UniverseInfo
+from screening.data.universe import SEED_AS_OF, Record, Universe, UniverseInfo
 from screening.models import NOTE_QUARTER_ROE, StockInput, is_doubt
 
 TODAY = market_today()
@@ -31,17 +32,17 @@ QUOTE = TODAY.isoformat()
 
 
 def _record(code: str, name: str, pe: float | None, roe: float, profit: float, *, report: dt.date = LATEST,
-            fy: dt.date = FY, text: str | None = None, st: bool | None = None) -> Record:
+            fy: dt.date = FY, text: str | None = None, st: bool | None = None, quote: str = QUOTE) -> Record:
     """One stock dated as a refresh dates it: quotes by the session, ROE and net profits by their fiscal years, EPS
     and the 报告期 by the latest report's period, the report text by its newest title."""
     stock = StockInput(code=code, name=name, industry="测试", pe_ttm=pe, roe=roe, eps=1.5, net_profit_y1=profit,
                        net_profit_y2=abs(profit) * 0.9, report_date=report.isoformat(),
                        price=10.0 if pe is not None else None, report_text=text, st=st)
-    dates = {"name": QUOTE, "industry": QUOTE, "pe_ttm": QUOTE, "price": QUOTE, "st": QUOTE, "roe": fy.isoformat(),
+    dates = {"name": quote, "industry": quote, "pe_ttm": quote, "price": quote, "st": quote, "roe": fy.isoformat(),
              "net_profit_y1": fy.isoformat(), "net_profit_y2": year_before(fy).isoformat(),
-             "eps": report.isoformat(), "report_date": report.isoformat(), "report_text": QUOTE}
+             "eps": report.isoformat(), "report_date": report.isoformat(), "report_text": quote}
     given = {f: d for f, d in dates.items() if getattr(stock, f) is not None}
-    return Record(stock, dict.fromkeys(given, "akshare:test"), given, QUOTE)
+    return Record(stock, dict.fromkeys(given, "akshare:test"), given, quote)
 
 
 RECORDS = [
@@ -131,6 +132,40 @@ def test_the_export_screened_as_a_pool_reads_each_roe_by_its_own_period(
         assert not [f for f in row["flags"] if f.startswith(NOTE_QUARTER_ROE)], (code, row["flags"])  # type: ignore[attr-defined]
     assert rows["600519.SH"]["risk_level"] == "低" and rows["600519.SH"]["flags"] == []
     assert any("ROE" in f and "数据过期" in f for f in rows["000001.SZ"]["flags"])  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("age", [0, 40])
+def test_the_export_screened_as_a_pool_is_dated_as_its_typed_codes_are(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], age: int) -> None:
+    """The export's ``as_of`` is its quotes' day (`universe import` dates them by it): screened as a pool, a quote of
+    40 days ago was 低/100 with no 数据过期 and data_date null, where its typed code said both (2026-12-07)."""
+    day = (TODAY - dt.timedelta(days=age)).isoformat()
+    store, export = tmp_path / "r.sqlite", tmp_path / "export.csv"
+    Universe.load(store).replace([_record("600519.SH", "贵州茅台", 22.5, 34.2, 8.6e10, quote=day)],
+                                 UniverseInfo(provider="akshare", trade_date=day, report_period=LATEST.isoformat()))
+    monkeypatch.setenv("SCREENER_UNIVERSE__PATH", str(store))
+    assert main(["universe", "export", "--out", str(export)]) == 0
+    typed = _screen(monkeypatch, capsys, store, "600519")["600519.SH"]
+    pooled = _screen(monkeypatch, capsys, tmp_path / "empty.sqlite", str(export))["600519.SH"]
+    assert pooled["data_date"] == typed["data_date"] == day
+    stale = [[f for f in row["flags"] if f.startswith(FLAG_STALE) and "行情" in f] for row in (typed, pooled)]  # type: ignore[attr-defined]
+    assert stale[0] == stale[1] and len(stale[1]) == (1 if age else 0), stale
+    if age:
+        assert stale[1][0].startswith(f"{FLAG_STALE}: 行情 PE-TTM, 最新价 为 {day}")
+
+
+def test_the_demo_universe_exports_labelled_and_undated(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Its seed day (1970-01-01) is no day of data: read as the quotes' day, every row said 数据过期 1970-01-01."""
+    demo, export = tmp_path / "demo.sqlite", tmp_path / "export.csv"
+    seed = _record("600519.SH", "贵州茅台", 22.5, 34.2, 8.6e10)
+    Universe.load(demo).replace([Record(seed.stock, {}, {}, SEED_AS_OF)], UniverseInfo(provider="demo", demo=True))
+    monkeypatch.setenv("SCREENER_UNIVERSE__PATH", str(demo))
+    assert main(["universe", "export", "--out", str(export)]) == 0
+    (row,) = _screen(monkeypatch, capsys, tmp_path / "empty.sqlite", str(export)).values()
+    assert row["data_date"] is None and row["flags"][0] == DEMO_NOTE  # type: ignore[index]
+    assert SEED_AS_OF not in export.read_text(encoding="utf-8")
+    assert main(["universe", "import", str(export)]) == 2 and "演示数据" in capsys.readouterr().err
 
 
 HAND = "代码,名称,市盈率(TTM),ROE(%),报告期{}\n600519,贵州茅台,22.5,34.2,{}{}\n"

@@ -87,11 +87,12 @@ def test_a_loss_on_the_second_row_of_a_stock_is_read(tmp_path: Path, screen_json
 def test_the_second_row_joins_as_its_own_dated_forecast_line(tmp_path: Path) -> None:
     (item,) = read_pool(_csv(tmp_path, YJYG), InputSettings()).items
     assert item.stock is not None and item.index == 0
+    # each line names the figure it forecasts (the 预测指标 column, read: its cells are no unread text any more)
     assert item.stock.report_text == (
-        "业绩预告（2026-10-15公告）：略增。营业收入增长。业绩变动原因：销售增长。\n"
-        "业绩预告（2026-10-15公告）：首亏。预计亏损2亿元。业绩变动原因：计提大额减值。")
-    # the 预测指标 cells (a column no alias names) stay for the screen step's reader, both rows'
-    assert ("预测指标", "归属于上市公司股东的净利润") in item.stock.unread_text
+        "业绩预告（2026-10-15公告，预测指标 营业收入）：略增。营业收入增长。业绩变动原因：销售增长。\n"
+        "业绩预告（2026-10-15公告，预测指标 归属于上市公司股东的净利润）：首亏。预计亏损2亿元。"
+        "业绩变动原因：计提大额减值。")
+    assert not [cell for cell in item.stock.unread_text if cell[0] == "预测指标"]
 
 
 def test_three_rows_of_one_code_are_one_stock(tmp_path: Path) -> None:
@@ -152,3 +153,41 @@ def test_a_figure_only_the_later_row_gives_is_taken_and_said(tmp_path: Path) -> 
     assert item.stock is not None and item.stock.roe == 30.2
     assert item.stock.file_dates["notice_date"] == "2026-10-20"  # the later announcement is the one aged
     assert item.stock.notes[-1].endswith("; ROE 取自合并的行")
+
+
+# the same stock's two rows beside one more column: (header, the screened row's cell, the later row's cell)
+OTHER = "代码,名称,预测指标,预告类型,业绩变动,公告日期,{}\n600519,贵州茅台,营业收入,略增,营业收入增长,2026-10-15,{}\n" \
+        "600519,贵州茅台,归属于上市公司股东的净利润,首亏,预计亏损2亿元,2026-10-15,{}\n"
+
+
+@pytest.mark.parametrize(("column", "kept", "later", "shown"), [
+    ("报告期", "2026-12-31", "2026-09-30", "报告期 2026-12-31 / 2026-09-30"),  # two periods' forecasts: two records
+    ("所属行业", "白酒", "银行", "行业 白酒 / 银行"),
+])
+def test_a_later_row_of_another_period_or_industry_fails_visibly(
+        tmp_path: Path, screen_json: Screen, column: str, kept: str, later: str, shown: str) -> None:
+    rows, err = screen_json(_csv(tmp_path, OTHER.format(column, kept, later)))
+    ok, failed = rows
+    assert failed["status"] == "failed" and ok["status"] == "ok"
+    # the failed row's one line names the file, the rows, the column and both values
+    assert failed["error"] == f"yjyg.csv, 第3行, 列 '代码', 值 '600519': 与第 2 行重复 (同一代码 600519.SH); " \
+                              f"两行数据不同 (第 2 行 / 本行): {shown}"
+    flags = ok["flags"]
+    assert isinstance(flags, list) and "并入" not in err
+    (conflict,) = [f for f in flags if f.startswith(NOTE_DUPLICATE_CONFLICT)]
+    assert shown in conflict and is_doubt(conflict)
+    assert not any(f.startswith(NOTE_MERGED_ROWS) for f in flags)
+
+
+def test_one_period_spelled_twice_still_merges(tmp_path: Path) -> None:
+    (item,) = read_pool(_csv(tmp_path, OTHER.format("报告期", "2026-12-31", "2026年报")), InputSettings()).items
+    assert item.stock is not None and item.stock.report_text is not None
+    assert "预测指标 归属于上市公司股东的净利润）：首亏" in item.stock.report_text
+    assert item.stock.notes[-1].startswith(NOTE_MERGED_ROWS)
+
+
+def test_the_metric_named_on_a_profit_rise_raises_nothing(tmp_path: Path, screen_json: Screen) -> None:
+    """Named before the day (净利润，2026-10-15) the floor read 净利润 … -10 as a loss: the 预测指标 sits after it."""
+    (row,), _ = screen_json(_csv(tmp_path, f"{HEADER}\n1,600519,贵州茅台,归属于上市公司股东的净利润,预计增长20%,"
+                                           "1.9E10,20.0,销售增长,略增,1.6E10,2026-10-15\n"))
+    assert row["risk_level"] == "低" and not [f for f in row["flags"] if "业绩" in f], row  # type: ignore[attr-defined]

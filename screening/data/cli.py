@@ -20,7 +20,7 @@ from screening.data.file_dates import quote_day, report_periods
 from screening.data.freshness import market_today
 from screening.data.load import is_old_bse_code, mark_demo_rows, move_bse_codes, open_universe
 from screening.data.pool import read_pool
-from screening.data.pool_demo import DEMO_NOTE
+from screening.data.pool_demo import DEMO_COLUMN, DEMO_NOTE, DEMO_VALUE
 from screening.data.providers.records import NOTICE
 from screening.data.refresh import Refresher, RefreshFailed, note_line
 from screening.data.refresh_open_risks import OpenRisks
@@ -185,6 +185,16 @@ def _file_dates(path: Path) -> dict[str, str]:
         return {}
 
 
+def _export(universe: Universe) -> str:
+    """The universe as CSV (`universe export`): each row's ``as_of``, which dates its quotes when the file is imported
+    or screened as a pool. The demo universe's rows say 演示数据 in a 数据来源 column, as the synthetic market's file
+    does, and no ``as_of``: its seed day (1970-01-01) is no date of data, and read as the quotes' day every row said
+    数据过期 1970-01-01; unlabelled, its invented figures on real codes screened as the user's own and imported."""
+    if universe.info.demo:
+        return stocks_csv([(s, None) for s in universe], (DEMO_COLUMN, DEMO_VALUE), dates=universe.field_dates)
+    return stocks_csv([(s, universe.as_of(s.code)) for s in universe], dates=universe.field_dates)
+
+
 def add_universe_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", help="config.toml (default: ./config.toml or $SCREENER_CONFIG)")
     sub = parser.add_subparsers(dest="action", required=True)
@@ -327,7 +337,7 @@ def cmd_universe(args: argparse.Namespace, open_risks: OpenRisks | None = None) 
             return _show(universe, args.code, args.format)
         if args.action == "import":
             return _import(universe, Path(args.file), args.as_of, settings.input)
-        text = stocks_csv([(s, universe.as_of(s.code)) for s in universe], dates=universe.field_dates)
+        text = _export(universe)
         if args.out:
             Path(args.out).write_text(text, encoding="utf-8")
             print(f"wrote {len(universe)} stocks to {args.out}", file=sys.stderr)

@@ -24,6 +24,7 @@ from screening.data.pool_columns import Columns, flag_stamped_quarter, flag_twin
 from screening.data.pool_dates import date_row, stamped_days, title_day
 from screening.data.pool_demo import DEMO_NOTE, demo_column, says_demo
 from screening.data.pool_headers import CODE_HEADERS, HEADER_ALIASES, NUMERIC_FIELDS, map_header, merged_header
+from screening.data.pool_identity import differing
 from screening.data.pool_merge import Candidate, merge_rows
 from screening.data.pool_notes import skip_notes
 from screening.data.pool_rows import IGNORABLE_FIELDS, Column, flag_conflict, link_failed_copy, parse_row
@@ -308,7 +309,8 @@ def _read_rows(pool: Pool, seg: _Segment, source: str, first_seen: dict[str, int
                 link_failed_copy(bad, item, bad_raw, bad_used)
         elif item.code in screened:
             kept = screened[item.code]
-            flag_conflict(kept, item, raw, used)
+            assert kept.stock is not None
+            flag_conflict(kept, item, differing(kept.stock, raw, used))
             candidate = Candidate(kept, item, raw, seg.cols, unread, stamps, title, source)
         elif item.code is not None and item.error is not None and item.error.column in figure_columns:
             failed.setdefault(item.code, (item, raw, used))

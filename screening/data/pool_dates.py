@@ -5,8 +5,9 @@ A user trial (2026-12-07, the eighteenth session) screened a three-month-old PE-
 its day in three ways the reader skipped or dropped. 通达信 writes it in the title line above the header
 (``沪深A股 2026-09-01``, skipped with a warning that read nothing from it), i问财 stamps each column with the day
 it was asked (``市盈率(pe,ttm)[20260901]``; a report figure's column with its period, ``净资产收益率[20231231]``),
-and a sheet of one's own has a ``日期`` column. Each becomes ``StockInput.file_dates``: field -> ISO day, per row;
-a column's stamp first, then the row's 日期 cell, then the title's day. A report figure's own period column (what
+a sheet of one's own has a ``日期`` column, and ``universe export`` an ``as_of`` one (the day its import dates the
+quotes by). Each becomes ``StockInput.file_dates``: field -> ISO day, per row; a column's stamp first, then the row's
+日期 cell, then the title's day. A report figure's own period column (what
 ``universe export`` writes: ``roe_period``, or ROE报告期; pool_headers.PERIOD_OF) dates that figure on its row, before
 its column's stamp. Nothing here knows today's date.
 """

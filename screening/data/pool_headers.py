@@ -41,14 +41,19 @@ HEADER_ALIASES: dict[str, tuple[str, ...]] = {
     "notice_title": ("notice_title", "公告标题", "最新公告", "公告名称", "公告", "最新公告标题", "最新公告名称",
                      "最近公告"),
     "notice_date": ("notice_date", "公告日期", "公告时间", "披露日期", "最新公告日期"),
-    # the day a sheet's quotes are of (a 日期 column beside the PE-TTM): aged as the universe's quotes are
-    "quote_date": ("quote_date", "日期", "交易日期", "数据日期", "行情日期"),
+    # the day a sheet's quotes are of (a 日期 column beside the PE-TTM): aged as the universe's quotes are. ``as_of`` is
+    # the day `universe export` writes on each row, the day `universe import` dates the row's quotes by: unread, the
+    # export screened as a pool aged no quote (a two-month-old PE-TTM came back 低/100, data_date null, 2026-12-07)
+    "quote_date": ("quote_date", "日期", "交易日期", "数据日期", "行情日期", "as_of"),
     # 东方财富's 业绩预告 export (预告类型 续亏/首亏/预减/略增, 业绩变动, 业绩变动原因, 公告日期): joined into the
     # report text as the providers write a forecast (pool_rows.join_forecast); unread, a 续亏 row came back 低/100
     "forecast_kind": ("forecast_kind", "预告类型", "业绩预告类型", "预告类别"),
     "forecast_change": ("forecast_change", "业绩变动", "业绩预告", "预告内容", "业绩预告内容", "预告摘要",
                         "业绩预告摘要"),
     "forecast_reason": ("forecast_reason", "业绩变动原因", "变动原因", "预告原因"),
+    # which figure the row forecasts (营业收入, 归属于上市公司股东的净利润, 每股收益 ...): 东方财富 writes a row per
+    # 预测指标, and a forecast line without it did not say whether its 略增 was the revenue's or the profit's
+    "forecast_metric": ("forecast_metric", "预测指标", "预告指标", "业绩预告指标"),
     # a user's own risk notes: every such column joins the report text as "<表头>: <文字>" (pool_unread)
     "note_text": ("note_text", "备注", "备注说明", "风险提示", "风险事项", "重要事项", "重大事项", "特别提示",
                   "大事提醒"),

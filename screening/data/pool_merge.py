@@ -6,14 +6,15 @@ Read as a pasted-twice line, the second row failed as ``与第 2 行重复`` and
 营业收入 略增 and row 2 净利润 首亏 "预计亏损2亿元" came back 低/100 without the loss, beside a failed row that was
 no failed stock (the nineteenth session).
 
-So a later row of a code is merged into the row screened for it when both hold: its figures agree with that row's
-(a blank agrees; the duplicate check's ``differing_figures``), and its text adds something that row does not have
+So a later row of a code is merged into the row screened for it when both hold: its figures and its 名称, 行业 and
+报告期 agree with that row's (a blank agrees; the duplicate check's ``pool_identity.differing``: a 2026-09-30 forecast
+beside a 2026-12-31 one is two records, not two 预测指标), and its text adds something that row does not have
 (a report-text line, a forecast or title line, a note column's line, an unread cell). Its lines join the screened
-row's report text, each its own dated forecast line, so the text-risk floor reads every 预测指标; a figure the
-screened row left blank is taken from it; the screened row names the merged rows in a note, and one warning names
-them on stderr, as skipped trailer rows are named. A row with another figure stays a failed duplicate that flags
-the conflict (which row is right, only the user knows), and one that adds nothing (a line pasted twice) stays a
-failed duplicate too: that is worth saying.
+row's report text, each its own dated forecast line naming its 预测指标, so the text-risk floor reads every one;
+a figure the screened row left blank is taken from it; the screened row names the merged rows in a note, and one
+warning names them on stderr, as skipped trailer rows are named. A row with another figure or 报告期 stays a failed
+duplicate that flags the conflict (which row is right, only the user knows), and one that adds nothing (a line
+pasted twice) stays a failed duplicate too: that is worth saying.
 
 Why after the whole file is read: the screened row's own text columns are joined per header segment
 (pool_unread), and the row it is compared with must hold all of them, or an exact repeat would look new.
@@ -25,7 +26,8 @@ from dataclasses import dataclass
 
 from screening.data.pool_columns import Columns
 from screening.data.pool_dates import date_row
-from screening.data.pool_rows import differing_figures, parse_row
+from screening.data.pool_identity import differing
+from screening.data.pool_rows import parse_row
 from screening.data.pool_table import RawRow
 from screening.data.pool_unread import read_row_text
 from screening.models import DATA_FIELDS, FIELD_LABELS, NOTE_MERGED_ROWS, InputProblem, Pool, PoolItem, StockInput
@@ -88,7 +90,7 @@ def merge_rows(pool: Pool, candidates: list[Candidate]) -> None:
 def _read(cand: Candidate, kept: StockInput) -> StockInput | None:
     """The candidate row read as a stock of its own, when it merges: figures agreeing, some text new."""
     used = cand.cols.used
-    if differing_figures(kept, cand.raw, used):
+    if differing(kept, cand.raw, used):  # another figure or 报告期: a conflict, flagged as read (pool.py)
         return None
     item = parse_row(cand.dup.index, cand.raw, used, cand.source, {})
     if item.stock is None:  # a cell it cannot read: a failed duplicate, as before

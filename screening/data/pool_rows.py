@@ -128,11 +128,15 @@ def differing_figures(kept: StockInput, raw: RawRow, used: dict[str, Column]) ->
     return _differing(kept, read_figures(raw, used))
 
 
-def read_figures(raw: RawRow, used: dict[str, Column]) -> dict[str, Any]:
-    """The figures (and ST flag) a row's cells give under ``used``; a cell that cannot be read gives none."""
+FIGURE_FIELDS = (*NUMERIC_FIELDS, "st")
+
+
+def read_figures(raw: RawRow, used: dict[str, Column], fields: tuple[str, ...] = FIGURE_FIELDS) -> dict[str, Any]:
+    """The values a row's cells give under ``used`` for ``fields`` (the figures and ST flag unless told), as a row
+    reads them (a text cell stripped, a date cell's time of day dropped); a cell that cannot be read gives none."""
     values: dict[str, Any] = {}
-    for field, col in used.items():
-        if field in NUMERIC_FIELDS or field == "st":
+    for field, col in used.items():  # in the file's column order: the order a conflict names them in
+        if field in fields:
             _read_field(field, col, raw, values, [], [], [])
     return values
 
@@ -149,10 +153,10 @@ def _differing(kept: StockInput, values: dict[str, Any]) -> list[str]:
     return out
 
 
-def flag_conflict(kept: PoolItem, dup: PoolItem, raw: RawRow, used: dict[str, Column]) -> None:
-    """A duplicate row with other figures: its failure names them, and the screened row carries a doubt note."""
-    assert kept.stock is not None
-    _note_conflict(kept, dup, differing_figures(kept.stock, raw, used), "同一代码")
+def flag_conflict(kept: PoolItem, dup: PoolItem, differ: list[str]) -> None:
+    """A duplicate row with other figures or another 报告期 (``differ``: pool_identity.differing): its failure names
+    them, and the screened row carries a doubt note."""
+    _note_conflict(kept, dup, differ, "同一代码")
 
 
 def _note_conflict(kept: PoolItem, dup: PoolItem, differ: list[str], same: str) -> None:
@@ -312,14 +316,18 @@ def join_forecast(values: dict[str, Any]) -> None:
     text-risk floor reads it as it reads the universe's: a 续亏 is 高, a 首亏 or 预减 中. Unread, a 续亏 row came
     back 低/100 without a word (the eighteenth session). The 公告日期 dates the forecast unless a title column
     is beside it (then it is the title's date, join_notice)."""
-    kind, change, reason = (values.pop(f, None) for f in ("forecast_kind", "forecast_change", "forecast_reason"))
+    kind, change, reason, metric = (values.pop(f, None) for f in (
+        "forecast_kind", "forecast_change", "forecast_reason", "forecast_metric"))
     if not (kind or change or reason):
         return
     day = None if "notice_title" in values else values.get("notice_date")
     body = "".join(f"{part.strip().rstrip('。')}。" for part in (kind, change) if part)
     if reason:
         body += f"业绩变动原因：{reason.strip().rstrip('。')}。"
-    line = f"业绩预告（{day}公告）：{body}" if day else f"业绩预告：{body}"
+    # the 预测指标 inside the head's brackets, after the day: written after the colon (净利润：-8,000万元), or before a
+    # day (净利润，2026-10-15), the text-risk floor read a loss or a decline into a profit's 略增 or a growth range
+    head = "，".join(part for part in (f"{day}公告" if day else "", f"预测指标 {metric}" if metric else "") if part)
+    line = f"业绩预告（{head}）：{body}" if head else f"业绩预告：{body}"
     text = values.get("report_text")
     values["report_text"] = f"{text}\n{line}" if text else line
 
