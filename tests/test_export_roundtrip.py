@@ -154,6 +154,26 @@ def test_the_export_screened_as_a_pool_is_dated_as_its_typed_codes_are(
         assert stale[1][0].startswith(f"{FLAG_STALE}: 行情 PE-TTM, 最新价 为 {day}")
 
 
+def test_quotes_older_than_the_records_last_write_keep_their_day_through_the_export(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A ROE imported today on a record whose PE-TTM is 40 days old moves the record's ``as_of`` to today; the export
+    wrote that as every row's ``as_of``, and import and pool alike dated the old PE-TTM today (no 数据过期)."""
+    day = (TODAY - dt.timedelta(days=40)).isoformat()
+    old = _record("600519.SH", "贵州茅台", 22.5, 34.2, 8.6e10, quote=day)
+    store, export, imported = tmp_path / "r.sqlite", tmp_path / "export.csv", tmp_path / "i.sqlite"
+    Universe.load(store).replace([Record(old.stock, old.sources, {**old.dates, "roe": FY.isoformat()}, QUOTE)],
+                                 UniverseInfo(provider="akshare", trade_date=day, report_period=LATEST.isoformat()))
+    monkeypatch.setenv("SCREENER_UNIVERSE__PATH", str(store))
+    assert main(["universe", "export", "--out", str(export)]) == 0
+    monkeypatch.setenv("SCREENER_UNIVERSE__PATH", str(imported))
+    assert main(["universe", "import", str(export)]) == 0
+    rows = [_screen(monkeypatch, capsys, where, *args)["600519.SH"] for where, args in (
+        (store, ("600519",)), (tmp_path / "empty.sqlite", (str(export),)), (imported, ("600519",)))]
+    for row in rows:  # the store itself, the export screened as a pool, the store the export was imported into
+        assert row["data_date"] == day, row
+        assert any(f.startswith(f"{FLAG_STALE}: 行情") and day in f for f in row["flags"]), row  # type: ignore[attr-defined]
+
+
 def test_the_demo_universe_exports_labelled_and_undated(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """Its seed day (1970-01-01) is no day of data: read as the quotes' day, every row said 数据过期 1970-01-01."""

@@ -17,7 +17,7 @@ from typing import Any
 
 from screening.config import InputSettings, load_settings
 from screening.data.file_dates import quote_day, report_periods
-from screening.data.freshness import market_today
+from screening.data.freshness import QUOTE_FIELDS, market_today
 from screening.data.load import is_old_bse_code, mark_demo_rows, move_bse_codes, open_universe
 from screening.data.pool import read_pool
 from screening.data.pool_demo import DEMO_COLUMN, DEMO_NOTE, DEMO_VALUE
@@ -192,7 +192,15 @@ def _export(universe: Universe) -> str:
     数据过期 1970-01-01; unlabelled, its invented figures on real codes screened as the user's own and imported."""
     if universe.info.demo:
         return stocks_csv([(s, None) for s in universe], (DEMO_COLUMN, DEMO_VALUE), dates=universe.field_dates)
-    return stocks_csv([(s, universe.as_of(s.code)) for s in universe], dates=universe.field_dates)
+    return stocks_csv([(s, _quotes_day(universe, s.code)) for s in universe], dates=universe.field_dates)
+
+
+def _quotes_day(universe: Universe, code: str) -> str | None:
+    """The ``as_of`` an exported row carries: the oldest stored day of its quotes, else the record's last write. The
+    record's ``as_of`` is its last write, and a ROE imported after the PE-TTM moved it past the quotes' session: the
+    export then dated a 40-day-old PE-TTM today, on import and screened as a pool alike (no 数据过期; 2026-12-07)."""
+    days = [d[:10] for f, d in universe.field_dates(code).items() if f in QUOTE_FIELDS and d]
+    return min(days) if days else universe.as_of(code)
 
 
 def add_universe_args(parser: argparse.ArgumentParser) -> None:
