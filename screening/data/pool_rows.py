@@ -325,7 +325,8 @@ def join_forecast(values: dict[str, Any]) -> None:
     if reason:
         body += f"业绩变动原因：{reason.strip().rstrip('。')}。"
     # the 预测指标 inside the head's brackets, after the day: written after the colon (净利润：-8,000万元), or before a
-    # day (净利润，2026-10-15), the text-risk floor read a loss or a decline into a profit's 略增 or a growth range
+    # day (净利润，2026-10-15), the text-risk floor read a loss or a decline into a profit's 略增 or a growth range;
+    # the figure after the head is read by this metric (screen/signal_forecast.py: a profit's -8,000万元 is a loss)
     head = "，".join(part for part in (f"{day}公告" if day else "", f"预测指标 {metric}" if metric else "") if part)
     line = f"业绩预告（{head}）：{body}" if head else f"业绩预告：{body}"
     text = values.get("report_text")

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from screening.screen import signal_arrears as _arr
 from screening.screen import signal_freeze as _frz
 from screening.screen.signal_arrears import ARREARS, ARREARS_NOT, ARREARS_PAID, DEBT_ARREARS, DEBT_PAID, DEBT_TO_COMPANY
+from screening.screen.signal_forecast import FORECAST_LOSS, FORECAST_LOSS_AGAIN
 from screening.screen.signal_freeze import FROZEN, FROZEN_CLEARS, FROZEN_NOT, FROZEN_RESOLVES, FROZEN_SENTENCE
 from screening.screen.signal_gaps import NO_OTHER_OPINION as _NO_OTHER_OPINION
 from screening.screen.signal_gaps import G as _G
@@ -345,12 +346,11 @@ SIGNALS: tuple[SignalRule, ...] = (
         # this year's compared with it (与上年同期相比本报告期净亏损为…, 较上年同期本年度净亏损约为…)
         r"(?:上年同期|去年同期|上年度|上一年度)(?:(?!本|当期|今年|相比|比较|对比)[^，,。；;]){0,24}?净亏损\s*"
         r"(?:约为|约|为)?\s*(?:人民币)?\s*[\d,.]+"),
-        # a 业绩预告 table row: 归属于上市公司股东的净利润：-8,000万元至-6,000万元 / ：亏损：8,000万元–12,000万元
         clears=(r"扭亏为盈", r"实现盈利"),
         sentence=(r"净利润" + _S + r"(?:下降|减少|降幅|下滑|降低)" + _G + _PCT50,
-                  # (review 19: 净利润：预计为-6,200万元至-4,800万元)
+                  # a 业绩预告 table row: 净利润：-8,000万元至-6,000万元 / ：亏损：8,000万元 / ：预计为-6,200万元
                   r"(?<!上年同期)(?<!同期)净利润[：:]\s*(?:(?:预计|预告)(?:将|约|可能)?为\s*)?(?:亏损[：:]?\s*\d|-\s*\d)",
-                  r"本报告期[：:]\s*(?:亏损|-\s*\d)", LOSS_AFTER,
+                  r"本报告期[：:]\s*(?:亏损|-\s*\d)", LOSS_AFTER, FORECAST_LOSS,  # signal_forecast.py
                   r"净利润" + _S + r"本(?:报告)?期(?:预计|预告)(?:将|约|可能)?为\s*-\s*\d",
                   r"较上年同期净利润[，,]\s*(?:预计|预告)(?:将|约|可能)?为\s*-\s*\d",
                   r"(?<!上年同期)(?<!同期)净利润[，,]\s*(?:预计|预告|初步测算)?(?:将|约|可能)?为\s*(?:-\s*\d|亏损)")),
@@ -362,7 +362,7 @@ SIGNALS: tuple[SignalRule, ...] = (
     ), (r"扭亏",), sentence=(r"(?:亏损|-\s*\d)" + _S + r"上年同期(?:亏损|为\s*-|-\s*\d)",
                              # 最近两个会计年度经审计的净利润均为负值; 2025年度为-3.2亿元，2024年度为-1.5亿元
                              r"(?:最近|连续)(?:两|三|2|3)个?(?:会计)?年度?" + _S + r"(?:均为负|为负值|均亏损|均为亏损)",
-                             r"孰低者为负值?且营业收入低于", TWO_YEARS,  # 2025年度…，2024年度… (signal_loss.py)
+                             r"孰低者为负值?且营业收入低于", TWO_YEARS, FORECAST_LOSS_AGAIN,  # signal_loss/forecast
                              r"净利润(?:为|约为)?\s*-\s*\d" + _S + r"(?:20\d\d|上)年度?(?:同期)?(?:为|约为)\s*-\s*\d")),
     SignalRule("债务违约", "高", "债务违约", (
         # wording 2024-2026 filings use (a trial, 2026-12-06)

@@ -91,7 +91,8 @@ def period_table_of(frame: pd.DataFrame, period: dt.date, label: str, sdk: str) 
 
 def forecasts_of(frame: pd.DataFrame, period: dt.date, label: str, sdk: str) -> dict[str, Forecast]:
     """Per stock, its net-profit forecast of the latest notice date (a revision beats the original it revises:
-    Eastmoney lists both, newest first), marked ``revised`` when the stock gave more than one for the period."""
+    Eastmoney lists both, newest first), marked ``revised`` when the stock gave more than one for the period; a
+    stock with no net-profit row gets its latest row of another 预测指标, the metric named."""
     require_columns(frame, function=label, required=YJYG_COLUMNS, sdk=sdk)
     best: dict[str, tuple[tuple[bool, dt.date], Forecast]] = {}
     notices: dict[str, set[dt.date | None]] = {}
@@ -99,7 +100,9 @@ def forecasts_of(frame: pd.DataFrame, period: dt.date, label: str, sdk: str) -> 
         code = code_of(r[0])
         if code is None:
             continue
-        f = Forecast(period=period, notice_date=day(r[5]), kind=text(r[4]), content=text(r[2]), reason=text(r[3]))
+        metric = text(r[1])  # named in the line unless the net profit's: 营业收入 -8,000万元 is no loss
+        f = Forecast(period=period, notice_date=day(r[5]), kind=text(r[4]), content=text(r[2]), reason=text(r[3]),
+                     metric=None if metric == PARENT_PROFIT else metric)
         notices.setdefault(code, set()).add(f.notice_date)
         rank = (text(r[1]) == PARENT_PROFIT, f.notice_date or dt.date.min)  # net profit first, then the latest
         if code not in best or rank > best[code][0]:

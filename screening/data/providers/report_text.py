@@ -27,6 +27,9 @@ class Forecast:
     content: str | None = None  # 业绩变动 / summary
     reason: str | None = None  # 业绩变动原因
     revised: bool = False  # a later notice replaced an earlier forecast of the same period (业绩预告修正)
+    # the 预测指标 when the forecast is not of the net profit (a stock that forecast only its 营业收入 or 每股收益): the
+    # floor reads a negative figure as a loss by its metric (screen/signal_forecast.py); unnamed, it is the profit's
+    metric: str | None = None
 
 
 @dataclass(frozen=True)
@@ -84,7 +87,8 @@ def figures_sentence(r: PeriodFigures) -> str:
 
 def forecast_sentence(f: Forecast) -> str:
     head = f"业绩预告{'修正' if f.revised else ''}（{label(f.period)}"
-    head += f"，{f.notice_date.isoformat()}公告）" if f.notice_date else "）"
+    head += f"，{f.notice_date.isoformat()}公告" if f.notice_date else ""
+    head += f"，预测指标 {f.metric}）" if f.metric else "）"
     body = []
     if f.kind:
         body.append(f"{f.kind}。")

@@ -1,0 +1,110 @@
+"""A 业绩预告 whose profit figure is stated negative reads as the loss it is (screen/signal_forecast.py).
+
+Before, a 东方财富 export row with no 预告类型 whose 业绩变动 was a bare range (-8,000万元至-6,000万元) under
+预测指标 归属于上市公司股东的净利润 came back 低 without a 业绩预亏 flag: the line the pool joins names the metric
+inside the head's brackets, so no row read the figure after it. A growth range, a revenue figure, last year's loss
+beside a profit, must not read as a loss; a range crossing zero may be one (中, visible, never 续亏).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from screening.cli import main
+from screening.data.pool_rows import join_forecast
+from screening.data.providers.akshare_frames import forecasts_of
+from screening.data.providers.report_text import Forecast, forecast_sentence
+from screening.data.universe import Universe
+from screening.models import StockInput
+from screening.screen.signals import read_signals, text_tier
+
+
+def _pool_line(change: str, metric: str | None, kind: str | None = None) -> str:
+    values: dict[str, object] = {"forecast_kind": kind, "forecast_change": change, "forecast_metric": metric,
+                                 "notice_date": "2026-10-20"}
+    join_forecast(values)
+    return str(values["report_text"])
+
+
+def _provider_line(change: str, metric: str | None = None) -> str:
+    return forecast_sentence(Forecast(period=dt.date(2026, 9, 30), notice_date=dt.date(2026, 10, 20),
+                                      content=change, metric=metric))
+
+
+PROFIT = "归属于上市公司股东的净利润"
+# (业绩变动, 预测指标, the tier the floor reads, the live signals)
+CASES = [
+    ("-8,000万元至-6,000万元", PROFIT, "中", ["业绩预亏"]),
+    ("-8000万~-6000万", "扣除非经常性损益后的净利润", "中", ["业绩预亏"]),
+    ("-8000万～-6000万", "扣非净利润", "中", ["业绩预亏"]),
+    ("-1.2亿元至-0.8亿元", "净利润", "中", ["业绩预亏"]),
+    ("预计净利润-8000万元至-6000万元", PROFIT, "中", ["业绩预亏"]),
+    ("预计-8000万元至-6000万元", PROFIT, "中", ["业绩预亏"]),
+    ("-8,000万元至-6,000万元", None, "中", ["业绩预亏"]),  # no 预测指标: the profit's forecast
+    ("亏损：8,000万元–12,000万元", PROFIT, "中", ["业绩预亏"]),
+    ("-0.12元", "基本每股收益", "中", ["业绩预亏"]),  # a loss per share
+    ("-500万元至1,000万元", "净利润", "中", ["业绩预亏"]),  # may be a loss: 中, visible
+    ("-500万元至1,000万元，上年同期：-5,000万元", "净利润", "中", ["业绩预亏"]),  # …and never 续亏
+    ("-8,000万元至-6,000万元，上年同期：-5,000万元", PROFIT, "高", ["业绩续亏", "业绩预亏"]),
+    # not a loss
+    ("-35%至-20%", PROFIT, None, []),  # a growth range: 预减 territory, read by its own rows
+    ("同比下降20%至35%", "净利润", None, []),
+    ("-8,000万元至-6,000万元", "营业收入", None, []),  # revenue is never negative: no loss
+    ("-500万元", "非经常性损益", None, []),  # a charge, not a loss
+    ("1,000万元至2,000万元；上年同期：-5000万元", "净利润", None, []),  # 扭亏: last year's loss
+    ("1,000万元至2,000万元，上年同期：-5000万元", "净利润", None, []),
+    ("1,000万元-2,000万元", "净利润", None, []),  # a range's dash is no minus
+]
+
+
+@pytest.mark.parametrize(("change", "metric", "tier", "names"), CASES)
+@pytest.mark.parametrize("line", [_pool_line, _provider_line])
+def test_a_forecast_figure_reads_by_its_metric(line: object, change: str, metric: str | None, tier: str | None,
+                                               names: list[str]) -> None:
+    text = line(change, metric)  # type: ignore[operator]
+    hits = read_signals(text)
+    assert text_tier(hits) == tier, (text, hits)
+    assert [h.name for h in hits if h.state == "live"] == names, (text, hits)
+    assert all(h.matched in text for h in hits)  # the flag quotes the line as written
+
+
+def test_a_kind_the_row_gives_is_read_as_before() -> None:
+    assert text_tier(read_signals(_pool_line("-8,000万元至-6,000万元", PROFIT, "续亏"))) == "高"
+    assert text_tier(read_signals(_pool_line("预计增长20%", PROFIT, "略增"))) is None
+
+
+def test_the_provider_names_a_metric_other_than_the_net_profit() -> None:
+    """A stock whose only 业绩预告 row is its revenue's: the line names it, so -8,000万元 is no loss."""
+    columns = ("股票代码", "预测指标", "业绩变动", "业绩变动原因", "预告类型", "公告日期")
+    frame = pd.DataFrame([("600519", "营业收入", "-8,000万元至-6,000万元", None, None, "2026-10-20"),
+                          ("000001", PROFIT, "-8,000万元至-6,000万元", None, None, "2026-10-20")], columns=columns)
+    got = forecasts_of(frame, dt.date(2026, 9, 30), "stock_yjyg_em(20260930)", "akshare")
+    revenue, profit = forecast_sentence(got["600519.SH"]), forecast_sentence(got["000001.SZ"])
+    assert revenue == "业绩预告（2026年三季报，2026-10-20公告，预测指标 营业收入）：-8,000万元至-6,000万元。"
+    assert profit == "业绩预告（2026年三季报，2026-10-20公告）：-8,000万元至-6,000万元。"  # as before
+    assert text_tier(read_signals(revenue)) is None and text_tier(read_signals(profit)) == "中"
+
+
+def test_an_export_row_with_a_bare_loss_range_is_flagged(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    u_path = tmp_path / "u.sqlite"
+    universe = Universe.load(u_path)
+    universe.update([StockInput(code="600519.SH", name="贵州茅台", pe_ttm=22.5, roe=34.2),
+                     StockInput(code="000001.SZ", name="平安银行", pe_ttm=5.1, roe=20.2)], as_of="2026-12-04")
+    universe.save()
+    monkeypatch.setenv("SCREENER_CONFIG", str(tmp_path / "absent.toml"))
+    monkeypatch.setenv("SCREENER_UNIVERSE__PATH", str(u_path))
+    path = tmp_path / "yjyg.csv"
+    path.write_text("股票代码,股票简称,预测指标,业绩变动,预告类型,公告日期\n"
+                    f"600519,贵州茅台,{PROFIT},\"-8,000万元至-6,000万元\",,2026-10-20\n"
+                    f"000001,平安银行,{PROFIT},-35%至-20%,,2026-10-20\n", encoding="utf-8-sig")
+    assert main(["screen", str(path), "--engine", "rules", "--format", "json"]) == 0
+    moutai, pingan = json.loads(capsys.readouterr().out)
+    assert moutai["risk_level"] == "中" and moutai["reason"] == "2026-10-20报告: 业绩预亏", moutai
+    assert any("业绩预亏" in f and "-8,000万元至-6,000万元" in f for f in moutai["flags"]), moutai["flags"]
+    assert pingan["risk_level"] == "低" and not [f for f in pingan["flags"] if "业绩" in f], pingan["flags"]
