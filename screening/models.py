@@ -36,6 +36,9 @@ NOTE_ST_CONFLICT = "ST存疑"  # the file says not ST, the market data says ST: 
 NOTE_GAP_CAUSE = "缺数原因"  # why the local data lacks a stock's ROE/PE-TTM, when it knows (data/gap_causes.py)
 # how users know each provider id (README: 数据源); "composed" is the composed report text's id, never named
 SOURCE_NAMES = {"akshare": "AKShare/东方财富", "tushare": "Tushare", "import": "导入文件", "demo": "演示数据"}
+# a quote cell of the file says 停牌 (行情软件 write it in 现价/涨幅 of a suspended stock): the cell reads as missing,
+# the row is screened, and says the stock is suspended, its figures those before the suspension
+NOTE_SUSPENDED = "停牌"
 NOTE_PE_DASH = "市盈率为横线"  # the file's PE cell is '-': quote boards write a loss-maker's PE so; read as missing
 NOTE_DUPLICATE_CONFLICT = "重复行不一致"  # the file lists the code again with other figures: which is right?
 NOTE_SIGN_CONFLICT = "盈亏与ROE矛盾"  # a loss beside a positive ROE (or the reverse), both from one source

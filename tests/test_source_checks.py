@@ -76,3 +76,44 @@ def test_a_file_roe_with_its_own_period_column_is_not_said_to_have_none(
     """A ROE dated by its own period column (what `universe export` writes) is not "未注明报告期" (it said so)."""
     rows = _run(tmp_path, capsys, f"代码,名称,市盈率(TTM),ROE(%),{header}\n600519,贵州茅台,22.5,12.0,2025-12-31\n")
     assert not [f for f in _flags(rows["600519.SH"], FLAG_DATA_DOUBT) if "未注明报告期" in f]
+
+
+# A refresh's record as `universe export` writes it: ROE of FY2025, latest report 2026-09-30, the composed text
+# naming the Q3 cumulative ROE
+REFRESHED = ("code,name,pe_ttm,roe,eps,report_date,roe_period,report_text\n600519.SH,贵州茅台,22.5,34.2,50.1,"
+             "2026-09-30,2025-12-31,2026年三季报（截至2026-09-30）：ROE（2026年三季报累计）26.10%。\n")
+
+
+def _screen_refreshed(tmp_path: Path, capsys: pytest.CaptureFixture[str], pool_text: str) -> list[str]:
+    stored = tmp_path / "refreshed.csv"
+    stored.write_text(REFRESHED, encoding="utf-8")
+    os.environ["SCREENER_UNIVERSE__PATH"] = str(tmp_path / "u.sqlite")
+    try:
+        assert main(["universe", "import", str(stored), "--as-of", "2026-11-20"]) == 0
+        pool = tmp_path / "pool.csv"
+        pool.write_text(pool_text, encoding="utf-8")
+        capsys.readouterr()
+        assert main(["screen", str(pool), "--engine", "rules", "--format", "json"]) == 0
+    finally:
+        del os.environ["SCREENER_UNIVERSE__PATH"]
+    return [f for f in json.loads(capsys.readouterr().out)[0]["flags"] if f.startswith(FLAG_DATA_DOUBT)]
+
+
+def test_the_stored_roe_is_named_by_its_own_period_not_the_latest_report(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The note called the FY2025 ROE "2026-09-30 三季报 ROE" (a trial, 2026-12-07), then advised the annual ROE it
+    already was."""
+    (flag,) = _screen_refreshed(tmp_path, capsys, "代码,名称,市盈率(TTM),净资产收益率\n600519,贵州茅台,22.5,0.342\n")
+    assert "(import@2025-12-31) 的 2025-12-31 年报 ROE 为 34.2%" in flag and "三季报" not in flag.split("。")[0]
+
+
+@pytest.mark.parametrize(("period", "doubt"), [
+    ("", []),  # undated, equal to the stored annual ROE: said 文本ROE 26.1% vs 数据 34.2% on every such row
+    (",2025年报", []),  # an annual ROE, the period written in words: the same
+    (",2026三季报", ["数据存疑: 文本ROE 26.1% vs 数据 34.2%"]),  # a Q3 ROE the Q3 text contradicts: still said
+])
+def test_a_quarter_roe_in_the_local_text_is_no_yardstick_for_an_annual_or_undated_roe(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], period: str, doubt: list[str]) -> None:
+    header = "代码,名称,市盈率(TTM),ROE(%)" + (",报告期" if period else "")
+    flags = _screen_refreshed(tmp_path, capsys, f"{header}\n600519,贵州茅台,22.5,34.2{period}\n")
+    assert [f for f in flags if "文本ROE" in f] == doubt

@@ -28,6 +28,7 @@ from screening.models import (
     NOTE_IGNORED,
     NOTE_PE_DASH,
     NOTE_PE_UNNAMED,
+    NOTE_SUSPENDED,
     InputProblem,
     PoolItem,
     StockInput,
@@ -272,8 +273,27 @@ def _not_a_number(field: str, col: Column, text: str) -> str:
     return f"{col.name} 列的值不是数字" + (f" ({hints[0]})" if hints else "")
 
 
+# What trading software writes in a quote cell of a suspended stock. Read as a number it failed the whole row on a
+# column no rule reads (涨幅% '停牌', a trial, 2026-12-07), hiding the stock's known risks with it.
+SUSPENDED_WORDS = frozenset({"停牌", "停牌中", "停盘"})
+QUOTE_CELL_FIELDS = frozenset({"price", "change_pct", "pb", "market_cap", "pe_dynamic", "pe_ttm"})
+
+
+def _suspended(field: str, col: Column, text: str, values: dict[str, Any], notes: list[str] | None) -> bool:
+    """Whether the cell is a quote cell saying 停牌: then it reads as missing (a PE-TTM from the local data, or the
+    row fails for want of one, as for any empty cell), and the row says so once."""
+    if field not in QUOTE_CELL_FIELDS or unicodedata.normalize("NFKC", text).strip() not in SUSPENDED_WORDS:
+        return False
+    values[field] = None
+    if notes is not None and not any(n.startswith(f"{NOTE_SUSPENDED}: ") for n in notes):
+        notes.append(f"{NOTE_SUSPENDED}: 文件的 {col.name} 为 '停牌': 该股停牌中, 行情与市盈率是停牌前的; 该格按缺失读")
+    return True
+
+
 def _read_number(field: str, col: Column, text: str, values: dict[str, Any], problems: list[Problem],
                  cell_format: str | None = None, notes: list[str] | None = None) -> None:
+    if _suspended(field, col, text, values, notes):
+        return
     try:
         number, unit = parse_number_unit(_without_cell_unit(field, text))
     except ValueError:

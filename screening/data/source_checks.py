@@ -73,9 +73,12 @@ def roe_disagrees(stock: StockInput, universe: Universe) -> str | None:
     stored = rec.stock.roe
     if abs(stock.roe - stored) < ROE_GAP_POINTS:
         return None
-    period = rec.stock.report_date
+    # the ROE's own period (a refresh dates it by its fiscal year), not the record's latest 报告期: a refresh's
+    # FY2025 ROE beside its 2026-09-30 EPS was named "2026-09-30 三季报 ROE" (a trial, 2026-12-07), the reverse of
+    # what the note then advises; an import dated by its day names no period
+    period = rec.dates.get("roe")
     kind = period_kind(period)
-    stored_as = f"{period} {kind}" if period and kind and kind not in period else (period or "报告期不明")
+    stored_as = (period if kind in period else f"{period} {kind}") if period and kind else "报告期不明"
     where = universe.provenance(rec, "roe").removeprefix("universe:")
     return (f"{FLAG_DATA_DOUBT}: 文件的 ROE {figure(stock.roe)}% 未注明报告期, 本地数据 ({where}) 的 {stored_as} "
             f"ROE 为 {figure(stored)}%, 相差 {figure(abs(stock.roe - stored))} 个百分点; 按文件筛选。"

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 
 from screening.data.names import st_mark
+from screening.data.row_checks import read_period
 from screening.engines.answer import REASON_MAX_CHARS
 from screening.figures import figure
 from screening.models import FLAG_DATA_DOUBT, RISK_ORDER, StockInput
@@ -269,15 +270,25 @@ def _roe_period(stock: StockInput) -> StatedPeriod:
         when = stock.report_date
     else:
         when = None
-    m = _DATE_RX.search(when or "")
-    if not m or (int(m.group(2)), int(m.group(3))) not in {e for _, e in _PERIOD_WORDS}:
+    # read as the 报告期 column is read (2026三季报, 2025年报, 20251231 as well as 2025-12-31): an ROE left undated
+    # here is compared with any quarter's ROE a text names no more (_other_period)
+    period = read_period(when)
+    if period is None or period.kind is None or period.end is None:
         return None, None
-    return int(m.group(1)), (int(m.group(2)), int(m.group(3)))
+    return period.end.year, (period.end.month, period.end.day)
 
 
 def _other_period(stated: StatedPeriod, data: StatedPeriod) -> bool:
     """Whether the text's ROE is plainly of another period than the data's (a Q3 cumulative ROE beside the
-    annual one is no contradiction); a period either side leaves unsaid never excuses a figure."""
+    annual one is no contradiction); a period either side leaves unsaid never excuses a figure, but for one case.
+
+    A ROE of no known period is screened as the annual one the thresholds are for, so a quarter's cumulative ROE
+    the text names is another figure: the two differ exactly when the row's ROE is NOT that quarter's. Compared, every
+    file row with an undated ROE and the local data's composed text (``ROE（2026年三季报累计）``) read 数据存疑, its
+    ROE equal to the stored annual one (a trial, 2026-12-07); ``source_checks.roe_disagrees`` compares such an ROE
+    with the stored annual ROE, like with like."""
+    if data == (None, None) and stated[1] is not None and stated[1] != (12, 31):
+        return True
     return any(s is not None and d is not None and s != d for s, d in zip(stated, data, strict=True))
 
 
