@@ -40,6 +40,7 @@ SOURCE_NAMES = {"akshare": "AKShare/东方财富", "tushare": "Tushare", "import
 # the row is screened, and says the stock is suspended, its figures those before the suspension
 NOTE_SUSPENDED = "停牌"
 NOTE_PE_DASH = "市盈率为横线"  # the file's PE cell is '-': quote boards write a loss-maker's PE so; read as missing
+NOTE_PE_LOSS = "市盈率为亏损"  # the file's PE cell is 亏损 (同花顺's word for a loss-maker's PE): read as missing
 NOTE_DUPLICATE_CONFLICT = "重复行不一致"  # the file lists the code again with other figures: which is right?
 NOTE_SIGN_CONFLICT = "盈亏与ROE矛盾"  # a loss beside a positive ROE (or the reverse), both from one source
 NOTE_PE_UNNAMED = "市盈率口径未注明"  # a plain PE column, read as PE-TTM: 同花顺's plain PE is often the dynamic one

@@ -14,6 +14,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
+from screening.cli import main
 from screening.config import InputSettings
 from screening.data.pool import read_pool
 from screening.data.pool_formats import format_unit
@@ -113,14 +114,27 @@ def test_cli_screens_the_formatted_workbook_like_the_typed_one(tmp_path: Path) -
     assert typed[0] == ("600519.SH", "低", typed[0][2])
 
 
-def test_a_loss_word_or_a_date_cell_in_a_figure_column_says_what_to_do(tmp_path: Path) -> None:
+def test_a_loss_word_or_a_date_cell_in_a_figure_column_says_what_to_do(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """同花顺 writes 亏损 for a loss-maker's PE; a date-formatted cell reads as a date: the row fails (nothing is
-    guessed) with advice for each, in the one line that names the file, row, column and value."""
+    guessed) with advice for each, in the one line that names the file, row, column and value. Since the twentieth
+    session the word alone reads as missing (tests/test_pe_loss_word.py): with no local PE-TTM the row fails at
+    the screen, saying the file wrote 亏损 and what to write; a cell saying more than the word fails on reading."""
     loss = tmp_path / "loss.csv"
-    loss.write_text("代码,名称,市盈率(TTM),净资产收益率\n600519,贵州茅台,亏损,16.5\n", encoding="utf-8")
-    (item,) = read_pool(loss, InputSettings()).items
-    assert item.stock is None and item.error is not None and item.error.value == "亏损"
-    assert "亏损股的市盈率为负" in item.error.message and "不会被猜" in item.error.message
+    loss.write_text("代码,名称,市盈率(TTM),净资产收益率\n600519,贵州茅台,亏损,16.5\n600036,招商银行,-6.8亏损,16.5\n",
+                    encoding="utf-8")
+    word, more = read_pool(loss, InputSettings()).items
+    assert word.stock is not None and word.stock.pe_ttm is None
+    assert more.stock is None and more.error is not None and more.error.value == "-6.8亏损"
+    assert "亏损股的市盈率为负" in more.error.message and "不会被猜" in more.error.message
+    os.environ["SCREENER_UNIVERSE__PATH"] = str(tmp_path / "empty.sqlite")  # no local data at all
+    try:
+        assert main(["screen", str(loss), "--engine", "rules", "--format", "json"]) == 0
+    finally:
+        del os.environ["SCREENER_UNIVERSE__PATH"]
+    row = json.loads(capsys.readouterr().out)[0]
+    assert (row["status"], row["pe_ttm"]) == ("failed", None) and "缺少数据: PE-TTM" in row["error"]
+    assert "写为亏损" in row["error"] and "填入实际的负市盈率" in row["error"] and "不猜" in row["error"]
     wb = openpyxl.Workbook()
     ws = wb.active
     assert ws is not None

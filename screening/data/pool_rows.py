@@ -16,6 +16,7 @@ from typing import Any
 
 from screening.data.codes import EXCHANGES, CodeError, normalise_code
 from screening.data.names import index_named
+from screening.data.pe_words import pe_word_note
 from screening.data.pool_formats import FORMAT_NOTES, apply_format
 from screening.data.pool_headers import NUMERIC_FIELDS, PERIOD_OF, UNIT_FIELDS, unnamed_pe
 from screening.data.pool_table import Formula, RawRow
@@ -26,7 +27,6 @@ from screening.models import (
     FIELD_LABELS,
     NOTE_DUPLICATE_CONFLICT,
     NOTE_IGNORED,
-    NOTE_PE_DASH,
     NOTE_PE_UNNAMED,
     NOTE_SUSPENDED,
     InputProblem,
@@ -253,6 +253,7 @@ def _ignored(col: Column, text: str, message: str) -> str:
 # What a word in a figure column most often means, said in the row's problem: (pattern, fields or () for
 # any, advice). 同花顺 writes 亏损 for a loss-maker's PE; an xlsx cell in a date format reads as a date.
 NOT_A_NUMBER_HINTS: tuple[tuple[re.Pattern[str], tuple[str, ...], str], ...] = (
+    # a cell of the word alone reads as missing (pe_words.PE_WORDS); this is for one that says more (-35.2亏损)
     (re.compile(r"亏损|^亏$"), ("pe_ttm", "pe_dynamic"),
      "亏损股的市盈率为负: 填入实际的负市盈率, 或删去该值; 缺少市盈率的行会失败, 不会被猜"),
     (re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}"), (),
@@ -263,9 +264,6 @@ NOT_A_NUMBER_HINTS: tuple[tuple[re.Pattern[str], tuple[str, ...], str], ...] = (
 )
 # A unit a cell may write after its number, in the fields a header may carry it for (市盈率TTM(倍): 25.3倍)
 CELL_UNITS: dict[str, tuple[str, ...]] = {unit: UNIT_FIELDS[unit] for unit in ("倍",)}
-
-
-_DASHES = frozenset({"-", "－", "—"})  # not "--": exports write it for "no data"
 
 
 def _not_a_number(field: str, col: Column, text: str) -> str:
@@ -294,6 +292,11 @@ def _read_number(field: str, col: Column, text: str, values: dict[str, Any], pro
                  cell_format: str | None = None, notes: list[str] | None = None) -> None:
     if _suspended(field, col, text, values, notes):
         return
+    if (said := pe_word_note(field, col.name, text)) is not None:  # '-' or 亏损 for a loss-maker's PE: missing
+        values[field] = None
+        if notes is not None:
+            notes.append(said)
+        return
     try:
         number, unit = parse_number_unit(_without_cell_unit(field, text))
     except ValueError:
@@ -301,8 +304,6 @@ def _read_number(field: str, col: Column, text: str, values: dict[str, Any], pro
         return
     if number is None:
         values[field] = None
-        if field == "pe_ttm" and text.strip() in _DASHES and notes is not None:
-            notes.append(f"{NOTE_PE_DASH}: {col.name} 为 {text.strip()!r} (行情软件常以此表示亏损, 按缺失读)")
         return
     if cell_format is not None and unit is None:  # the xlsx cell's format is its unit: 0.3419 under 0.00%
         number, unit = apply_format(number, cell_format), cell_format

@@ -9,7 +9,9 @@ row now says so (the figures are never changed, the file still wins):
   ``盈亏与ROE矛盾``, as for the same contradiction within a file's own columns (``row_checks.sign_conflict``);
 * a file ROE with no report period far from the stored ROE (12.0 against a stored FY2025 34.2: a quote
   board's ROE column exported in December is most often the Q3 cumulative figure): ``数据存疑``, naming both
-  values and the stored period.
+  values and the stored period;
+* a PE cell that states a loss (亏损, read as missing: data/pe_words.py) beside a positive stored PE: the file
+  says loss, the data says profit, and the row is screened on the stored figure: ``数据存疑``, naming both.
 
 Two stored figures that differ in sign are left alone, as ``sign_conflict`` leaves them: a provider's TTM ROE
 beside last year's profit can. Demo data is no yardstick for a real file's figures and is never compared.
@@ -17,10 +19,11 @@ beside last year's profit can. Demo data is no yardstick for a real file's figur
 
 from __future__ import annotations
 
+from screening.data.pe_words import stated_losses
 from screening.data.row_checks import period_kind
 from screening.data.universe import Universe
 from screening.figures import figure, money
-from screening.models import FLAG_DATA_DOUBT, NOTE_SIGN_CONFLICT, StockInput
+from screening.models import FIELD_LABELS, FLAG_DATA_DOUBT, NOTE_SIGN_CONFLICT, StockInput
 
 # How far a file ROE with no period may sit from the stored one before the row says so, in percentage points.
 # The rules' thresholds are 5 and 15 points apart and the score moves 5 per point: a gap of 5 can move a tier.
@@ -83,3 +86,21 @@ def roe_disagrees(stock: StockInput, universe: Universe) -> str | None:
     return (f"{FLAG_DATA_DOUBT}: 文件的 ROE {figure(stock.roe)}% 未注明报告期, 本地数据 ({where}) 的 {stored_as} "
             f"ROE 为 {figure(stored)}%, 相差 {figure(abs(stock.roe - stored))} 个百分点; 按文件筛选。"
             "若文件的是季报累计值 (年末导出的行情多为三季报累计), 请改用年报 ROE, 或加一列 报告期")
+
+
+def loss_word_contradicted(stock: StockInput, universe: Universe) -> str | None:
+    """The note for a PE cell that said 亏损 when the local data's PE is positive, else None. ``screen`` fills the
+    cell with that PE (a file row's own figure is never compared); ``universe import`` refuses the row with it."""
+    rec = universe.record(stock.code)
+    if rec is None or universe.info.demo:
+        return None
+    for field, said in stated_losses(stock.notes).items():
+        stored, own = getattr(rec.stock, field), getattr(stock, field)
+        given = own is not None and not stock.sources.get(field, "").startswith("universe:")  # another column's
+        if stored is None or stored <= 0 or given:
+            continue
+        where = universe.provenance(rec, field).removeprefix("universe:")
+        label = FIELD_LABELS[field]
+        return (f"{FLAG_DATA_DOUBT}: {said}, 而本地数据 ({where}) 的 {label} 为 {figure(stored)} (盈利), "
+                f"两者矛盾; 按本地数据的 {label} 筛选。请核对: 若确是亏损, 在文件中填入实际的负市盈率")
+    return None

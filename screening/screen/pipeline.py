@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from pydantic import ValidationError
 
 from screening.config import BatcherSettings, EngineSettings
+from screening.data.pe_words import pe_word_hint
 from screening.engines.answer import parse_answer
 from screening.engines.base import Engine, EngineOutput, EngineRequest
 from screening.engines.types import FloorAnswer
 from screening.models import (
     NOTE_GAP_CAUSE,
-    NOTE_PE_DASH,
     SOURCE_NAMES,
     FailCode,
     PoolItem,
@@ -69,8 +69,8 @@ def missing_message(stock: StockInput, missing: MissingData) -> str:
     if "PE-TTM" in missing.what and stock.pe_dynamic is not None:
         where = "本地数据" if stock.sources.get("pe_dynamic", "file").startswith("universe:") else "文件"
         hint = f"; {where}只有市盈率-动态 {stock.pe_dynamic:g}, 它不是PE-TTM"
-    elif "PE-TTM" in missing.what and any(n.startswith(NOTE_PE_DASH) for n in stock.notes):
-        hint = "; 文件的市盈率是横线, 行情软件常以此表示亏损: 若是亏损请填入负的市盈率, 这里不猜"
+    elif "PE-TTM" in missing.what and (fix := pe_word_hint(stock.notes)):  # the file's PE cell: '-', 亏损
+        hint = f"; {fix}"
     known = f"; {missing.known_text}" if missing.known else ""
     # the data holds the stock, and its source gave this figure empty (Eastmoney's null ROE): a refresh, the old
     # advice, most likely brings the same empty answer; unless the refresh knew why (a failed call, no quote that
