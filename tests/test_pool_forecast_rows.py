@@ -87,11 +87,13 @@ def test_a_loss_on_the_second_row_of_a_stock_is_read(tmp_path: Path, screen_json
 def test_the_second_row_joins_as_its_own_dated_forecast_line(tmp_path: Path) -> None:
     (item,) = read_pool(_csv(tmp_path, YJYG), InputSettings()).items
     assert item.stock is not None and item.index == 0
-    # each line names the figure it forecasts (the 预测指标 column, read: its cells are no unread text any more)
+    # each line names the figure it forecasts (the 预测指标 column, read: its cells are no unread text any more), and
+    # its own figures (预测数值, 上年同期值, 业绩变动幅度) join its first sentence (the twentieth session)
     assert item.stock.report_text == (
-        "业绩预告（2026-10-15公告，预测指标 营业收入）：略增。营业收入增长。业绩变动原因：销售增长。\n"
-        "业绩预告（2026-10-15公告，预测指标 归属于上市公司股东的净利润）：首亏。预计亏损2亿元。"
-        "业绩变动原因：计提大额减值。")
+        "业绩预告（2026-10-15公告，预测指标 营业收入）：略增，预测数值 1,500亿元，上年同期 1,360亿元，变动幅度 +10.5%。"
+        "营业收入增长。业绩变动原因：销售增长。\n"
+        "业绩预告（2026-10-15公告，预测指标 归属于上市公司股东的净利润）：首亏，预测数值 -2亿元，上年同期 160亿元，"
+        "变动幅度 -101.2%。预计亏损2亿元。业绩变动原因：计提大额减值。")
     assert not [cell for cell in item.stock.unread_text if cell[0] == "预测指标"]
 
 

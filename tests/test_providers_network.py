@@ -217,7 +217,9 @@ def test_a_revised_forecast_wins_over_its_original_and_says_so(
     figures = shown["figures"]
     assert isinstance(figures, dict)
     text = figures["report_text"]
-    assert f"业绩预告修正（{period.year}年年报，{f.notice_date.isoformat()}公告）：{f.predict_type}。" in text, text
+    # the row's own figures join the head's sentence after the kind (providers/forecast_words.py)
+    head = f"业绩预告修正（{period.year}年年报，{f.notice_date.isoformat()}公告）"
+    assert f"{head}：{f.predict_type}，预测数值 " in text, text
     assert "预减" not in text and "原预告" not in text
 
 

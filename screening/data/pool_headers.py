@@ -54,6 +54,12 @@ HEADER_ALIASES: dict[str, tuple[str, ...]] = {
     # which figure the row forecasts (营业收入, 归属于上市公司股东的净利润, 每股收益 ...): 东方财富 writes a row per
     # 预测指标, and a forecast line without it did not say whether its 略增 was the revenue's or the profit's
     "forecast_metric": ("forecast_metric", "预测指标", "预告指标", "业绩预告指标"),
+    # the row's own figures (东方财富 writes 预测数值(元), 上年同期值(元), 业绩变动幅度): unread, a row whose only
+    # sign of a loss was 预测数值 -2.0E8 came back 低 (2026-12-07); written into its forecast line (join_forecast).
+    # No bare 上年同期 or 预测值: a sheet's last-year profit or an analyst's estimate is no forecast of the company's
+    "forecast_value": ("forecast_value", "预测数值", "预告数值"),
+    "forecast_last_year": ("forecast_last_year", "上年同期值", "上年同期数值"),
+    "forecast_change_pct": ("forecast_change_pct", "业绩变动幅度", "预告变动幅度"),
     # a user's own risk notes: every such column joins the report text as "<表头>: <文字>" (pool_unread)
     "note_text": ("note_text", "备注", "备注说明", "风险提示", "风险事项", "重要事项", "重大事项", "特别提示",
                   "大事提醒"),

@@ -20,6 +20,7 @@ from screening.data.pe_words import pe_word_note
 from screening.data.pool_formats import FORMAT_NOTES, apply_format
 from screening.data.pool_headers import NUMERIC_FIELDS, PERIOD_OF, UNIT_FIELDS, unnamed_pe
 from screening.data.pool_table import Formula, RawRow
+from screening.data.providers.forecast_words import figures_clause, forecast_body
 from screening.data.value_bounds import check_value
 from screening.data.values import parse_bool_flag, parse_number_unit, strip_controls
 from screening.figures import figure
@@ -219,7 +220,7 @@ def _read_field(field: str, col: Column, raw: RawRow, values: dict[str, Any], pr
     if field in IGNORABLE_FIELDS:
         own: list[Problem] = []
         _read_number(field, col, text, values, own, raw.formats.get(col.idx), notes)
-        notes += [_ignored(col, text, message) for message, _, _ in own]
+        notes += [_ignored(col, text, message, field in FORECAST_FIGURES) for message, _, _ in own]
     elif field in NUMERIC_FIELDS:
         _read_number(field, col, text, values, problems, raw.formats.get(col.idx), notes)
     elif field == "st":
@@ -240,14 +241,19 @@ def _read_field(field: str, col: Column, raw: RawRow, values: dict[str, Any], pr
 # 净利润): a cell of one that cannot be read (总市值 19100 with no unit in the header: 19,100 元) is dropped with
 # a note, the row screened on its PE-TTM and ROE. Before the eighteenth session it failed the row, and a file
 # whose 总市值 column was in 亿 came back with no verdict at all. The universe's own figure, if any, fills in.
-IGNORABLE_FIELDS = frozenset({"market_cap"})
+# A 业绩预告's own figures (预测数值, 上年同期值, 业绩变动幅度) are read so too: a cell that is no number is said and
+# dropped, the row's forecast line written without it (join_forecast).
+FORECAST_FIGURES = ("forecast_value", "forecast_last_year", "forecast_change_pct")
+IGNORABLE_FIELDS = frozenset({"market_cap", *FORECAST_FIGURES})
 
 
-def _ignored(col: Column, text: str, message: str) -> str:
-    """The note of a dropped cell: its column, value and what was wrong, without the range's long why."""
+def _ignored(col: Column, text: str, message: str, forecast: bool = False) -> str:
+    """The note of a dropped cell: its column, value and what was wrong, without the range's long why (a forecast
+    figure's column is read where it reads: only this cell is left out of the row's forecast line)."""
     clause, _, rest = message.partition(" (") if "超出合理范围" in message else (message, "", "")
     hint = "; 若该列以万或亿计, 请在表头写明单位, 如 总市值(亿)" if "表头写明单位" in rest else ""
-    return f"{NOTE_IGNORED}: {col.name} 值 {text.strip()!r}: {clause}{hint}; 该列不参与评级, 本行照常筛选"
+    dropped = "该值未写入业绩预告" if forecast else "该列不参与评级"
+    return f"{NOTE_IGNORED}: {col.name} 值 {text.strip()!r}: {clause}{hint}; {dropped}, 本行照常筛选"
 
 
 # What a word in a figure column most often means, said in the row's problem: (pattern, fields or () for
@@ -332,19 +338,20 @@ DATE_FIELDS = ("report_date", "notice_date", "quote_date", *PERIOD_OF)
 
 
 def join_forecast(values: dict[str, Any]) -> None:
-    """A 业绩预告 in columns (预告类型, 业绩变动, 业绩变动原因) becomes a line of the report text written as the
-    providers write one (业绩预告（2026-10-20公告）：续亏。预计净利润亏损3亿元至4亿元。业绩变动原因：…。), so the
-    text-risk floor reads it as it reads the universe's: a 续亏 is 高, a 首亏 or 预减 中. Unread, a 续亏 row came
-    back 低/100 without a word (the eighteenth session). The 公告日期 dates the forecast unless a title column
-    is beside it (then it is the title's date, join_notice)."""
+    """A 业绩预告 in columns (预告类型, 业绩变动, 业绩变动原因, 预测数值, 上年同期值, 业绩变动幅度) becomes a line of
+    the report text written as the providers write one (业绩预告（2026-10-20公告）：续亏。预计净利润亏损3亿元至4亿元。
+    业绩变动原因：…。), so the text-risk floor reads it as it reads the universe's: a 续亏 is 高, a 首亏 or 预减 中.
+    Unread, a 续亏 row came back 低/100 without a word (the eighteenth session), and a row whose only sign of a loss
+    was 预测数值 -2.0E8 低 (the twentieth: its figures join the line's first sentence, providers/forecast_words.py).
+    A 上年同期值 alone is no forecast. The 公告日期 dates the forecast unless a title column is beside it (then it is
+    the title's date, join_notice)."""
     kind, change, reason, metric = (values.pop(f, None) for f in (
         "forecast_kind", "forecast_change", "forecast_reason", "forecast_metric"))
-    if not (kind or change or reason):
+    value, last_year, change_pct = (values.pop(f, None) for f in FORECAST_FIGURES)
+    if not (kind or change or reason or value is not None or change_pct is not None):
         return
     day = None if "notice_title" in values else values.get("notice_date")
-    body = "".join(f"{part.strip().rstrip('。')}。" for part in (kind, change) if part)
-    if reason:
-        body += f"业绩变动原因：{reason.strip().rstrip('。')}。"
+    body = forecast_body(kind, change, reason, figures_clause(metric, value, last_year, change_pct))
     # the 预测指标 inside the head's brackets, after the day: written after the colon (净利润：-8,000万元), or before a
     # day (净利润，2026-10-15), the text-risk floor read a loss or a decline into a profit's 略增 or a growth range;
     # the figure after the head is read by this metric (screen/signal_forecast.py: a profit's -8,000万元 is a loss)

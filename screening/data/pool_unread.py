@@ -67,7 +67,8 @@ def read_row_text(stock: StockInput, raw: RawRow, cols: Columns, unread: list[tu
 def _warn_lone_date(cols: Columns, source: str, pool: Pool, header_row: int | None) -> None:
     """A 公告日期 column with no title or forecast column beside it dates nothing: said, not dropped silently."""
     date = cols.used.get("notice_date")
-    partners = ("notice_title", "forecast_kind", "forecast_change", "forecast_reason")
+    partners = ("notice_title", "forecast_kind", "forecast_change", "forecast_reason", "forecast_value",
+                "forecast_change_pct")
     if date is not None and not any(f in cols.used for f in partners):
         pool.warnings.append(InputProblem(
             source, f"列 {date.name!r} 旁没有公告标题列 (公告标题) 或业绩预告列 (预告类型、业绩变动), 这个日期没有读入",

@@ -15,6 +15,11 @@ a loss (a profit line, or the profit per share: 每股收益 -0.12元 is a loss 
 file with no 预测指标 column forecasts the profit). Only an amount is read (元, 万, 亿): a percentage (-35%至-20%,
 同比下降20%至35%) is a change, 预减 territory, read by the 预减 rows, and a figure without a unit may be one.
 A range that crosses zero (-500万元至1,000万元) may be a loss: it reads 业绩预亏 (中, visible), never 续亏.
+
+The line's own figures (预测数值, 上年同期, 变动幅度: providers/forecast_words.py) are read the same way, by the
+head's metric (the twentieth session: an export row whose only loss was 预测数值 -2.0E8 came back 低). So is a
+forecast of negative net assets (预测指标 期末净资产 with a negative figure, or a table row 期末净资产：-5,000万元),
+the *ST trigger, 高 as the sentence 预计期末净资产为负值 already read; before, both forms read nothing.
 """
 
 from __future__ import annotations
@@ -22,12 +27,22 @@ from __future__ import annotations
 # 预测指标 whose negative figure is a loss, matched at the metric's end (归属于上市公司股东的净利润, 扣除非经常性损益后
 # 的净利润, 扣非净利润, 归母净利润, 基本每股收益, 稀释每股收益, 利润总额); not 净利润增长率 (the head closes after it)
 LOSS_METRICS = ("净利润", "利润总额", "每股收益")
+# 预测指标 whose negative figure is the *ST trigger (股票上市规则 9.3.2: 期末净资产为负值), matched at the metric's end
+# (期末净资产, 归属于上市公司股东的净资产, 每股净资产, 归属于母公司所有者权益); not 净资产收益率
+NET_ASSET_METRICS = ("净资产", "所有者权益")
 
-# the line's head, as the reader's copy has it (NFKC: （）：，-> ():, ; the space between CJK characters dropped):
-# 业绩预告 or 业绩预告修正, its bracket holding no 预测指标 or a loss metric, then the colon (业绩预告：… has none)
-_METRIC = r"预测指标\s*[^()\n]*?(?:" + "|".join(LOSS_METRICS) + r")\s*"
-HEAD = (r"业绩预告(?:修正)?(?:\((?:(?!预测指标)[^()\n])*?(?:(?<=[(,，])\s*" + _METRIC + r")?\))?\s*[:：]\s*"
-        r"(?:(?:预计|预告)(?:将|约|可能)?(?:为|约为)?\s*)?")
+
+def _head(metrics: tuple[str, ...], *, named: bool) -> str:
+    """The line's head, as the reader's copy has it (NFKC: （）：，-> ():, ; the space between CJK characters dropped):
+    业绩预告 or 业绩预告修正, its bracket holding one of ``metrics`` as 预测指标 (``named``) or, unless named, no
+    预测指标 or no bracket at all, then the colon (业绩预告：… has none)."""
+    metric = r"(?<=[(,，])\s*预测指标\s*[^()\n]*?(?:" + "|".join(metrics) + r")\s*"
+    bracket = r"\((?:(?!预测指标)[^()\n])*?" + (metric if named else r"(?:" + metric + r")?") + r"\)"
+    return r"业绩预告(?:修正)?" + (bracket if named else r"(?:" + bracket + r")?") + r"\s*[:：]\s*"
+
+
+_SAID = r"(?:(?:预计|预告)(?:将|约|可能)?(?:为|约为)?\s*)?"
+HEAD = _head(LOSS_METRICS, named=False) + _SAID
 # an amount: 8,000万元, 8000万, 1.2亿元, 0.12元 (per share), not 35% (the unit's 元 taken whole: no backtracking to
 # read 万 as the amount's end before a range's 至)
 _AMOUNT = r"\d[\d,.]*+\s*(?:(?:亿|万|千)元?+|元)"
@@ -40,3 +55,26 @@ FORECAST_LOSS = HEAD + r"(?:" + _LOSS + r"|" + _AMOUNT + _TO + r"-\s*\d)"
 FORECAST_LOSS_AGAIN = (HEAD + r"(?:-\s*" + _AMOUNT + r"(?:" + _TO + r"-\s*" + _AMOUNT + r")?|亏损[:：]?\s*" + _AMOUNT
                        + r"(?:" + _TO + _AMOUNT + r")?)(?!" + _TO + r"\d)[^。；;！!？?\n]{0,40}?上年同期"
                        r"(?:业绩|净利润|归母净利润)?[:：]?\s*(?:为|约为)?\s*(?:亏损|-\s*\d)")
+
+# The line's own figures, as providers/forecast_words.py writes them into its first sentence (after the kind or
+# the change's first sentence): ``预测数值 -2亿元，上年同期 -5,000万元，变动幅度 -300%``. Read by the head's metric:
+# a profit's negative 预测数值 is a loss (中), with a negative 上年同期 beside it a second one (续亏, 高), a profit's
+# 变动幅度 of -50% or worse a 预减 (中: the group's 降幅超50%); 变动幅度 -35% or +60%, a revenue's figure, say nothing.
+_REST = r"[^。；;！!？?\n]*?"  # the rest of the head's sentence: its kind, a change's words
+_FIGURE = r"(?<![^\s:：,，])预测数值\s*-\s*" + _AMOUNT
+_PROFIT_HEAD = _head(LOSS_METRICS, named=False)
+FIGURE_LOSS = _PROFIT_HEAD + _REST + _FIGURE
+FIGURE_LOSS_AGAIN = _PROFIT_HEAD + _REST + _FIGURE + r"\s*[,，]\s*上年同期\s*-\s*\d"
+FIGURE_FALL = _PROFIT_HEAD + _REST + r"(?<![^\s:：,，])变动幅度\s*-\s*(?:[5-9]\d|[1-9]\d{2,})(?:\.\d+)?\s*%"
+# 期末净资产 forecast negative, the *ST trigger (高, as 预计期末净资产为负值 reads): any negative figure of a net-asset
+# line (a bare one or a range's bound right after the head, 为负值, or its 预测数值), or a table row's 净资产 stated
+# negative (期末净资产：-5,000万元, 1.归属于上市公司股东的净资产：-0.5亿元至-0.3亿元), not the year before's or the
+# period's start (上年末, 期初, 年初)
+NET_ASSETS_NEGATIVE = (_head(NET_ASSET_METRICS, named=True) + r"(?:" + _SAID + r"(?:-\s*\d|负值|为负|" + _AMOUNT + _TO
+                       + r"-\s*\d)|" + _REST + _FIGURE + r")")
+NET_ASSETS_ROW = (r"(?:^|(?<=[\s,，:：;；。！!？?]))"
+                  r"(?:(?!上年|去年|上一年|期初|年初|同期)[^,，:：;；。！!？?\n]){0,30}?净资产[:：]\s*"
+                  + _SAID + r"-\s*\d")
+# the rows of signal_table.py's 业绩预亏 (中) and 业绩续亏 (高) that read a forecast line
+LOSS_ROWS = (FORECAST_LOSS, FIGURE_LOSS, FIGURE_FALL)
+AGAIN_ROWS = (FORECAST_LOSS_AGAIN, FIGURE_LOSS_AGAIN, NET_ASSETS_NEGATIVE, NET_ASSETS_ROW)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from screening.screen import signal_arrears as _arr
 from screening.screen import signal_freeze as _frz
 from screening.screen.signal_arrears import ARREARS, ARREARS_NOT, ARREARS_PAID, DEBT_ARREARS, DEBT_PAID, DEBT_TO_COMPANY
-from screening.screen.signal_forecast import FORECAST_LOSS, FORECAST_LOSS_AGAIN
+from screening.screen.signal_forecast import AGAIN_ROWS, LOSS_ROWS
 from screening.screen.signal_freeze import FROZEN, FROZEN_CLEARS, FROZEN_NOT, FROZEN_RESOLVES, FROZEN_SENTENCE
 from screening.screen.signal_gaps import NO_OTHER_OPINION as _NO_OTHER_OPINION
 from screening.screen.signal_gaps import G as _G
@@ -350,7 +350,7 @@ SIGNALS: tuple[SignalRule, ...] = (
         sentence=(r"净利润" + _S + r"(?:下降|减少|降幅|下滑|降低)" + _G + _PCT50,
                   # a 业绩预告 table row: 净利润：-8,000万元至-6,000万元 / ：亏损：8,000万元 / ：预计为-6,200万元
                   r"(?<!上年同期)(?<!同期)净利润[：:]\s*(?:(?:预计|预告)(?:将|约|可能)?为\s*)?(?:亏损[：:]?\s*\d|-\s*\d)",
-                  r"本报告期[：:]\s*(?:亏损|-\s*\d)", LOSS_AFTER, FORECAST_LOSS,  # signal_forecast.py
+                  r"本报告期[：:]\s*(?:亏损|-\s*\d)", LOSS_AFTER, *LOSS_ROWS,  # signal_forecast.py
                   r"净利润" + _S + r"本(?:报告)?期(?:预计|预告)(?:将|约|可能)?为\s*-\s*\d",
                   r"较上年同期净利润[，,]\s*(?:预计|预告)(?:将|约|可能)?为\s*-\s*\d",
                   r"(?<!上年同期)(?<!同期)净利润[，,]\s*(?:预计|预告|初步测算)?(?:将|约|可能)?为\s*(?:-\s*\d|亏损)")),
@@ -362,7 +362,7 @@ SIGNALS: tuple[SignalRule, ...] = (
     ), (r"扭亏",), sentence=(r"(?:亏损|-\s*\d)" + _S + r"上年同期(?:亏损|为\s*-|-\s*\d)",
                              # 最近两个会计年度经审计的净利润均为负值; 2025年度为-3.2亿元，2024年度为-1.5亿元
                              r"(?:最近|连续)(?:两|三|2|3)个?(?:会计)?年度?" + _S + r"(?:均为负|为负值|均亏损|均为亏损)",
-                             r"孰低者为负值?且营业收入低于", TWO_YEARS, FORECAST_LOSS_AGAIN,  # signal_loss/forecast
+                             r"孰低者为负值?且营业收入低于", TWO_YEARS, *AGAIN_ROWS,  # signal_loss/forecast
                              r"净利润(?:为|约为)?\s*-\s*\d" + _S + r"(?:20\d\d|上)年度?(?:同期)?(?:为|约为)\s*-\s*\d")),
     SignalRule("债务违约", "高", "债务违约", (
         # wording 2024-2026 filings use (a trial, 2026-12-06)

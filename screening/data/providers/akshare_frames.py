@@ -25,6 +25,9 @@ YJBB_COLUMNS = (
     "净资产收益率", "销售毛利率", "所处行业", "最新公告日期",
 )
 YJYG_COLUMNS = ("股票代码", "预测指标", "业绩变动", "业绩变动原因", "预告类型", "公告日期")
+# read when the frame has them (akshare's own stock_yjyg_em and eastmoney_datacenter do): Forecast.value, .last_year,
+# .change_pct, written into the line as the pool writes an export's (forecast_words.py)
+YJYG_FIGURES = ("预测数值", "上年同期值", "业绩变动幅度")
 NOTICE_COLUMNS = ("代码", "公告标题", "公告日期")
 ST_COLUMNS = ("代码", "名称")
 PARENT_PROFIT = "归属于上市公司股东的净利润"
@@ -96,13 +99,16 @@ def forecasts_of(frame: pd.DataFrame, period: dt.date, label: str, sdk: str) -> 
     require_columns(frame, function=label, required=YJYG_COLUMNS, sdk=sdk)
     best: dict[str, tuple[tuple[bool, dt.date], Forecast]] = {}
     notices: dict[str, set[dt.date | None]] = {}
-    for r in frame[list(YJYG_COLUMNS)].itertuples(index=False):
+    figures = [frame[c] if c in frame.columns else pd.Series([None] * len(frame)) for c in YJYG_FIGURES]
+    for r, *given in zip(frame[list(YJYG_COLUMNS)].itertuples(index=False), *figures, strict=True):
         code = code_of(r[0])
         if code is None:
             continue
         metric = text(r[1])  # named in the line unless the net profit's: 营业收入 -8,000万元 is no loss
+        value, last_year, change_pct = (num(v) for v in given)
         f = Forecast(period=period, notice_date=day(r[5]), kind=text(r[4]), content=text(r[2]), reason=text(r[3]),
-                     metric=None if metric == PARENT_PROFIT else metric)
+                     metric=None if metric == PARENT_PROFIT else metric, value=value, last_year=last_year,
+                     change_pct=change_pct)
         notices.setdefault(code, set()).add(f.notice_date)
         rank = (text(r[1]) == PARENT_PROFIT, f.notice_date or dt.date.min)  # net profit first, then the latest
         if code not in best or rank > best[code][0]:

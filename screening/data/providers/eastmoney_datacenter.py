@@ -30,7 +30,12 @@ YJBB_FIELDS = {
 YJYG_FIELDS = {
     "SECURITY_CODE": "股票代码", "PREDICT_FINANCE": "预测指标", "PREDICT_CONTENT": "业绩变动",
     "CHANGE_REASON_EXPLAIN": "业绩变动原因", "PREDICT_TYPE": "预告类型", "NOTICE_DATE": "公告日期",
+    # the row's own figures, as akshare labels them (FORECAST_JZ, PREYEAR_SAME_PERIOD, INCREASE_JZ): written into the
+    # forecast line as the pool writes an export's (providers/forecast_words.py)
+    "FORECAST_JZ": "预测数值", "PREYEAR_SAME_PERIOD": "上年同期值", "INCREASE_JZ": "业绩变动幅度",
 }
+# fields a record may lack without failing the table: a forecast line reads without its figures
+OPTIONAL = frozenset({"FORECAST_JZ", "PREYEAR_SAME_PERIOD", "INCREASE_JZ"})
 _TEXT = ("股票代码", "股票简称", "所处行业", "预测指标", "业绩变动", "业绩变动原因", "预告类型")
 _DATES = ("最新公告日期", "首次公告日期", "公告日期")
 OnPage = Callable[[int, int], None]
@@ -58,7 +63,7 @@ def _all_pages(session: Any, url: str, params: dict[str, str], timeout_s: float,
 
 
 def _frame(rows: list[dict[str, Any]], fields: dict[str, str]) -> pd.DataFrame:
-    missing = [f for f in fields if rows and f not in rows[0]]
+    missing = [f for f in fields if rows and f not in rows[0] and f not in OPTIONAL]
     if missing:
         raise KeyError(f"{missing} not in index")
     frame = pd.DataFrame([[r.get(f) for f in fields] for r in rows], columns=list(fields.values()))

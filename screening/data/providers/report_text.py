@@ -13,6 +13,7 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from screening.data.providers.forecast_words import figures_clause, forecast_body
 from screening.data.providers.fundamentals import PeriodFigures
 from screening.data.providers.periods import is_annual, label
 
@@ -30,6 +31,10 @@ class Forecast:
     # the 预测指标 when the forecast is not of the net profit (a stock that forecast only its 营业收入 or 每股收益): the
     # floor reads a negative figure as a loss by its metric (screen/signal_forecast.py); unnamed, it is the profit's
     metric: str | None = None
+    # 东方财富's 预测数值 (the forecast's midpoint), 上年同期值 and 业绩变动幅度 (%): written by forecast_words.py
+    value: float | None = None
+    last_year: float | None = None
+    change_pct: float | None = None
 
 
 @dataclass(frozen=True)
@@ -86,17 +91,13 @@ def figures_sentence(r: PeriodFigures) -> str:
 
 
 def forecast_sentence(f: Forecast) -> str:
+    """The forecast as the pool writes one from an export's columns (pool_rows.join_forecast): the same body and
+    figures (forecast_words.py), the period and a revision said in the head."""
     head = f"业绩预告{'修正' if f.revised else ''}（{label(f.period)}"
     head += f"，{f.notice_date.isoformat()}公告" if f.notice_date else ""
     head += f"，预测指标 {f.metric}）" if f.metric else "）"
-    body = []
-    if f.kind:
-        body.append(f"{f.kind}。")
-    if f.content:
-        body.append(f.content.strip().rstrip("。") + "。")
-    if f.reason:
-        body.append("业绩变动原因：" + f.reason.strip().rstrip("。") + "。")
-    return head + "：" + "".join(body)
+    figures = figures_clause(f.metric, f.value, f.last_year, f.change_pct)
+    return head + "：" + forecast_body(f.kind, f.content, f.reason, figures)
 
 
 def _strip_own_name(title: str, name: str | None) -> str:
