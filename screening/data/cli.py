@@ -25,7 +25,7 @@ from screening.data.providers.records import NOTICE
 from screening.data.refresh import Refresher, RefreshFailed, note_line
 from screening.data.refresh_open_risks import OpenRisks
 from screening.data.row_checks import SAME_PLACES, name_conflict, quarter_roe, read_day
-from screening.data.source_checks import loss_word_contradicted
+from screening.data.source_checks import loss_word_contradicted, pe_sign_conflict
 from screening.data.stock_csv import AS_OF, UniverseError, read_stock_csv, stocks_csv
 from screening.data.universe import Universe
 from screening.models import NOTE_DUPLICATE_CONFLICT, Pool, PoolItem, PoolRejected, StockInput, is_doubt
@@ -153,8 +153,9 @@ def import_refusal(stock: StockInput, universe: Universe) -> str | None:
                 "后再导入 (旧代码下的数据不会被刷新, 也没有公告与ST标记, 还会与新代码各成一行)")
     # a cell under 1 among percents written with their decimals may be a real small ROE: screen flags it, import
     # takes it (a whole-market export holds hundreds; row_checks.SAME_PLACES)
-    said = [quarter_roe(stock) or "", loss_word_contradicted(stock, universe) or ""]  # as `screen` flags the row
-    doubts = [n for n in [*stock.notes, *said] if is_doubt(n) and SAME_PLACES not in n]
+    # as `screen` flags the row; a PE-TTM whose sign the local one contradicts would replace it for every later screen
+    said = [quarter_roe(stock), loss_word_contradicted(stock, universe), pe_sign_conflict(stock, universe)]
+    doubts = [n for n in [*stock.notes, *said] if n and is_doubt(n) and SAME_PLACES not in n]
     if doubts:
         return f"{doubts[0]}; 改正文件后再导入 (screen 只标记这样的行, import 会让所有人读到它)"
     conflict = name_conflict(stock, universe)

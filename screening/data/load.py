@@ -38,7 +38,7 @@ from screening.data.pool import read_pool
 from screening.data.pool_demo import DEMO_NOTE
 from screening.data.pool_rows import fail_as_same_stock
 from screening.data.row_checks import name_conflict, quarter_roe, sign_conflict, typed_name_conflict, unusual_figures
-from screening.data.source_checks import cross_sign_conflict, loss_word_contradicted, roe_disagrees
+from screening.data.source_checks import source_notes
 from screening.data.stock_csv import read_stock_csv
 from screening.data.synthetic import generate_market
 from screening.data.universe import SEED_AS_OF, Record, Universe, UniverseInfo
@@ -132,8 +132,7 @@ def load_file(path: Path, settings: Settings, universe: Universe, *, source_name
             copied = DEMO_NOTE in item.stock.notes
             item.stock = _annotate(universe.fill(item.stock), universe, settings, today)
             notes = (moved.get(item.index), conflict, quarter_roe(item.stock), unlisted_code(item.stock, universe),
-                     *check_file_dates(item.stock, settings, today), cross_sign_conflict(item.stock, universe),
-                     roe_disagrees(item.stock, universe), loss_word_contradicted(item.stock, universe))
+                     *check_file_dates(item.stock, settings, today), *source_notes(item.stock, universe))
             item.stock.notes += [n for n in notes if n]
             if copied:
                 item.stock.sources = {f: "demo" if s == "file" else s for f, s in item.stock.sources.items()}

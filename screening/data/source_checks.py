@@ -11,7 +11,12 @@ row now says so (the figures are never changed, the file still wins):
   board's ROE column exported in December is most often the Q3 cumulative figure): ``数据存疑``, naming both
   values and the stored period;
 * a PE cell that states a loss (亏损, read as missing: data/pe_words.py) beside a positive stored PE: the file
-  says loss, the data says profit, and the row is screened on the stored figure: ``数据存疑``, naming both.
+  says loss, the data says profit, and the row is screened on the stored figure: ``数据存疑``, naming both;
+* a file PE-TTM and a stored PE-TTM of opposite signs (the twentieth session: a file's +18.0 beside a refresh's
+  -4265.0 came back 低, the loss-maker screened on the file's PE with no word): ``数据存疑``, naming both, their
+  days and which is newer. Flagged whatever the days: a PE-TTM changes sign only when a report turns the trailing
+  profit, and a file column that is another PE (static, dynamic) differs in sign on any day, so an older local PE
+  is weaker evidence, said so in the note, not none.
 
 Two stored figures that differ in sign are left alone, as ``sign_conflict`` leaves them: a provider's TTM ROE
 beside last year's profit can. Demo data is no yardstick for a real file's figures and is never compared.
@@ -19,7 +24,12 @@ beside last year's profit can. Demo data is no yardstick for a real file's figur
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+
+from screening.data.file_dates import quote_day
 from screening.data.pe_words import stated_losses
+from screening.data.pool_demo import DEMO_NOTE
 from screening.data.row_checks import period_kind
 from screening.data.universe import Universe
 from screening.figures import figure, money
@@ -104,3 +114,51 @@ def loss_word_contradicted(stock: StockInput, universe: Universe) -> str | None:
         return (f"{FLAG_DATA_DOUBT}: {said}, 而本地数据 ({where}) 的 {label} 为 {figure(stored)} (盈利), "
                 f"两者矛盾; 按本地数据的 {label} 筛选。请核对: 若确是亏损, 在文件中填入实际的负市盈率")
     return None
+
+
+def _profit_word(pe: float) -> str:
+    """What a PE-TTM's sign says of the trailing profit; zero is a loss, as the rules' PE≤0 reads it."""
+    return "盈利" if pe > 0 else "亏损" if pe < 0 else "为0, 按亏损计"
+
+
+# what the two quote days say of the contradiction: (file day vs local day) -> the clause; {turn} is what the
+# company would have done between them, read from the newer figure's sign
+_AGE_CLAUSES: dict[str, str] = {
+    "local newer": "本地数据较新 (文件的行情日期 {file} 早于 {local}), 其间公司可能已{turn}",
+    "file newer": "本地数据较旧 ({local} 早于文件的行情日期 {file}), 证据较弱, 其间公司可能已{turn}",
+    "same day": "两者同为 {local} 的行情, 盈亏不应相反, 文件的列多半不是 PE-TTM",
+    "file undated": "文件未注明行情日期, 无从比较新旧",
+}
+
+
+def pe_sign_conflict(stock: StockInput, universe: Universe) -> str | None:
+    """The note for a file PE-TTM and the local data's PE-TTM of opposite signs (zero counts as a loss), else None.
+    Only a PE the file gave itself (one filled from the local data is that figure; an import's rows are not filled,
+    so a figure with no source is the file's), never against demo data."""
+    own = stock.pe_ttm
+    if own is None or stock.sources.get("pe_ttm", "file") != "file" or universe.info.demo or DEMO_NOTE in stock.notes:
+        return None
+    rec = universe.record(stock.code)
+    stored = rec.stock.pe_ttm if rec is not None else None
+    if rec is None or stored is None or not (math.isfinite(own) and math.isfinite(stored)) or (own > 0) == (stored > 0):
+        return None
+    local, file = rec.dates.get("pe_ttm") or rec.as_of, quote_day(stock.file_dates)
+    newer = own if file is not None and file > local else stored
+    key = ("file undated" if file is None else "same day" if file == local
+           else "file newer" if file > local else "local newer")
+    age = _AGE_CLAUSES[key].format(file=file, local=local, turn="扭亏" if newer > 0 else "转亏")
+    where = universe.provenance(rec, "pe_ttm").removeprefix("universe:")
+    return (f"{FLAG_DATA_DOUBT}: 文件的 PE-TTM {figure(own)} ({_profit_word(own)}) 与本地数据 ({where}) 的 PE-TTM "
+            f"{figure(stored)} ({_profit_word(stored)}) 盈亏相反; {age}; 按文件的 {figure(own)} 筛选。请核对两者的"
+            "行情日期哪个较新、该列是否为 PE-TTM (静态或动态市盈率可与 TTM 异号): 本地数据为准则清空该格 "
+            "(取本地数据), 文件为准则运行 universe refresh 更新本地数据")
+
+
+# the checks `screen` runs on every file row, in the order its notes are listed (load.load_file)
+SOURCE_CHECKS: tuple[Callable[[StockInput, Universe], str | None], ...] = (
+    cross_sign_conflict, roe_disagrees, loss_word_contradicted, pe_sign_conflict)
+
+
+def source_notes(stock: StockInput, universe: Universe) -> list[str | None]:
+    """Each of ``SOURCE_CHECKS``' notes on a filled file row (None where a check finds nothing)."""
+    return [check(stock, universe) for check in SOURCE_CHECKS]
