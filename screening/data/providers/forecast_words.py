@@ -34,14 +34,24 @@ def _digits(value: float, places: int) -> str:
     return f"{value:g}" if text in ("0", "-0") and value else text
 
 
+# the units Chinese reports write money in, largest first: (the size from which a unit is used, its name)
+UNITS = ((1e8, "亿元"), (1e4, "万元"), (1.0, "元"))
+# decimals an amount keeps in each unit, trailing zeros dropped: down to 1万元 in 亿, 1元 in 万 (never more)
+_PLACES = {"亿元": 4, "万元": 2, "元": 2}
+
+
+def in_units(yuan: float) -> tuple[float, str]:
+    """Yuan as a number of the largest unit it reaches (-2.0E8 -> (-2.0, 亿元)): one scale for this line's figures
+    and report_text.money's fixed two decimals."""
+    size = abs(yuan)
+    scale, unit = next(((s, u) for s, u in UNITS if size >= s), UNITS[-1])
+    return yuan / scale, unit
+
+
 def amount(yuan: float) -> str:
     """Yuan as Chinese reports write it, in 亿元 from 1e8 and 万元 from 1e4: -2.0E8 -> -2亿元, -5E7 -> -5,000万元."""
-    size = abs(yuan)
-    if size >= 1e8:
-        return f"{_digits(yuan / 1e8, 4)}亿元"
-    if size >= 1e4:
-        return f"{_digits(yuan / 1e4, 2)}万元"
-    return f"{_digits(yuan, 2)}元"
+    value, unit = in_units(yuan)
+    return f"{_digits(value, _PLACES[unit])}{unit}"
 
 
 def figure(metric: str | None, value: float) -> str:

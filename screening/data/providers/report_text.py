@@ -13,7 +13,7 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from screening.data.providers.forecast_words import figures_clause, forecast_body
+from screening.data.providers.forecast_words import figures_clause, forecast_body, in_units
 from screening.data.providers.fundamentals import PeriodFigures
 from screening.data.providers.periods import is_annual, label
 
@@ -44,13 +44,9 @@ class Announcement:
 
 
 def money(yuan: float) -> str:
-    """Yuan in the units Chinese reports use: 亿元 from 1e8, 万元 from 1e4."""
-    size = abs(yuan)
-    if size >= 1e8:
-        return f"{yuan / 1e8:.2f}亿元"
-    if size >= 1e4:
-        return f"{yuan / 1e4:.2f}万元"
-    return f"{yuan:.2f}元"
+    """Yuan in the units Chinese reports use (亿元 from 1e8, 万元 from 1e4), two decimals."""
+    value, unit = in_units(yuan)
+    return f"{value:.2f}{unit}"
 
 
 def _pct(value: float, *, signed: bool = False) -> str:
