@@ -72,11 +72,12 @@ CASES = [
     ("营业收入", -2.0e8, -5.0e7, -300.0, None, None, None, []),  # a revenue's figure is no loss
     ("营业收入", 1.0e8, 3.0e8, -66.67, None, None, None, []),
     ("净利润增长率", -35.0, 10.0, None, None, None, None, []),  # a rate, no unit invented
-    # a forecast of negative net assets: the *ST trigger
-    (NET_ASSETS, -3.0e7, 2.0e7, None, None, None, "高", ["业绩续亏"]),
-    ("归属于上市公司股东的净资产", None, None, None, None, "-5,000万元至-3,000万元", "高", ["业绩续亏"]),
-    (NET_ASSETS, None, None, None, None, "-1,000万元至2,000万元", "高", ["业绩续亏"]),  # may be negative
-    (NET_ASSETS, None, None, None, None, "预计为负值", "高", ["业绩续亏"]),
+    # a forecast of negative net assets: the *ST trigger, named for what it is (业绩续亏 before the twenty-first
+    # session)
+    (NET_ASSETS, -3.0e7, 2.0e7, None, None, None, "高", ["净资产为负"]),
+    ("归属于上市公司股东的净资产", None, None, None, None, "-5,000万元至-3,000万元", "高", ["净资产为负"]),
+    (NET_ASSETS, None, None, None, None, "-1,000万元至2,000万元", "高", ["净资产为负"]),  # may be negative
+    (NET_ASSETS, None, None, None, None, "预计为负值", "高", ["净资产为负"]),
     (NET_ASSETS, 6.5e7, -2.0e7, None, None, "5,000万元至8,000万元", None, []),  # positive now
     ("净资产收益率", None, None, None, None, "-5%至-3%", None, []),
 ]
@@ -98,13 +99,23 @@ def test_the_figures_read_by_the_metric(metric: str | None, value: float | None,
     ("预计2026年末归属于上市公司股东的净资产为负值。", "高"),  # the text form read so already
     ("期末净资产：-5,000万元至-3,000万元。", "高"),  # a table row
     ("1.归属于上市公司股东的净资产：-0.5亿元至-0.3亿元。", "高"),
+    ("预计2026年末归属于上市公司股东的净资产（未经审计）为负值。", "高"),
+    ("公司已资不抵债。", "高"),
     ("上年末归属于上市公司股东的净资产：-2,000万元。", None),  # the year before's
     ("期初净资产：-2,000万元。", None),
     ("归属于上市公司股东的净资产：3.2亿元。", None),
     ("业绩预告（2026-10-20公告，预测指标 归属于上市公司股东的净利润）：上年同期 -5,000万元。", None),
+    # denied (the twenty-first session: the first and third read 高, 不/并非 inside the row's gap)
+    ("预计2026年末归属于上市公司股东的净资产不为负值。", None),
+    ("预计2026年末净资产为正值，不会为负。", None),
+    ("预计2026年末归属于上市公司股东的净资产并非负值。", None),
+    ("预计2026年末归属于上市公司股东的净资产不会为负值。", None),
 ])
 def test_net_assets_stated_negative(text: str, tier: str | None) -> None:
-    assert text_tier(read_signals(text)) == tier, read_signals(text)
+    hits = read_signals(text)
+    assert text_tier(hits) == tier, hits
+    # named for what it is, the *ST trigger, not 业绩续亏 (the twenty-first session)
+    assert [h.name for h in hits if h.state == "live"] == (["净资产为负"] if tier else []), hits
 
 
 def test_a_last_year_figure_alone_is_no_forecast() -> None:
@@ -159,4 +170,5 @@ def test_an_export_row_whose_only_loss_is_its_figure_is_flagged(tmp_path: Path, 
     assert any("业绩预亏" in f and "预测数值 -2亿元" in f for f in moutai["flags"]), moutai["flags"]
     assert pingan["risk_level"] == "高" and "业绩续亏" in pingan["reason"], pingan
     assert vanke["risk_level"] == "高" and any("期末净资产" in f for f in vanke["flags"]), vanke
+    assert "净资产为负" in vanke["reason"] and "续亏" not in vanke["reason"], vanke
     assert cmb["risk_level"] == "低" and not [f for f in cmb["flags"] if "业绩" in f], cmb["flags"]

@@ -51,6 +51,11 @@ CASES = [
     ("-500万元至1,000万元", "净利润", "中", ["业绩预亏"]),  # may be a loss: 中, visible
     ("-500万元至1,000万元，上年同期：-5,000万元", "净利润", "中", ["业绩预亏"]),  # …and never 续亏
     ("-8,000万元至-6,000万元，上年同期：-5,000万元", PROFIT, "高", ["业绩续亏", "业绩预亏"]),
+    # (the twenty-first session) without the colon the range read 续亏 高; after a ；the year before's loss read nothing
+    ("-500万元至1,000万元，上年同期-5,000万元", "净利润", "中", ["业绩预亏"]),
+    ("-500万元至1,000万元；上年同期：-5,000万元", "净利润", "中", ["业绩预亏"]),
+    ("-8,000万元至-6,000万元；上年同期：-5,000万元", PROFIT, "高", ["业绩续亏", "业绩预亏"]),
+    ("-8,000万元至-6,000万元；上年同期-5,000万元", PROFIT, "高", ["业绩续亏", "业绩预亏"]),
     # not a loss
     ("-35%至-20%", PROFIT, None, []),  # a growth range: 预减 territory, read by its own rows
     ("同比下降20%至35%", "净利润", None, []),
@@ -71,6 +76,32 @@ def test_a_forecast_figure_reads_by_its_metric(line: object, change: str, metric
     assert text_tier(hits) == tier, (text, hits)
     assert [h.name for h in hits if h.state == "live"] == names, (text, hits)
     assert all(h.matched in text for h in hits)  # the flag quotes the line as written
+
+
+# (the twenty-first session) a forecast sentence in a report, read by the same rule: 续亏 高 only when this year's loss
+# is certain and the year before's stated, across a ；too; a range reaching a profit is a possible loss after a loss,
+# 中 and visible (the seed's 高 is a loss in each of two years); a change against last year is no loss of it
+SENTENCES = [
+    ("预计2026年归母净利润-500万元至1,000万元，上年同期-5,000万元。", "中", ["业绩预亏"]),  # read 高
+    ("预计2026年归母净利润-500万元至1,000万元，上年同期为-5,000万元。", "中", ["业绩预亏"]),  # read 高
+    ("预计净利润-500万元-1,000万元，上年同期-5,000万元。", "中", ["业绩预亏"]),  # read 高: a range's dash
+    ("预计亏损500万元至盈利1,000万元，上年同期亏损3,000万元。", "中", ["业绩预亏"]),  # read 高
+    ("预计2026年归母净利润-8,000万元至-6,000万元；上年同期：-5,000万元。", "高", ["业绩续亏", "业绩预亏"]),  # read 中
+    ("预计2026年归母净利润-8,000万元至-6,000万元，上年同期：-5,000万元。", "高", ["业绩续亏", "业绩预亏"]),  # read 中
+    ("预计2026年度净利润为-8,000万元；上年同期归属于上市公司股东的净利润为-5,000万元。", "高",
+     ["业绩续亏", "业绩预亏"]),
+    ("预计2026年归母净利润-8,000万元至-6,000万元，上年同期-5,000万元。", "高", ["业绩续亏", "业绩预亏"]),  # as before
+    ("预计2026年度净利润为-8,000万元，较上年同期-35%。", "中", ["业绩预亏"]),  # read 高: a change, not a loss
+    ("预计2026年度净利润为1,000万元至2,000万元；上年同期：-5,000万元。", None, []),  # 扭亏
+    ("预计2026年度净利润为-8,000万元；上年同期：3,000万元。", "中", ["业绩预亏"]),  # 首亏
+]
+
+
+@pytest.mark.parametrize(("text", "tier", "names"), SENTENCES)
+def test_a_forecast_sentence_reads_last_year_beside_this_year(text: str, tier: str | None, names: list[str]) -> None:
+    hits = read_signals(text)
+    assert text_tier(hits) == tier, hits
+    assert [h.name for h in hits if h.state == "live"] == names, hits
 
 
 def test_a_kind_the_row_gives_is_read_as_before() -> None:

@@ -14,12 +14,14 @@ a loss (a profit line, or the profit per share: 每股收益 -0.12元 is a loss 
 净利润增长率 is a rate. A head without a 预测指标 is a profit forecast (the providers keep the net profit's row; a
 file with no 预测指标 column forecasts the profit). Only an amount is read (元, 万, 亿): a percentage (-35%至-20%,
 同比下降20%至35%) is a change, 预减 territory, read by the 预减 rows, and a figure without a unit may be one.
-A range that crosses zero (-500万元至1,000万元) may be a loss: it reads 业绩预亏 (中, visible), never 续亏.
+A range that crosses zero (-500万元至1,000万元) may be a loss: it reads 业绩预亏 (中, visible), never 续亏, in a line
+or in any forecast sentence, with the year before's loss beside it or not (the twenty-first session: ``CERTAIN_LOSS``).
 
 The line's own figures (预测数值, 上年同期, 变动幅度: providers/forecast_words.py) are read the same way, by the
 head's metric (the twentieth session: an export row whose only loss was 预测数值 -2.0E8 came back 低). So is a
 forecast of negative net assets (预测指标 期末净资产 with a negative figure, or a table row 期末净资产：-5,000万元),
-the *ST trigger, 高 as the sentence 预计期末净资产为负值 already read; before, both forms read nothing.
+the *ST trigger, 高 as the sentence 预计期末净资产为负值 already read; before, both forms read nothing. Since the
+twenty-first session all of them read the row 净资产为负 (they read 业绩续亏, which a net-asset figure does not say).
 """
 
 from __future__ import annotations
@@ -50,16 +52,35 @@ _TO = r"\s*(?:至|到|~|-|–|—)\s*"  # a range's separator (～ is ~ after NF
 _LOSS = r"(?:-\s*" + _AMOUNT + r"|亏损[:：]?\s*" + _AMOUNT + r")"  # stated negative, or a loss: 亏损8,000万元
 # 业绩预亏 (中): the figure stated as a loss, or a range whose upper bound is one (1,000万元至-500万元, rare)
 FORECAST_LOSS = HEAD + r"(?:" + _LOSS + r"|" + _AMOUNT + _TO + r"-\s*\d)"
+# (the twenty-first session) the year before's loss, as a forecast states it beside this year's: 上年同期-5,000万元,
+# 上年同期：-5,000万元, 上年同期亏损5,000万元, 上年同期归属于上市公司股东的净利润为-5,000万元; not a change against it
+# (较上年同期-35%, 上年同期相比下降…)
+_PRIOR = r"(?<![较比与])上年同期(?:(?!相比|比较|对比|增|减|下降|上升|变动|本)[^，,。；;：:！!？?\n\d%\s-]){0,24}?"
+_PRIOR_FIGURE = r"(?:亏损|-\s*\d[\d,.]*+(?!\s*%))"
+# in any sentence no bare space before the figure: ``上年同期 -5,000万元`` is a forecast line's own figure
+# (providers/forecast_words.py), read by the line's metric (a revenue's is no loss)
+PRIOR_LOSS = _PRIOR + r"(?:(?:[:：]|约?为)\s*)?" + _PRIOR_FIGURE
+_LINE_PRIOR_LOSS = _PRIOR + r"\s*(?:[:：]\s*)?(?:约?为\s*)?" + _PRIOR_FIGURE  # after a profit line's head
+# the gap from this year's figure to it: one sentence, where a ；before 上年同期 goes on with the same forecast
+# (-8,000万元至-6,000万元；上年同期：-5,000万元 read 中 where the comma read 高; signal_text.py keeps it one unit)
+TO_PRIOR = r"(?:[^。；;！!？?\n]|[；;](?=\s*上年同期)){0,40}?"
+# this year's loss stated certain: 亏损 (not 亏损500万元至盈利1,000万元) or a negative figure that is no range's lower
+# bound reaching zero or a profit (-8,000万元至-6,000万元 is one; -500万元至1,000万元 may be a profit: 中, never 续亏),
+# nor a range's dash (-500万元-1,000万元: 1,000万元 is the upper bound)
+_REACHES_PROFIT = _TO + r"(?:盈利[:：]?\s*)?\d"
+CERTAIN_FIGURE = r"(?<![\d万亿千元])(?>-\s*\d[\d,.]*+\s*(?:(?:亿|万|千)元?+|元)?)(?!" + _REACHES_PROFIT + r")"
+CERTAIN_LOSS = r"(?:亏损(?!(?>[:：]?\s*" + _AMOUNT + r")" + _TO + r"盈利)|" + CERTAIN_FIGURE + r")"
 # 业绩续亏 (高): the whole range a loss (not -500万元至1,000万元) and the year before's loss beside it in the sentence
-# (…，上年同期：-5,000万元 / 上年同期亏损5,000万元); the existing rows read 上年同期-5,000万元 without the colon
+# (…，上年同期：-5,000万元 / 上年同期亏损5,000万元)
 FORECAST_LOSS_AGAIN = (HEAD + r"(?:-\s*" + _AMOUNT + r"(?:" + _TO + r"-\s*" + _AMOUNT + r")?|亏损[:：]?\s*" + _AMOUNT
-                       + r"(?:" + _TO + _AMOUNT + r")?)(?!" + _TO + r"\d)[^。；;！!？?\n]{0,40}?上年同期"
-                       r"(?:业绩|净利润|归母净利润)?[:：]?\s*(?:为|约为)?\s*(?:亏损|-\s*\d)")
+                       + r"(?:" + _TO + _AMOUNT + r")?)(?!" + _TO + r"\d)" + TO_PRIOR + _LINE_PRIOR_LOSS)
+# the same in any forecast sentence: a loss, then the year before's (净利润-8,000万元至-6,000万元，上年同期-5,000万元)
+LOSS_THEN_PRIOR = CERTAIN_LOSS + TO_PRIOR + PRIOR_LOSS
 
 # The line's own figures, as providers/forecast_words.py writes them into its first sentence (after the kind or
 # the change's first sentence): ``预测数值 -2亿元，上年同期 -5,000万元，变动幅度 -300%``. Read by the head's metric:
 # a profit's negative 预测数值 is a loss (中), with a negative 上年同期 beside it a second one (续亏, 高), a profit's
-# 变动幅度 of -50% or worse a 预减 (中: the group's 降幅超50%); 变动幅度 -35% or +60%, a revenue's figure, say nothing.
+# 变动幅度 of -50% or worse a 预减 (中: the group's 预减超50%); 变动幅度 -35% or +60%, a revenue's figure, say nothing.
 _REST = r"[^。；;！!？?\n]*?"  # the rest of the head's sentence: its kind, a change's words
 _FIGURE = r"(?<![^\s:：,，])预测数值\s*-\s*" + _AMOUNT
 _PROFIT_HEAD = _head(LOSS_METRICS, named=False)
@@ -75,6 +96,7 @@ NET_ASSETS_NEGATIVE = (_head(NET_ASSET_METRICS, named=True) + r"(?:" + _SAID + r
 NET_ASSETS_ROW = (r"(?:^|(?<=[\s,，:：;；。！!？?]))"
                   r"(?:(?!上年|去年|上一年|期初|年初|同期)[^,，:：;；。！!？?\n]){0,30}?净资产[:：]\s*"
                   + _SAID + r"-\s*\d")
-# the rows of signal_table.py's 业绩预亏 (中) and 业绩续亏 (高) that read a forecast line
+# the rows of signal_earnings.py's 业绩预亏 (中), 业绩续亏 and 净资产为负 (高) that read a forecast line
 LOSS_ROWS = (FORECAST_LOSS, FIGURE_LOSS, FIGURE_FALL)
-AGAIN_ROWS = (FORECAST_LOSS_AGAIN, FIGURE_LOSS_AGAIN, NET_ASSETS_NEGATIVE, NET_ASSETS_ROW)
+AGAIN_ROWS = (FORECAST_LOSS_AGAIN, FIGURE_LOSS_AGAIN, LOSS_THEN_PRIOR)
+NET_ASSETS_ROWS = (NET_ASSETS_NEGATIVE, NET_ASSETS_ROW)

@@ -13,59 +13,33 @@ is not read as "退市风险警示" while "撤销退市风险警示暨实施其�
 (胜诉, 结案通知书) turns the whole sentence into good news for that one signal. Plain denials (不存在违规担保,
 未收到立案调查通知) are handled once for every signal by ``signal_words.NEGATIONS``: a negation word earlier in the same
 clause, or inside the match, cancels it.
+
+The row and heading types are ``signal_rule.py``'s; the 业绩预告 group's rows are ``signal_earnings.py``'s (moved there
+in the twenty-first session, this module being at the size limit), listed here in their place.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from screening.screen import signal_arrears as _arr
 from screening.screen import signal_freeze as _frz
 from screening.screen.signal_arrears import ARREARS, ARREARS_NOT, ARREARS_PAID, DEBT_ARREARS, DEBT_PAID, DEBT_TO_COMPANY
-from screening.screen.signal_forecast import AGAIN_ROWS, LOSS_ROWS
+from screening.screen.signal_earnings import EARNINGS_ROWS
 from screening.screen.signal_freeze import FROZEN, FROZEN_CLEARS, FROZEN_NOT, FROZEN_RESOLVES, FROZEN_SENTENCE
 from screening.screen.signal_gaps import NO_OTHER_OPINION as _NO_OTHER_OPINION
 from screening.screen.signal_gaps import G as _G
 from screening.screen.signal_gaps import L as _L
 from screening.screen.signal_gaps import S as _S
 from screening.screen.signal_guarantee import GUARANTEE, GUARANTEE_NOT, GUARANTEE_SENTENCE, RELEASED
-from screening.screen.signal_loss import LOSS_AFTER, OTHERS_LOSS, OWN_LOSS, TURNAROUND, TWO_YEARS
 from screening.screen.signal_pending import SOLD_LATER as _SOLD_LATER
 from screening.screen.signal_repaid import OCCUPIER_NAMED, REPAID
 from screening.screen.signal_rights import RIGHT_IF  # before the hypothetical counters: both start at 如
+from screening.screen.signal_rule import SignalGroup, SignalRule  # the row's type, and the heading's
 from screening.screen.signal_words import JUDGED_OTHER, RULE_NOT_FAILED
-
-
-@dataclass(frozen=True)
-class SignalRule:
-    name: str  # short name, as the flag and the reason say it
-    tier: str  # "高" or "中": the least risk the text justifies
-    group: str  # the system prompt's heading this row is listed under
-    patterns: tuple[str, ...]  # matched inside one clause
-    counters: tuple[str, ...] = ()  # spans blanked out before matching
-    clears: tuple[str, ...] = ()  # words that make the whole sentence good news for this signal (胜诉, 结案)
-    sentence: tuple[str, ...] = ()  # patterns matched across one sentence's clauses (质押 ... 比例为86%)
-    # a dated title that ends the risk (结案通知书, 撤销退市风险警示, 解除司法冻结): later than every dated mention
-    # of the signal, it lifts the signal, visibly (signals.py flags both titles). Each names its own subject (a
-    # bank account's 解除冻结 does not lift frozen shares) and exists only where the later title is surely about
-    # the same matter (a 胜诉 may be another case, so 重大诉讼 has none)
-    resolves: tuple[str, ...] = ()
-    # which of a signal's matters a mention or an end is about, (label, pattern) over the matched words: a lift
-    # of 其他风险警示 leaves a 退市风险警示 standing. Words naming none are about all of them (摘帽 lifts both)
-    kinds: tuple[tuple[str, str], ...] = ()
-
-
-@dataclass(frozen=True)
-class SignalGroup:
-    """A heading of the prompt's signal list, with the sentence that tells a model what it covers."""
-
-    name: str
-    describe: str  # what the texts say, in the prompt's words; tiers are appended from the rows
-
 
 # The describes are short on purpose: the prompt they render must stay 2 x 544 tokens of shared prefix with Qwen3.5's
 # tokenizer (tests/test_qwen_tokenizer.py); the rows' names after each arrow say the rest. 2026-12-06: three new
-# rows' names (拖欠经营款项, 审计机构辞任, 内控重大缺陷) were paid for by cutting as many tokens here.
+# rows' names (拖欠经营款项, 审计机构辞任, 内控重大缺陷) were paid for by cutting as many tokens here; 2026-12-07
+# (the twenty-first session) the 净资产为负 row's name by 业绩预告's: its 预计 and 降幅 went.
 GROUPS: tuple[SignalGroup, ...] = (
     SignalGroup("立案调查", "公司或实控人被证监会立案调查或受行政处罚"),
     SignalGroup("退市风险警示", "被实施退市风险警示(*ST)、其他风险警示(ST), 或可能被终止上市"),
@@ -75,7 +49,7 @@ GROUPS: tuple[SignalGroup, ...] = (
     SignalGroup("商誉减值", "计提大额商誉减值准备"),
     SignalGroup("减持", "控股股东、实控人、5%以上股东或董监高减持"),
     SignalGroup("股权质押与冻结", "控股股东质押超过80%或有平仓风险, 股份被司法冻结或强制平仓"),
-    SignalGroup("业绩预告", "预亏、首亏、预减(降幅超50%), 或续亏、预计净资产为负"),
+    SignalGroup("业绩预告", "预亏、首亏、预减超50%、续亏、净资产为负"),
     SignalGroup("债务违约", "债券或借款违约、展期、逾期, 或破产、重整"),
     SignalGroup("其他", "定期报告无法按期披露、财务造假、实控人被留置或失联; 监管函件"),
 )
@@ -84,7 +58,6 @@ GROUPS: tuple[SignalGroup, ...] = (
 # a percentage of 80 or more / 10 or more, not read from the middle of a longer number
 _PCT80 = r"(?<![\d.])(?:[89]\d|100)(?:\.\d+)?\s*%"
 _PCT10 = r"(?<![\d.])(?:[1-9]\d|100)(?:\.\d+)?\s*%"
-_PCT50 = r"(?<![\d.])(?:[5-9]\d|100)(?:\.\d+)?\s*%"
 
 # what ends a risk, both as good news inside one sentence (clears) and as a later title (resolves)
 # 结案 of a lawsuit (子公司诉讼结案) is not the investigation's; 终止重大资产重组暨收到立案调查 is no 终止…调查
@@ -331,39 +304,7 @@ SIGNALS: tuple[SignalRule, ...] = (
         r"强制卖出", r"(?<!避免)(?<!防止)(?<!以免)质押的?股份" + _G + r"被" + _G + r"处置",
         r"强制平仓", r"被动减持", r"违约处置",
     )),
-    SignalRule("业绩预亏", "中", "业绩预告", (
-        r"预亏", r"首亏", r"首次亏损", r"(?:预计|预告)" + _G + r"(?:出现)?亏损", r"预减",
-        r"净利润" + _G + r"(?:下降|减少|降幅)" + _G + _PCT50, r"净利润" + _G + r"(?:为|约为)?\s*(?:-\s*\d|亏损)",
-        r"由盈转亏", r"转为亏损", r"更正为" + _G + r"亏损", r"净利润(?:将|预计|可能)?为负", *OWN_LOSS,  # signal_loss.py
-        # 实现归属于上市公司股东的净亏损3.2亿元 (2026-12-06), 净亏损约人民币2,300万元 (review 12), not last year's
-        r"(?<!上年同期)(?<!去年同期)(?<!上年度)净亏损\s*(?:约为|约|为)?\s*(?:人民币)?\s*[\d,.]+",
-        r"(?:利润|盈利|收益|业绩|净利|扣非)" + _G + r"(?:下滑|降低)" + _G + _PCT50,  # not 能耗降低52%, 负债率降低
-    ), (r"扭亏", r"上年同期(?:业绩情况)?[：:][^。；;]*", TURNAROUND, OTHERS_LOSS,
-        # (not this year's estimate compared with it: 较上年同期净利润，预计为-6,200万元; twelfth session)
-        r"上年同期[^，,。；;]{0,24}净利润[，,]?(?!\s*(?:预计|预告))" + _G
-        + r"(?:为|约为)?\s*(?:-\s*[\d,.]+|亏损[\d,.]*)",
-        # the year before's loss (上年同期归属于上市公司股东的净亏损为3,200万元, 上一年度净亏损为…; review 13), not
-        # this year's compared with it (与上年同期相比本报告期净亏损为…, 较上年同期本年度净亏损约为…)
-        r"(?:上年同期|去年同期|上年度|上一年度)(?:(?!本|当期|今年|相比|比较|对比)[^，,。；;]){0,24}?净亏损\s*"
-        r"(?:约为|约|为)?\s*(?:人民币)?\s*[\d,.]+"),
-        clears=(r"扭亏为盈", r"实现盈利"),
-        sentence=(r"净利润" + _S + r"(?:下降|减少|降幅|下滑|降低)" + _G + _PCT50,
-                  # a 业绩预告 table row: 净利润：-8,000万元至-6,000万元 / ：亏损：8,000万元 / ：预计为-6,200万元
-                  r"(?<!上年同期)(?<!同期)净利润[：:]\s*(?:(?:预计|预告)(?:将|约|可能)?为\s*)?(?:亏损[：:]?\s*\d|-\s*\d)",
-                  r"本报告期[：:]\s*(?:亏损|-\s*\d)", LOSS_AFTER, *LOSS_ROWS,  # signal_forecast.py
-                  r"净利润" + _S + r"本(?:报告)?期(?:预计|预告)(?:将|约|可能)?为\s*-\s*\d",
-                  r"较上年同期净利润[，,]\s*(?:预计|预告)(?:将|约|可能)?为\s*-\s*\d",
-                  r"(?<!上年同期)(?<!同期)净利润[，,]\s*(?:预计|预告|初步测算)?(?:将|约|可能)?为\s*(?:-\s*\d|亏损)")),
-    SignalRule("业绩续亏", "高", "业绩预告", (
-        # wording 2024-2026 filings use (a trial, 2026-12-06)
-        r"(?:连续|最近)(?:两|三|2|3)个?(?:会计)?年度" + _G + r"为负",
-        r"续亏", r"增亏", r"(?:期末)?净资产" + _G + r"(?:为负|负值)", r"净资产(?:为|约为|将为)?\s*-\s*\d",
-        r"资不抵债", r"连续" + _G + r"亏损", r"减亏", r"亏损收窄",  # still a loss, after a loss: 续亏
-    ), (r"扭亏",), sentence=(r"(?:亏损|-\s*\d)" + _S + r"上年同期(?:亏损|为\s*-|-\s*\d)",
-                             # 最近两个会计年度经审计的净利润均为负值; 2025年度为-3.2亿元，2024年度为-1.5亿元
-                             r"(?:最近|连续)(?:两|三|2|3)个?(?:会计)?年度?" + _S + r"(?:均为负|为负值|均亏损|均为亏损)",
-                             r"孰低者为负值?且营业收入低于", TWO_YEARS, *AGAIN_ROWS,  # signal_loss/forecast
-                             r"净利润(?:为|约为)?\s*-\s*\d" + _S + r"(?:20\d\d|上)年度?(?:同期)?(?:为|约为)\s*-\s*\d")),
+    *EARNINGS_ROWS,  # 业绩预亏, 业绩续亏, 净资产为负: signal_earnings.py
     SignalRule("债务违约", "高", "债务违约", (
         # wording 2024-2026 filings use (a trial, 2026-12-06)
         r"(?<!根据)(?<!按照)(?<!依据)(?<!根据《)(?<!按照《)(?<!依据《)重整(?:进展|程序|计划|事项|投资协议)",

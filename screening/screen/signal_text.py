@@ -44,6 +44,10 @@ _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])")
 _ASKED_NO = re.compile(r"是否存在(?P<asked>[^:：;；。,，]{2,30}?)[:：]\s*[无否][；;]$")
 _FIELD_NONE = re.compile(r"[^:：;；。,，]{0,12}?(?:解除|归还|偿还|清偿|收回|整改)(?:时间|日期|进展|进度|情况)"
                          r"[:：]\s*(?:无|不适用)\s*[。；;]?$")
+# (the twenty-first session) a forecast's figure for the year before after a semicolon (…-8,000万元至-6,000万元；
+# 上年同期：-5,000万元): the same forecast sentence, kept one unit so this year's loss is read with last year's,
+# as after a comma
+_PRIOR_YEAR = re.compile(r"\s*上年同期")
 # undated titles joined in one cell (关于…的公告 关于…的公告): each is read alone, or the good news of one (子公司
 # 诉讼结案) would clear the risk of the other (立案告知书)
 _UNDATED_TITLE_BREAK = re.compile(r"(?:(?<=公告|通知|说明|提示|报告)|(?<=函))[\s,，、|/]*(?=关于)")
@@ -263,6 +267,8 @@ def _pieces(line: str) -> list[tuple[int, int]]:
         start, end = pos, pos + len(sentence)
         asked = _ASKED_NO.search(line, spans[-1][0], start) if spans and spans[-1][1] == start else None
         if asked and _FIELD_NONE.fullmatch(sentence) and sentence.startswith(asked.group("asked")):
+            start = spans.pop()[0]
+        elif spans and spans[-1][1] == start and line[start - 1] in "；;" and _PRIOR_YEAR.match(sentence):
             start = spans.pop()[0]
         for m in _UNDATED_TITLE_BREAK.finditer(line, start, end):
             # with nothing between (a space between CJK is dropped), only a title before: 年度报告关于… is one

@@ -44,8 +44,9 @@ from screening.screen.signal_hit import (
     SignalHit,
 )
 from screening.screen.signal_repaid import answered, covers
+from screening.screen.signal_rule import SignalRule
 from screening.screen.signal_rumour import rumoured as _rumoured
-from screening.screen.signal_table import SIGNALS, TIER_RANK, SignalRule
+from screening.screen.signal_table import SIGNALS, TIER_RANK
 from screening.screen.signal_text import Unit, split_units
 from screening.screen.signal_underway import underway
 from screening.screen.signal_words import (
