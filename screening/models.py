@@ -150,6 +150,9 @@ class PoolItem:
     row: int | None = None  # source row, for messages
     name: str | None = None  # the name the file gave a row that failed: the user finds the row by it
     code: str | None = None  # a failed item's normalised code when its input parsed (a duplicate, an unknown code)
+    # (row, reading) of each later file row of this code that gives other figures: screened too, and the row's
+    # verdict is the worse reading's (data/pool_conflict.py, screen/readings.py)
+    readings: list[tuple[int | None, StockInput]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -160,6 +163,7 @@ class PoolItem:
             "code": self.code,
             "stock": self.stock.to_dict() if self.stock else None,
             "error": asdict(self.error) if self.error else None,
+            "readings": [{"row": row, "stock": stock.to_dict()} for row, stock in self.readings],
         }
 
     @classmethod
@@ -172,6 +176,7 @@ class PoolItem:
             code=data.get("code"),
             stock=StockInput.from_dict(data["stock"]) if data.get("stock") else None,
             error=InputProblem(**data["error"]) if data.get("error") else None,
+            readings=[(r.get("row"), StockInput.from_dict(r["stock"])) for r in data.get("readings", [])],
         )
 
 

@@ -37,9 +37,10 @@ def with_cached_results(path: Path, results: dict[str, str]) -> Path:
             data = zin.read(info.filename)
             if info.filename == "xl/worksheets/sheet1.xml":
                 for formula, value in results.items():
-                    old = f"<f>{formula}</f><v></v>".encode()
+                    old = f"><f>{formula}</f><v></v>".encode()
                     assert old in data, formula
-                    data = data.replace(old, f"<f>{formula}</f><v>{value}</v>".encode())
+                    kind = "" if value.replace(".", "", 1).isdigit() else ' t="str"'  # a text result says so
+                    data = data.replace(old, f"{kind}><f>{formula}</f><v>{value}</v>".encode())
             zout.writestr(info, data)
     return out
 
@@ -104,4 +105,22 @@ def test_a_summary_row_of_formulas_is_skipped_as_the_csvs_is(tmp_path: Path, set
     pool = read_pool(with_cached_results(path, used) if cached else path, settings, source_name="自选股.xlsx")
     assert [(i.row, i.error) for i in pool.items] == [(2, None), (3, None)]
     label = last[0] or last[1]
+    assert [w.message for w in pool.warnings] == [f"1 行视为附注行或汇总行 (不是股票, 不计入): 第4行 '{label}'"]
+
+
+@pytest.mark.parametrize("cached", [False, True])
+@pytest.mark.parametrize("last", [['="合计"', None, 30.1, 42],  # the label a formula, the totals typed
+                                  ['=" 合计 "', None, "=SUM(C2:C3)", 42],
+                                  ['="平均"', "", 15.05, "=AVERAGE(D2:D3)"]])
+def test_a_summary_label_written_as_a_formula_reads_as_the_label(tmp_path: Path, settings: InputSettings,
+                                                                 last: list[object], cached: bool) -> None:
+    """="合计" saved by a script (no result) failed as a stock, 不是A股代码: '合计'; Excel's save read as 合计."""
+    path = workbook(tmp_path / "t.xlsx", [*ROWS[:1], ["600519", "贵州茅台", 25.0, 30], ROWS[2], last])
+    label = str(last[0]).strip('="').strip()
+    results = {f[1:]: TOTALS[f[1:]] for f in last if isinstance(f, str) and f[1:] in TOTALS}
+    if cached:  # the label's cached text as Excel writes a string result (openpyxl escapes the CJK in the formula)
+        escaped = str(last[0])[1:].encode("ascii", "xmlcharrefreplace").decode()
+        results[escaped] = label
+    pool = read_pool(with_cached_results(path, results) if cached else path, settings)
+    assert [(i.row, i.error) for i in pool.items] == [(2, None), (3, None)]
     assert [w.message for w in pool.warnings] == [f"1 行视为附注行或汇总行 (不是股票, 不计入): 第4行 '{label}'"]

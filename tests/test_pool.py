@@ -302,14 +302,15 @@ def test_code_spellings(tmp_path: Path, settings: InputSettings, raw: str, code:
 def test_invalid_and_duplicate_codes(tmp_path: Path, settings: InputSettings) -> None:
     rows = ["600519,A", "ABC,B", "sh600519,C", "000001.SH,D", "999999,E", ",F", "1234567,G", "000001,H"]
     pool = read_pool(write(tmp_path, "codes.csv", csv_text("代码,名称", rows)), settings)
-    assert len(pool.items) == len(rows)  # every stock ends as an item
+    # every row ends as an item, or (sh600519, named C beside A) as a second reading of its code's item, named
+    assert len(pool.items) + sum(len(i.readings) for i in pool.items) == len(rows)
     assert [i.stock.code for i in pool.ok_items if i.stock] == ["600519.SH", "000001.SZ"]
+    assert [(row, s.name) for row, s in pool.items[0].readings] == [(4, "C")]
     errs = {i.row: i.error for i in pool.failed_items}
-    assert set(errs) == {3, 4, 5, 6, 7, 8}
+    assert set(errs) == {3, 5, 6, 7, 8}
     for row, err in errs.items():
         assert err is not None and err.row == row and err.column == "代码"
     assert errs[3] and errs[3].value == "ABC"
-    assert errs[4] and "与第 2 行重复" in errs[4].message and errs[4].value == "sh600519"
     assert errs[5] and "SZ" in errs[5].message  # 000001 is listed on SZ, not SH
     assert errs[7] and "代码为空" in errs[7].message
 
@@ -331,18 +332,23 @@ def test_a_dash_for_pe_is_read_as_missing_and_said(tmp_path: Path, settings: Inp
 
 
 def test_a_duplicate_with_other_figures_flags_both_rows(tmp_path: Path, settings: InputSettings) -> None:
-    """Which row is right cannot be known: the screened row carries a doubt note, the duplicate names the figures."""
+    """Which row is right cannot be known: both are read (the later one a second reading, screened too: the worse
+    verdict stands, tests/test_duplicate_readings.py), and the stock's note names both rows and the figures."""
     rows = ["600519,贵州茅台,25.1,30.2,否", "000001,平安银行,5.2,10.1,否", "sh600519,贵州茅台,25.1,3.02,是",
             "000001,平安银行,5.2,,否"]
     pool = read_pool(write(tmp_path, "dup.csv", csv_text("代码,名称,市盈率(TTM),ROE(%),ST", rows)), settings)
-    kept = {i.stock.code: i.stock for i in pool.ok_items if i.stock}
-    assert kept["600519.SH"].notes == ["重复行不一致: 第 4 行同一代码数据不同 (本行 / 第 4 行: ROE 30.2 / 3.02; "
-                                       "ST 否 / 是); 按本行筛选, 请核对文件"]
-    assert is_doubt(kept["600519.SH"].notes[0])
-    assert kept["000001.SZ"].notes == []  # a blank cell in the duplicate is no conflict
+    kept = {i.stock.code: i for i in pool.ok_items if i.stock}
+    moutai = kept["600519.SH"]
+    assert moutai.stock is not None and moutai.stock.notes == [
+        "重复行不一致: 第 2 行与第 4 行同一代码数据不同 (第 2 行 / 第 4 行: ROE 30.2 / 3.02; ST 否 / 是); 两行都筛选, "
+        "按风险较高的一行评级, 请核对文件"]
+    assert is_doubt(moutai.stock.notes[0])
+    ((row, other),) = moutai.readings
+    assert (row, other.roe, other.st, other.pe_ttm) == (4, 3.02, True, 25.1)
+    pingan = kept["000001.SZ"]
+    assert pingan.stock is not None and pingan.stock.notes == [] and pingan.readings == []  # a blank is no conflict
     errs = {i.row: i.error for i in pool.failed_items}
-    assert errs[4] is not None
-    assert errs[4].message.endswith("两行数据不同 (第 2 行 / 本行): ROE 30.2 / 3.02; ST 否 / 是")
+    assert set(errs) == {5}  # row 4 is a reading of row 2's stock, not a failed row
     assert errs[5] is not None and errs[5].message == "与第 3 行重复 (同一代码 000001.SZ)"
 
 

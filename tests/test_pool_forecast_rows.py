@@ -113,10 +113,13 @@ def test_rows_with_another_figure_still_conflict(tmp_path: Path) -> None:
     path = _csv(tmp_path, "代码,名称,ROE(%),市盈率(TTM),预告类型,业绩变动,公告日期\n"
                           "600519,贵州茅台,30.2,22.5,略增,营业收入增长,2026-10-15\n"
                           "600519,贵州茅台,3.02,22.5,首亏,预计亏损2亿元,2026-10-15\n")
-    kept, dup = read_pool(path, InputSettings()).items
-    assert kept.stock is not None and dup.error is not None
-    assert "与第 2 行重复" in dup.error.message and "ROE 30.2 / 3.02" in dup.error.message
-    assert any(n.startswith(NOTE_DUPLICATE_CONFLICT) for n in kept.stock.notes)
+    (kept,) = read_pool(path, InputSettings()).items  # row 3 is no failed duplicate: a second reading, screened
+    assert kept.stock is not None and kept.stock.roe == 30.2 and "首亏" not in (kept.stock.report_text or "")
+    ((row, other),) = kept.readings
+    text = other.report_text or ""
+    assert row == 3 and other.roe == 3.02 and "略增" in text and "首亏" in text  # its text after the first row's
+    (note,) = [n for n in kept.stock.notes if n.startswith(NOTE_DUPLICATE_CONFLICT)]
+    assert "(第 2 行 / 第 3 行: ROE 30.2 / 3.02)" in note
     assert not any(n.startswith(NOTE_MERGED_ROWS) for n in kept.stock.notes)
 
 
@@ -166,18 +169,18 @@ OTHER = "代码,名称,预测指标,预告类型,业绩变动,公告日期,{}\n6
     ("报告期", "2026-12-31", "2026-09-30", "报告期 2026-12-31 / 2026-09-30"),  # two periods' forecasts: two records
     ("所属行业", "白酒", "银行", "行业 白酒 / 银行"),
 ])
-def test_a_later_row_of_another_period_or_industry_fails_visibly(
+def test_a_later_row_of_another_period_or_industry_is_screened_and_named(
         tmp_path: Path, screen_json: Screen, column: str, kept: str, later: str, shown: str) -> None:
-    rows, err = screen_json(_csv(tmp_path, OTHER.format(column, kept, later)))
-    ok, failed = rows
-    assert failed["status"] == "failed" and ok["status"] == "ok"
-    # the failed row's one line names the file, the rows, the column and both values
-    assert failed["error"] == f"yjyg.csv, 第3行, 列 '代码', 值 '600519': 与第 2 行重复 (同一代码 600519.SH); " \
-                              f"两行数据不同 (第 2 行 / 本行): {shown}"
+    """Until the twenty-first session the later row failed as a duplicate and the stock was 低 on the first row's
+    略增; both rows are screened now, and the later row's 首亏 decides (data/pool_conflict.py)."""
+    (ok,), err = screen_json(_csv(tmp_path, OTHER.format(column, kept, later)))
+    assert (ok["status"], ok["risk_level"]) == ("ok", "中")
+    assert "第3行与第2行 (600519.SH)" in err and "并入" not in err  # the later row named, not merged
     flags = ok["flags"]
-    assert isinstance(flags, list) and "并入" not in err
-    (conflict,) = [f for f in flags if f.startswith(NOTE_DUPLICATE_CONFLICT)]
-    assert shown in conflict and is_doubt(conflict)
+    assert isinstance(flags, list)
+    conflict, picked = [f for f in flags if f.startswith(NOTE_DUPLICATE_CONFLICT)]
+    assert f"(第 2 行 / 第 3 行: {shown})" in conflict and is_doubt(conflict)
+    assert picked.startswith(f"{NOTE_DUPLICATE_CONFLICT}: 按第 3 行评级") and "第 2 行 低/" in picked
     assert not any(f.startswith(NOTE_MERGED_ROWS) for f in flags)
 
 

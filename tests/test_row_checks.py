@@ -100,14 +100,14 @@ def test_a_pool_row_is_never_screened_on_another_stock_under_its_name(tmp_path: 
     pool_file.write_bytes("代码\t名称\t涨幅%\n000001\t上证指数\t0.5\n600519\t五粮液\t1\n600519\t贵州茅台\t1\n"
                           .encode("gbk"))
     pool = load_file(pool_file, _settings(u_path), Universe.load(u_path))
-    index_row, wrong_name, dup = pool.items
+    index_row, wrong_name = pool.items  # 600519 贵州茅台 below 五粮液 is a second reading of it (data/pool_conflict.py)
     assert index_row.stock is None and index_row.error is not None
     assert "上证指数 是指数" in str(index_row.error) and "第2行" in str(index_row.error)
     assert wrong_name.stock is not None
     assert any(n.startswith(NOTE_NAME_CONFLICT) and "贵州茅台" in n for n in wrong_name.stock.notes)
+    assert [r for r, _ in wrong_name.readings] == [4]  # the same code twice is still one row, naming the other
     rows = Screener(RulesEngine(), EngineSettings(kind="rules"), BatcherSettings()).run(pool.items)
     assert summary(rows)["data_doubt"] == 1  # the wrong name is counted where the user reads the totals
-    assert dup.error is not None  # the same code twice is still one row
     # the index's row does not claim 000001: 平安银行 below it is screened, not failed as its duplicate
     both = tmp_path / "tdx2.txt"
     both.write_bytes("代码\t名称\t涨幅%\n000001\t上证指数\t0.3\n000001\t平安银行\t0.3\n000001\t平安银行\t0.3\n"
@@ -269,7 +269,7 @@ def test_a_file_row_the_whole_market_data_does_not_list_says_so(tmp_path: Path) 
 def test_a_typed_code_gets_the_doubt_checks_a_file_row_gets() -> None:
     """A trial (2026-12-06): a provider's ROE of 250% or a loss beside a positive ROE came back 低/100 for a typed
     code and in the digest, flagged only in a pool file. Both paths now annotate alike."""
-    from screening.data.load import _annotate
+    from screening.data.fill_rows import annotate as _annotate  # moved from load.py (the twenty-first session)
 
     u = Universe.load(Path("/nonexistent/u.sqlite"))
     src = {"roe": "universe:akshare@2026-12-04", "net_profit_y1": "universe:akshare@2026-12-04"}

@@ -70,7 +70,7 @@ def _import(universe: Universe, path: Path, as_of: str | None, limits: InputSett
         assert item.stock is not None
         why = refusals[item.index]
         if why is not None:
-            refused += 1
+            refused += 1 + len(item.readings)  # a code's later row with other figures is its second reading
             if item.index not in told:
                 print(f"注意: 未导入 {path.name}, 第{item.row}行 ({item.stock.code}): {why}", file=sys.stderr)
             continue

@@ -23,22 +23,13 @@ from pathlib import Path
 
 from screening.config import InputSettings, Settings, cache_dir
 from screening.data.codes import EXCHANGES, CodeError, index_name, normalise_code, split_codes
-from screening.data.file_dates import check_file_dates
-from screening.data.freshness import (
-    SHANGHAI,
-    future_notes,
-    intraday_note,
-    market_today,
-    roe_period_note,
-    stale_notes,
-)
-from screening.data.gap_causes import gap_notes
+from screening.data.fill_rows import annotate, fill_file_row
+from screening.data.freshness import SHANGHAI
 from screening.data.names import fold_name, index_named, norm_name
 from screening.data.pool import read_pool
 from screening.data.pool_demo import DEMO_NOTE
 from screening.data.pool_rows import fail_as_same_stock
-from screening.data.row_checks import name_conflict, quarter_roe, sign_conflict, typed_name_conflict, unusual_figures
-from screening.data.source_checks import source_notes
+from screening.data.row_checks import typed_name_conflict
 from screening.data.stock_csv import read_stock_csv
 from screening.data.synthetic import generate_market
 from screening.data.universe import SEED_AS_OF, Record, Universe, UniverseInfo
@@ -93,33 +84,6 @@ def ensure_demo_universe(path: Path, examples_dir: Path) -> Universe:
     return universe
 
 
-def demo_date(universe: Universe) -> str | None:
-    """The day the demo universe was built: the only date its illustrative figures have (never 1970-01-01)."""
-    return (universe.info.refreshed_at or "")[:10] or None
-
-
-def _annotate(stock: StockInput, universe: Universe, settings: Settings, today: dt.date | None) -> StockInput:
-    """Demo, staleness and doubt notes on a filled stock: every row says what its figures are worth, whether
-    they came from a file or from the local data (a typed code, the digest: a provider's ROE of 250% or a loss
-    beside a positive ROE is as doubtful as a file's)."""
-    stock.notes += [n for n in (sign_conflict(stock), unusual_figures(stock)) if n] + gap_notes(stock, universe)
-    if universe.info.demo:
-        if DEMO_NOTE not in stock.notes:  # a demo file's row says so already (pool_demo)
-            stock.notes.append(DEMO_NOTE)
-        stock.data_date = stock.data_date or demo_date(universe)
-        return stock
-    filled = {f for f, src in stock.sources.items() if src.startswith("universe:")}
-    if filled:
-        dates = {f: d for f, d in universe.field_dates(stock.code).items() if f in filled}
-        stock.notes += [n for n in [intraday_note(dates, universe.info.trade_date, universe.info.refreshed_at)] if n]
-        day = today or market_today()
-        stock.notes += stale_notes(dates, day, settings.universe.max_quote_age_days,
-                                   settings.digest.holiday_set(), store=settings.digest.calendar_store())
-        stock.notes += future_notes(dates, day)
-        stock.notes += [n for n in [roe_period_note(dates, stock.sources.get("roe", ""))] if n]
-    return stock
-
-
 def load_file(path: Path, settings: Settings, universe: Universe, *, source_name: str | None = None,
               today: dt.date | None = None) -> Pool:
     """Parse a pool file, then fill what it lacks from the universe; the file's own figures win."""
@@ -127,17 +91,10 @@ def load_file(path: Path, settings: Settings, universe: Universe, *, source_name
     mark_demo_rows(pool, Path(path))
     moved = move_bse_codes(pool, universe)
     for item in pool.items:
-        if item.stock is not None:
-            conflict = name_conflict(item.stock, universe)
-            copied = DEMO_NOTE in item.stock.notes
-            item.stock = _annotate(universe.fill(item.stock), universe, settings, today)
-            notes = (moved.get(item.index), conflict, quarter_roe(item.stock), unlisted_code(item.stock, universe),
-                     *check_file_dates(item.stock, settings, today), *source_notes(item.stock, universe))
-            item.stock.notes += [n for n in notes if n]
-            if copied:
-                item.stock.sources = {f: "demo" if s == "file" else s for f, s in item.stock.sources.items()}
-                if DEMO_NOTE not in item.stock.notes:
-                    item.stock.notes.insert(0, DEMO_NOTE)
+        if item.stock is not None:  # a second reading of its stock (pool_conflict) is filled as the first is
+            item.stock = fill_file_row(item.stock, moved.get(item.index), universe, settings, today)
+            item.readings = [(row, fill_file_row(stock, moved.get(item.index), universe, settings, today))
+                             for row, stock in item.readings]
     return pool
 
 
@@ -316,7 +273,7 @@ def codes_pool(tokens: list[str], settings: Settings, universe: Universe, source
     pool = pool_from_codes(tokens, universe, source)
     for item in pool.items:
         if item.stock is not None:
-            item.stock = _annotate(item.stock, universe, settings, today)
+            item.stock = annotate(item.stock, universe, settings, today)
     return pool
 
 

@@ -2,7 +2,8 @@
 
 Every data row becomes exactly one PoolItem, usable or failed with a located problem (row,
 column, value), so a stock is never dropped silently; the only rows that make none are trailers and summary
-lines (pool_notes) and later rows of one stock merged into its first (pool_merge), each named in a warning.
+lines (pool_notes), later rows of one stock merged into its first (pool_merge) and later rows of a code with other
+figures, read as a second reading of its stock (pool_conflict), each named in a warning.
 Whole-file problems (too big, too many rows, no code column, not a table) raise PoolRejected before
 anything is queued. Cells are read as text: codes keep their leading zeros, "--" stays "no data",
 and nothing in a cell is ever evaluated (CSV formulas stay text, xlsx formulas give their cached value, said
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from screening.config import InputSettings
 from screening.data.pool_columns import Columns, flag_stamped_quarter, flag_twins, map_columns
+from screening.data.pool_conflict import read_conflicts
 from screening.data.pool_dates import date_row, stamped_days, title_day
 from screening.data.pool_demo import DEMO_NOTE, demo_column, says_demo
 from screening.data.pool_headers import CODE_HEADERS, HEADER_ALIASES, NUMERIC_FIELDS, map_header, merged_header
@@ -227,6 +229,7 @@ def build_pool(rows: list[RawRow], source: str, settings: InputSettings) -> Pool
         pool.items += part.items
         pool.warnings += part.warnings
     merge_rows(pool, candidates)
+    read_conflicts(pool, candidates)  # the rest, with other figures: second readings of their stock
     return pool
 
 

@@ -4,8 +4,8 @@ stock and which period its figures are of (名称, 行业, 报告期).
 东方财富's 业绩预告 export writes a stock once per 预测指标, and such rows are merged into one stock (pool_merge) when
 their figures agree. Its 报告期 was not compared: a 2026-09-30 forecast and a 2026-12-31 one of one code (two records,
 two periods) merged into one stock without a word, the later period's text read as the screened row's. A row that
-names another 报告期, 行业 or 名称 is now a conflict as a row with another figure is: it fails as the duplicate it is,
-its failure names the column and both values, and the screened row carries the doubt note (pool_rows.flag_conflict).
+names another 报告期, 行业 or 名称 is now a conflict as a row with another figure is: a second reading of the stock,
+screened too, the worse verdict kept, the stock's doubt note naming the column and both values (pool_conflict).
 A blank cell agrees, and two spellings of one period (2026-12-31, 2026年报) or of one name (width, spaces) are one.
 """
 

@@ -12,9 +12,9 @@ beside a 2026-12-31 one is two records, not two 预测指标), and its text adds
 (a report-text line, a forecast or title line, a note column's line, an unread cell). Its lines join the screened
 row's report text, each its own dated forecast line naming its 预测指标, so the text-risk floor reads every one;
 a figure the screened row left blank is taken from it; the screened row names the merged rows in a note, and one
-warning names them on stderr, as skipped trailer rows are named. A row with another figure or 报告期 stays a failed
-duplicate that flags the conflict (which row is right, only the user knows), and one that adds nothing (a line
-pasted twice) stays a failed duplicate too: that is worth saying.
+warning names them on stderr, as skipped trailer rows are named. A row with another figure or 报告期 is a conflict
+(which row is right, only the user knows): it becomes a second reading of the stock, screened too
+(pool_conflict), and one that adds nothing (a line pasted twice) stays a failed duplicate: that is worth saying.
 
 Why after the whole file is read: the screened row's own text columns are joined per header segment
 (pool_unread), and the row it is compared with must hold all of them, or an exact repeat would look new.
@@ -89,17 +89,24 @@ def merge_rows(pool: Pool, candidates: list[Candidate]) -> None:
 
 def _read(cand: Candidate, kept: StockInput) -> StockInput | None:
     """The candidate row read as a stock of its own, when it merges: figures agreeing, some text new."""
-    used = cand.cols.used
-    if differing(kept, cand.raw, used):  # another figure or 报告期: a conflict, flagged as read (pool.py)
+    if differing(kept, cand.raw, cand.cols.used):  # another figure or 报告期: a conflict (pool_conflict)
         return None
+    row = read_copy(cand)
+    if row is None or (not new_lines(kept, row) and not _new_cells(kept, row)):
+        return None  # a cell it cannot read (a failed duplicate, as before), or nothing new: a line pasted twice
+    return row
+
+
+def read_copy(cand: Candidate) -> StockInput | None:
+    """The candidate row read as a stock of its own (its text and dates too), None when a cell of it cannot be
+    read."""
+    used = cand.cols.used
     item = parse_row(cand.dup.index, cand.raw, used, cand.source, {})
-    if item.stock is None:  # a cell it cannot read: a failed duplicate, as before
+    if item.stock is None:
         return None
     row = item.stock
     read_row_text(row, cand.raw, cand.cols, cand.unread)
     date_row(row, cand.raw, used, cand.stamps, cand.title)
-    if not _new_lines(kept, row) and not _new_cells(kept, row):
-        return None  # nothing new: a line pasted twice
     return row
 
 
@@ -107,7 +114,7 @@ def _lines(text: str | None) -> list[str]:
     return [line for line in (text or "").splitlines() if line.strip()]
 
 
-def _new_lines(kept: StockInput, row: StockInput) -> list[str]:
+def new_lines(kept: StockInput, row: StockInput) -> list[str]:
     have = set(_lines(kept.report_text))
     return [line for line in _lines(row.report_text) if line not in have]
 
@@ -118,7 +125,7 @@ def _new_cells(kept: StockInput, row: StockInput) -> list[tuple[str, str]]:
 
 def _merge(kept: StockInput, row: StockInput) -> list[str]:
     """Join the row's new text into ``kept``, fill what ``kept`` left blank; the fields filled."""
-    lines = "\n".join(_new_lines(kept, row))
+    lines = "\n".join(new_lines(kept, row))
     if lines:  # appended: the screened row's own text stays as it was written, its layout too
         kept.report_text = f"{kept.report_text}\n{lines}" if kept.report_text else lines
     kept.unread_text += _new_cells(kept, row)

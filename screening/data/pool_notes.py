@@ -14,7 +14,7 @@ import unicodedata
 
 from screening.data.codes import CodeError, normalise_code
 from screening.data.pool_rows import unwrap_code
-from screening.data.pool_table import RawRow
+from screening.data.pool_table import Formula, RawRow
 from screening.models import InputProblem, Pool
 
 # How a line that is no stock begins or reads, matched on its lead cell after NFKC folding, and whether the
@@ -37,14 +37,16 @@ def note_text(row: RawRow, code_idx: int) -> str | None:
     A formula is content, its result saved or not (it counts as filled, so it is never the 'alone' of a 注: line),
     and no reason to read a row as a stock: an .xlsx 合计 row sums its column (=SUM(C2:C4)) and is a summary row
     as the CSV's is (it failed as a stock, 不是A股代码: '合计', in 2026-12-07's check). A lead formula cell reads as
-    its saved result; one without a result reads as nothing, and its row fails as a stock's would, saying why.
+    its saved result; one without a result reads as its literal if it is one (="合计", written by a script and
+    never saved: it failed as 不是A股代码: '合计', as the code cell reads it so), else as nothing, and its row fails
+    as a stock's would, saying why.
     """
     if row.broken is not None:
         return None
     filled = [i for i, c in enumerate(row.cells) if c.strip() or i in row.formulas]
     if not filled or (filled[0] != code_idx and code_idx in filled):
         return None
-    lead = row.cells[filled[0]].strip()
+    lead = row.cells[filled[0]].strip() or _literal(row.formulas.get(filled[0]))
     text = unicodedata.normalize("NFKC", lead)
     alone = len(filled) == 1
     if _CODE_DIGITS.search(text) or not any(p.search(text) for p, only in NOTE_LINES if alone or not only):
@@ -67,3 +69,12 @@ def skip_notes(data: list[RawRow], code_idx: int, source: str, pool: Pool) -> li
         row=notes[0][0].row, value=notes[0][1]))
     skipped = {id(r) for r, _ in notes}
     return [r for r in data if id(r) not in skipped]
+
+
+def _literal(formula: Formula | None) -> str:
+    """The text of a formula that is a literal (="合计"), as the code cell reads it (pool_rows.unwrap_code); else ''.
+    A computation (=SUM, =IF) is never evaluated."""
+    if formula is None:
+        return ""
+    text = unwrap_code(formula.text)
+    return text.strip() if text != formula.text else ""

@@ -124,8 +124,8 @@ def parse_row(index: int, raw: RawRow, used: dict[str, Column], source: str,
 def differing_figures(kept: StockInput, raw: RawRow, used: dict[str, Column]) -> list[str]:
     """The figures a duplicate row gives otherwise than the row the job screens (``ROE 15.2 / 12.1``).
 
-    Why: a file that lists one code twice with other figures leaves the verdict resting on whichever row
-    came first; both rows must say so. Cells the duplicate leaves blank or cannot read are no conflict.
+    Why: a file that lists one code twice with other figures gives two readings of one stock; the stock's row
+    must name both (pool_conflict). Cells the duplicate leaves blank or cannot read are no conflict.
     """
     return _differing(kept, read_figures(raw, used))
 
@@ -157,7 +157,8 @@ def _differing(kept: StockInput, values: dict[str, Any]) -> list[str]:
 
 def flag_conflict(kept: PoolItem, dup: PoolItem, differ: list[str]) -> None:
     """A duplicate row with other figures or another 报告期 (``differ``: pool_identity.differing): its failure names
-    them, and the screened row carries a doubt note."""
+    them, and the screened row carries a doubt note. A duplicate that reads becomes a second reading of the stock
+    once the file is read, its note rewritten to name both rows (pool_conflict); one that does not stays so."""
     _note_conflict(kept, dup, differ, "同一代码")
 
 
@@ -260,7 +261,7 @@ def _ignored(col: Column, text: str, message: str, forecast: bool = False) -> st
 # any, advice). 同花顺 writes 亏损 for a loss-maker's PE; an xlsx cell in a date format reads as a date.
 NOT_A_NUMBER_HINTS: tuple[tuple[re.Pattern[str], tuple[str, ...], str], ...] = (
     # a cell of the word alone reads as missing (pe_words.PE_WORDS); this is for one that says more (-35.2亏损)
-    (re.compile(r"亏损|^亏$"), ("pe_ttm", "pe_dynamic"),
+    (re.compile(r"亏损|虧損|^亏$"), ("pe_ttm", "pe_dynamic"),
      "亏损股的市盈率为负: 填入实际的负市盈率, 或删去该值; 缺少市盈率的行会失败, 不会被猜"),
     (re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}"), (),
      "单元格是日期格式: 把该列格式改为常规或数值后重新导出"),

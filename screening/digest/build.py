@@ -19,8 +19,9 @@ from typing import Any
 
 from screening.config import DigestSettings, Settings, cache_dir
 from screening.data.calendar_law import UNDECIDED
+from screening.data.fill_rows import demo_date
 from screening.data.freshness import QuoteAge, quote_age
-from screening.data.load import demo_date, load_pool, open_universe
+from screening.data.load import load_pool, open_universe
 from screening.data.trading_calendar import IMPORT_HINT, DayStatus, day_status, refresh_blocker
 from screening.data.universe import SEED_AS_OF, Universe, UniverseInfo
 from screening.digest.files import write_files

@@ -39,6 +39,7 @@ from screening.screen.prompt import (
     sanitize_report,
     system_prompt,
 )
+from screening.screen.readings import worse_reading
 from screening.screen.rules import FLAG_CUT_OFF, FLAG_RETRIED, FLAG_UNPARSABLE, MissingData, RuleVerdict, assess
 from screening.screen.signals import TABLE_ID
 from screening.screen.unread_text import admit as admit_unread
@@ -139,6 +140,7 @@ class Screener:
                 row.signals = [h.to_dict() for h in exc.signals]
                 out[pos] = row
                 continue
+            stock, verdict = worse_reading(item, stock, verdict)  # a code listed twice with other figures
             key = key or str(item.index)
             if not self.engine.uses_prompts:
                 rules_answer = FloorAnswer(verdict.risk, verdict.reason, verdict.score)

@@ -7,7 +7,12 @@ row became the stock's PE-TTM on one path and not on the other (a trial, 2026-12
 right cannot be known, so both providers hand their rows to ``one_row_per_code``: rows that agree are one row
 and nothing is said; a figure the rows disagree on is kept by neither (None, as a figure the source did not
 give), the stock's record carries a row flag naming the values (``FLAG_SOURCE_CONFLICT``), and the refresh gets
-one note naming the codes and their values. The same file input is refused as 重复行不一致 (pool files).
+one note naming the codes and their values.
+
+A pool file listing a code twice with other figures is read otherwise (data/pool_conflict.py): both rows are
+screened and the worse verdict kept, since a file is screened once, for the user who wrote it, whose row names
+both. A whole-market answer is stored for every later screen, and a stored figure is no verdict: keeping the value
+of one row would be first-wins again, so neither is kept, and a PE-TTM left so fails the row saying why.
 """
 
 from __future__ import annotations
