@@ -13,7 +13,7 @@ import pytest
 from screening.data.codes import split_codes
 from screening.data.load import pool_from_codes
 from screening.data.universe import Universe
-from screening.models import StockInput
+from screening.models import NOTE_NAME_CONFLICT, StockInput
 
 
 @pytest.mark.parametrize(
@@ -30,6 +30,11 @@ from screening.models import StockInput
         ("贵州茅台(600519) 贵州茅台（600519.SH）", ["600519", "贵州茅台", "600519.SH", "贵州茅台"]),
         ("\x1b[31m600519\x1b[0m", ["600519"]),
         ("上证50 沪深300ETF 万科A", ["上证50", "沪深300ETF", "万科A"]),  # a name with digits stays whole
+        # full-width wrappers and stops from a Chinese input method, a chat's code span (failed rows, 2026-12-07)
+        ("＂600519＂ ［000858］ ＜300750＞ 002594． `601318` 〔600036〕", [
+            "600519", "000858", "300750", "002594", "601318", "600036"]),
+        ("600519 SH, 000858 sz ６００５１９ ＳＨ", ["600519.SH", "000858.sz", "６００５１９.ＳＨ"]),  # a market after
+        ("SH 600519 SZ 000858 300750 SZ", ["SH600519", "SZ000858", "300750.SZ"]),  # before, as the first one is
     ],
 )
 def test_a_paste_splits_into_the_tokens_the_user_meant(text: str, tokens: list[str]) -> None:
@@ -51,6 +56,34 @@ def _universe(tmp_path: Path) -> Universe:
 def _by_token(tmp_path: Path, text: str) -> dict[str, object]:
     pool = pool_from_codes(split_codes(text), _universe(tmp_path), "/screen")
     return {i.raw_code: i for i in pool.items}
+
+
+def test_a_market_typed_after_a_code_is_its_suffix_not_another_company(tmp_path: Path) -> None:
+    """``000001 SH`` is 上证指数: read apart it screened 000001.SZ 平安银行 beside a failed row 'SH'."""
+    pool = pool_from_codes(split_codes("000001 SH"), _universe(tmp_path), "/screen")
+    assert len(pool.items) == 1 and pool.items[0].stock is None
+    assert "上证指数, 不是股票" in pool.items[0].error.message
+
+
+@pytest.mark.parametrize(("text", "rows"), [
+    ("上证指数 000001 000001", [None, "000001.SZ"]),  # the name first: one failed row, then the stock typed alone
+    ("000001 上证指数 上证指数", [None, None]),  # a second index name is a row of its own, not lost in the first
+    ("上证指数 000001 平安银行", [None, "000001.SZ"]),
+])
+def test_an_index_name_before_its_number_is_the_index_too(tmp_path: Path, text: str, rows: list[str | None]) -> None:
+    """``上证指数 000001`` screened 000001.SZ 平安银行 as a good row beside a failed 上证指数 (a trial, 2026-12-07)."""
+    pool = pool_from_codes(split_codes(text), _universe(tmp_path), "/screen")
+    assert [i.stock.code if i.stock else None for i in pool.items] == rows
+    assert "000001 上证指数 是指数, 不是股票 (000001 在深交所(SZ)是一只股票的代码" in pool.items[0].error.message
+
+
+def test_name_code_pairs_are_not_read_as_a_code_beside_another_name(tmp_path: Path) -> None:
+    """``贵州茅台 600519 平安银行 000001`` (a name-first paste) flagged both rows 名称与代码不符: 600519 平安银行."""
+    pool = pool_from_codes(split_codes("贵州茅台 600519 平安银行 000001"), _universe(tmp_path), "/screen")
+    assert [i.stock.code for i in pool.items if i.stock] == ["600519.SH", "000001.SZ"]
+    assert not any(NOTE_NAME_CONFLICT in n for i in pool.items for n in i.stock.notes)
+    flagged = pool_from_codes(split_codes("600519 平安银行"), _universe(tmp_path), "/screen").items
+    assert all(any(NOTE_NAME_CONFLICT in n for n in i.stock.notes) for i in flagged)  # code first: still said
 
 
 def test_a_dropped_first_digit_fails_instead_of_screening_another_company(tmp_path: Path) -> None:

@@ -121,3 +121,22 @@ async def test_dingtalk_watch_says_it_through_the_same_core(dingtalk) -> None:
                      for m in fake.messages("user:manager001")]
     _said(await until(lambda: next((t for t in texts() if "自选股票池" in t), None), 20, "the watch reply"))
     assert [s.pool for s in service.subs.all(enabled_only=False)] == [WATCHED]
+
+
+async def test_telegram_watch_says_when_no_digest_comes_and_when_the_pool_stands(telegram) -> None:
+    """A watch in an unsubscribed chat was kept with no word that no digest comes; a watch of nothing usable did
+    not say whether the pool it had still stands (a trial, 2026-12-07)."""
+    fake, service = telegram
+    replies = lambda: [t for t in fake.texts(CHAT) if "自选股票池" in t]  # noqa: E731
+    for n, (typed, said) in enumerate([
+            ("600519", "本聊天尚未订阅盘前摘要: 自选股票池已保存, 发送 /subscribe"),
+            ("00750 000300.SH", "没有可用的代码, 自选股票池未改变 (1 只: 600519.SH)")], 1):
+        fake.push_text(CHAT, f"/watch {typed}")
+        await fake.wait_for(lambda n=n: len(replies()) == n, 20, typed)
+        assert said in replies()[-1], replies()[-1]
+    assert service.subs.get(CHAT).pool == ["600519.SH"]
+    fake.push_text(CHAT, "/subscribe")
+    await fake.wait_for(lambda: any("已订阅" in t for t in fake.texts(CHAT)), 20, "subscribe")
+    fake.push_text(CHAT, "/watch 000858")
+    await fake.wait_for(lambda: len(replies()) == 3, 20, "watch after subscribe")
+    assert "尚未订阅" not in replies()[-1] and service.subs.get(CHAT).pool == ["000858.SZ"]

@@ -17,7 +17,7 @@ from bot.core.front import Front
 from bot.core.inbound import Inbound
 from bot.core.say import reply
 from bot.core.service import ChatCore
-from bot.core.text import line, t
+from bot.core.text import Line, line, t
 from screening.data.codes import split_codes
 from screening.data.load import pool_from_codes
 from screening.data.row_checks import typed_pair_notes
@@ -112,8 +112,7 @@ async def watch(core: ChatCore, front: Front, msg: Inbound, args: list[str]) -> 
     stocks = [i.stock for i in pool.items if i.stock is not None]
     good = [s.code for s in stocks]
     bad = [f"{i.raw_code}: {i.error.message}" for i in pool.items if i.error is not None]
-    if good:
-        await asyncio.to_thread(service.subs.set_pool, key, good)
+    sub = await asyncio.to_thread(service.subs.set_pool, key, good) if good else None
     # each code with its name (a name typed in part, 京东, must show which stock it was read as), and why a
     # token was left out (a repeat is understood, not unrecognised)
     shown = ", ".join(f"{s.code} {s.name}" if s.name else s.code for s in stocks)
@@ -122,7 +121,21 @@ async def watch(core: ChatCore, front: Front, msg: Inbound, args: list[str]) -> 
     # no row of a watch is shown until the digest, and the user may believe they watch the other stock
     lines += [line("⚠️ ", t(note, 300)) for note in typed_pair_notes(stocks)]
     lines += [line("未加入: ", t(b)) for b in bad]
-    await reply(front, msg, lines or [line("没有可用的代码。")])
+    lines += await _watch_state(service, key, sub)
+    await reply(front, msg, lines)
+
+
+async def _watch_state(service: Any, key: int | str, sub: Any) -> list[Line]:
+    """What a /watch reply adds about the chat (a trial, 2026-12-07): a watch in a chat with no subscription was
+    kept with no word that no digest comes until /subscribe, and a /watch of nothing usable did not say whether
+    the pool it had still stands."""
+    if sub is None:  # nothing usable typed: the pool stays as it was, said with what it is
+        sub = await asyncio.to_thread(service.subs.get, key)
+        kept = f"{len(sub.pool)} 只: {', '.join(sub.pool)}" if sub and sub.pool else "未设定, 摘要覆盖全部本地股票池"
+        return [line("没有可用的代码, 自选股票池未改变 (", t(kept), ")。")]
+    if not sub.enabled:
+        return [line("本聊天尚未订阅盘前摘要: 自选股票池已保存, 发送 /subscribe 后每个交易日按它推送。")]
+    return []
 
 
 async def digest(core: ChatCore, front: Front, msg: Inbound, args: list[str]) -> None:

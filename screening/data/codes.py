@@ -191,9 +191,12 @@ def _from_secid(mkt: str, num: str, given: str) -> str:
 # WeChat, a web page or Excel carries (zero-width spaces and joiners, BOM, bidi marks): 600519\u200b000858 is two
 _SEPARATORS = re.compile(r"[\s,;，；、|｜\u200b-\u200f\u2060\ufeff\u202a-\u202e\u2066-\u2069]+")
 _ANSI_CSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[\x00-\x1f\x7f]")
-# wrappers around one token ("600519", 【600519】, (600519)) and the full stop a sentence leaves on it
+# wrappers around one token ("600519", 【600519】, (600519), `600519` from a chat's code span) and the full stop a
+# sentence leaves on it. Compared after NFKC, so the full-width twins a Chinese input method types (＂600519＂,
+# ［600519］, 600519．) unwrap too: they were failed rows saying '"600519"' is no A-share code (a trial, 2026-12-07)
 _WRAP = {"\"": "\"", "'": "'", "“": "”", "‘": "’", "「": "」", "『": "』", "【": "】", "[": "]", "(": ")",
-         "（": "）", "《": "》", "<": ">"}
+         "（": "）", "《": "》", "<": ">", "`": "`", "〔": "〕", "〈": "〉", "«": "»", "‹": "›"}
+_STOPS = "。.!?"  # after NFKC: ．！？ are these
 _CODE = r"(?:(?:SH|SZ|BJ)\.?)?\d{6}(?:\.(?:SH|SZ|BJ|SS|XSHG|XSHE|BSE))?"
 # a code and a name in one token: 600519贵州茅台, 贵州茅台(600519), 贵州茅台（600519.SH）
 _CODE_THEN_NAME = re.compile(rf"^(?P<code>{_CODE})(?P<name>[^\x00-\x7f][^\d]*)$", re.IGNORECASE | re.ASCII)
@@ -208,7 +211,7 @@ def split_codes(text: str) -> list[str]:
     Separators: whitespace, commas (also full-width), semicolons, 、, bars and invisible characters. A token
     loses quotes or brackets around it and a trailing full stop; a code glued to a name (600519贵州茅台,
     贵州茅台(600519)) becomes the code and the name, which the pool merges into one row with a note; a lone
-    market (``SH 600519``) joins the code after it. Anything else is left for the resolver to name.
+    market joins its code (``_join_markets``). Anything else is left for the resolver to name.
     """
     text = _ANSI_CSI.sub(" ", text)
     out: list[str] = []
@@ -216,20 +219,60 @@ def split_codes(text: str) -> list[str]:
         token = _unwrap(raw)
         if not token:
             continue
-        folded = unicodedata.normalize("NFKC", token)
-        glued = _CODE_THEN_NAME.match(folded) or _NAME_THEN_CODE.match(folded)
+        glued = _CODE_THEN_NAME.match(_fold(token)) or _NAME_THEN_CODE.match(_fold(token))
         if glued and glued.group("name").strip():
             out += [glued.group("code"), glued.group("name").strip()]
-        elif out and _MARKET.match(out[-1]) and re.fullmatch(r"\d{6}", folded):
-            out[-1] += folded
         else:
             out.append(token)
+    return _join_markets(out)
+
+
+def _is_market(token: str) -> bool:
+    return bool(_MARKET.match(_fold(token)))
+
+
+def _is_bare(token: str) -> bool:
+    return bool(re.fullmatch(r"\d{6}", _fold(token)))
+
+
+def _join_markets(tokens: list[str]) -> list[str]:
+    """A lone market joins a bare code: the one after it (``SH 600519``) or the one before it (``600519 SH``).
+
+    Between two codes (``600519 SH 000858 SZ``) the list's first market decides for all: after a code, markets
+    follow their codes. Read apart, ``000001 SH`` (上证指数) screened 000001.SZ, another company, beside a failed
+    row 'SH' (a trial, 2026-12-07); joined, the code is what the user wrote and fails as the index."""
+    first = next((i for i, t in enumerate(tokens) if _is_market(t)), None)
+    if first is None:
+        return tokens
+    after = first > 0 and _is_bare(tokens[first - 1])
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        token, nxt = tokens[i], tokens[i + 1] if i + 1 < len(tokens) else ""
+        if _is_market(token):
+            if out and _is_bare(out[-1]) and (after or not _is_bare(nxt)):
+                out[-1] = f"{out[-1]}.{token}"
+                i += 1
+                continue
+            if _is_bare(nxt):
+                out.append(token + _fold(nxt))
+                i += 2
+                continue
+        out.append(token)
+        i += 1
     return out
 
 
 def _unwrap(token: str) -> str:
-    """``"600519"`` / 【600519】 / 600519。 -> 600519 (only a matching pair, or a stray trailing full stop)."""
+    """``"600519"`` / 【600519】 / ＂600519＂ / 600519。 -> 600519 (only a matching pair, or a stray trailing stop).
+    The token keeps its own characters (a name is shown as typed); only the comparison is folded."""
     token = token.strip()
-    while len(token) >= 2 and _WRAP.get(token[0]) == token[-1]:
+    while len(token) >= 2 and _WRAP.get(_fold(token[0])) == _fold(token[-1]):
         token = token[1:-1].strip()
-    return token.rstrip("。.")
+    while token and _fold(token[-1]) in _STOPS:
+        token = token[:-1]
+    return token
+
+
+def _fold(text: str) -> str:
+    return unicodedata.normalize("NFKC", text)

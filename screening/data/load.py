@@ -18,20 +18,19 @@ import logging
 import os
 from collections.abc import Callable
 from functools import cache
-from itertools import pairwise
 from pathlib import Path
 
 from screening.config import InputSettings, Settings, cache_dir
-from screening.data.codes import EXCHANGES, CodeError, index_name, normalise_code, split_codes
+from screening.data.codes import CodeError, normalise_code, split_codes
 from screening.data.fill_rows import annotate, fill_file_row
 from screening.data.freshness import SHANGHAI
-from screening.data.names import fold_name, index_named, norm_name
+from screening.data.names import index_named, norm_name
 from screening.data.pool import read_pool
 from screening.data.pool_demo import DEMO_NOTE
 from screening.data.pool_rows import fail_as_same_stock
-from screening.data.row_checks import typed_name_conflict
 from screening.data.stock_csv import read_stock_csv
 from screening.data.synthetic import generate_market
+from screening.data.typed_order import code_after_its_index, index_after_its_code, is_name, names_beside_codes
 from screening.data.universe import SEED_AS_OF, Record, Universe, UniverseInfo
 from screening.data.unknown_codes import (  # noqa: F401 - WHOLE_MARKET: tests and callers read it here
     WHOLE_MARKET,
@@ -316,36 +315,6 @@ def _resolve(token: str, universe: Universe) -> tuple[str | None, StockInput | N
     return code, stock, None
 
 
-def _index_after_its_code(pool: Pool, token: str) -> bool:
-    """``000001 上证指数``: the name says the bare code before it meant the index, not the Shenzhen stock
-    sharing its digits. That code's row becomes one failed row saying so (as a file's row does), and the
-    name is part of it. True when ``token`` was taken that way."""
-    named = index_named(token)
-    if named is None or not pool.items:
-        return False
-    last = pool.items[-1]
-    number = last.raw_code.strip()
-    if not (number.isascii() and number.isdigit() and len(number) == 6):
-        return False
-    index = index_name(number, "SH") or index_name(number)
-    if index is None or fold_name(index) != fold_name(named):
-        return False
-    code = last.stock.code if last.stock is not None else last.code
-    where = f"{number} 在{EXCHANGES[code[-2:]]}是一只股票的代码, " if code else ""
-    last.stock, last.code = None, code
-    last.error = InputProblem(source=pool.source, message=f"{number} {named} 是指数, 不是股票 ({where}"
-                              "不按那只股票的数据筛选; 指数不能筛选)", value=f"{number} {token}")
-    return True
-
-
-def _is_name(token: str) -> bool:
-    try:
-        normalise_code(token)
-    except CodeError:
-        return True
-    return False
-
-
 def pool_from_codes(tokens: list[str], universe: Universe, source: str = "输入的代码", purpose: str = "screen") -> Pool:
     """One PoolItem per typed token, in order: resolved stock, or a per-item error; ``purpose`` (screen, watch)
     is what the list is for, said in a note on a code typed beside another stock's name (``BOTH_KEPT``).
@@ -358,8 +327,11 @@ def pool_from_codes(tokens: list[str], universe: Universe, source: str = "输入
     read: list[tuple[str, str | None]] = []  # each token and the code it read as, for names_beside_codes
     for token in tokens:
         index = len(pool.items)
-        if _index_after_its_code(pool, token):
+        if index_after_its_code(pool, token):
             first_seen.pop(pool.items[-1].code or "", None)
+            read.append((token, None))
+            continue
+        if code_after_its_index(pool, token, universe):
             read.append((token, None))
             continue
         code, stock, error = _resolve(token, universe)
@@ -367,7 +339,7 @@ def pool_from_codes(tokens: list[str], universe: Universe, source: str = "输入
         if code is not None and code in first_seen:
             first_index, first_token = first_seen[code]
             first = pool.items[first_index].stock
-            if first is not None and (_is_name(token) or _is_name(first_token)):
+            if first is not None and (is_name(token) or is_name(first_token)):
                 # 600519 贵州茅台: the same stock said twice, one row with a note, not a failed row
                 first.notes.append(f"{token} 即 {first_token} ({code}), 已合并为一行")
                 continue
@@ -384,23 +356,3 @@ def pool_from_codes(tokens: list[str], universe: Universe, source: str = "输入
         pool.items.append(PoolItem(index=index, raw_code=token, stock=stock))
     names_beside_codes(pool, read, purpose)
     return pool
-
-
-def names_beside_codes(pool: Pool, read: list[tuple[str, str | None]], purpose: str = "screen") -> None:
-    """Note on both rows each name typed right after a code (``600519 五粮液``) that reads as another stock
-    (``row_checks.typed_name_conflict``). The same code's name merges into its row (``pool_from_codes``) and an
-    index's name fails the code (``_index_after_its_code``); another stock's name gave a second row with no
-    word that the pair did not agree. By the tokens' order, as those two: one text is one list wherever it was
-    typed (an argument, several, a chat message). Only codes the data holds: an old BSE code beside its 920
-    stock's name fails with its own line."""
-    rows = {item.stock.code: item.stock for item in pool.items if item.stock is not None}
-    for (code_token, code), (name_token, named) in pairwise(read):
-        if code is None or named is None or _is_name(code_token) or not _is_name(name_token):
-            continue
-        stock, other = rows.get(code), rows.get(named)
-        if stock is None or other is None:
-            continue
-        note = typed_name_conflict(code_token, stock, name_token, other, purpose)
-        for row in (stock, other):
-            if note is not None and note not in row.notes:
-                row.notes.append(note)
