@@ -64,6 +64,16 @@ CASES = [
     (PROFIT, 1.5e8, 3.0e8, -50.0, None, None, "中", ["业绩预亏"]),  # a fall of 50%: 预减
     (PROFIT, 1.5e8, 3.0e8, -50.0, "预减", None, "中", ["业绩预亏"]),
     (PROFIT, 2.5e6, -5.0e7, 105.0, None, "-500万元至1,000万元", "中", ["业绩预亏"]),  # may be a loss, never 续亏
+    # (the twenty-first session) the midpoint of a range reaching a profit is negative: 预测数值 -250万元 beside
+    # 上年同期 -5,000万元 read 续亏 高, where the range alone reads 中; after a kind the range is the next sentence
+    (PROFIT, -2.5e6, -5.0e7, 95.0, None, "-1,000万元至500万元", "中", ["业绩预亏"]),
+    (PROFIT, -2.5e6, -5.0e7, None, "不确定", "-1,000万元至500万元", "中", ["业绩预亏"]),
+    (PROFIT, -2.5e6, -5.0e7, None, "预亏", "预计净利润-1,000万元至500万元", "中", ["业绩预亏"]),
+    (PROFIT, -2.5e6, -5.0e7, None, None, "亏损1,000万元至盈利500万元", "中", ["业绩预亏"]),
+    (PROFIT, -2.5e6, -5.0e7, None, None, "-1000万~500万", "中", ["业绩预亏"]),
+    (PROFIT, -7.0e7, -5.0e7, None, "不确定", "-8,000万元至-6,000万元", "高", ["业绩续亏", "业绩预亏"]),  # certain
+    (PROFIT, -7.0e7, -5.0e7, None, "预亏", "-8,000万元至-6,000万元。业绩变动原因：-1,000万元至500万元", "高",
+     ["业绩续亏", "业绩预亏"]),
     # not a loss, not a fall
     (PROFIT, 2.0e8, 3.0e8, -33.33, None, None, None, []),
     (PROFIT, 2.0e8, -5.0e7, 500.0, "扭亏", None, None, []),  # last year's loss
@@ -116,6 +126,26 @@ def test_net_assets_stated_negative(text: str, tier: str | None) -> None:
     assert text_tier(hits) == tier, hits
     # named for what it is, the *ST trigger, not 业绩续亏 (the twenty-first session)
     assert [h.name for h in hits if h.state == "live"] == (["净资产为负"] if tier else []), hits
+
+
+# (the twenty-first session) another party's insolvency is not the company's net assets (控股股东已资不抵债 read
+# 净资产为负 高); the *ST profit-and-revenue test is the rule 退市风险警示, not two years' losses (it read 业绩续亏 too)
+@pytest.mark.parametrize(("text", "tier", "names"), [
+    ("控股股东已资不抵债难以归还占用的全部资金", "高", ["资金占用"]),
+    ("公司控股股东已资不抵债。", None, []),
+    ("实际控制人资不抵债，其所持股份质押比例较高。", None, []),
+    ("被担保方已资不抵债。", None, []),
+    ("关联方某某集团有限公司已严重资不抵债。", None, []),
+    ("控股股东及公司均已资不抵债。", "高", ["净资产为负"]),  # the company's own too
+    ("公司及控股股东均已资不抵债。", "高", ["净资产为负"]),
+    ("公司已资不抵债。", "高", ["净资产为负"]),
+    ("预计2025年度利润总额、净利润或者扣除非经常性损益后的净利润孰低者为负值且营业收入低于3亿元。", "高",
+     ["退市风险警示"]),
+])
+def test_whose_insolvency_and_which_rule(text: str, tier: str | None, names: list[str]) -> None:
+    hits = read_signals(text)
+    assert text_tier(hits) == tier, hits
+    assert [h.name for h in hits if h.state == "live"] == names, hits
 
 
 def test_a_last_year_figure_alone_is_no_forecast() -> None:

@@ -22,6 +22,8 @@ head's metric (the twentieth session: an export row whose only loss was 预测�
 forecast of negative net assets (预测指标 期末净资产 with a negative figure, or a table row 期末净资产：-5,000万元),
 the *ST trigger, 高 as the sentence 预计期末净资产为负值 already read; before, both forms read nothing. Since the
 twenty-first session all of them read the row 净资产为负 (they read 业绩续亏, which a net-asset figure does not say).
+A negative 预测数值 beside a negative 上年同期 reads 续亏 only where the line states no range that may be a profit
+(预测数值 is a range's midpoint: -1,000万元至500万元 gives -250万元), in its first sentence or the change after a kind.
 """
 
 from __future__ import annotations
@@ -55,7 +57,11 @@ FORECAST_LOSS = HEAD + r"(?:" + _LOSS + r"|" + _AMOUNT + _TO + r"-\s*\d)"
 # (the twenty-first session) the year before's loss, as a forecast states it beside this year's: 上年同期-5,000万元,
 # 上年同期：-5,000万元, 上年同期亏损5,000万元, 上年同期归属于上市公司股东的净利润为-5,000万元; not a change against it
 # (较上年同期-35%, 上年同期相比下降…)
-_PRIOR = r"(?<![较比与])上年同期(?:(?!相比|比较|对比|增|减|下降|上升|变动|本)[^，,。；;：:！!？?\n\d%\s-]){0,24}?"
+# (the twenty-first session) 去年同期, 上年度, 上一年度 in the same construction as 上年同期 (…-8,000万元，去年同期
+# -5,000万元 / ；上年度净利润为-5,000万元 read 中): the year before's figure; not its year-end (上年度末净资产为-…)
+PRIOR_WORDS = r"(?:上年同期|去年同期|上一?年度)"
+_PRIOR_GAP = r"(?:(?!相比|比较|对比|增|减|下降|上升|变动|本|末|净资产|所有者权益)[^，,。；;：:！!？?\n\d%\s-]){0,24}?"
+_PRIOR = r"(?<![较比与])" + PRIOR_WORDS + _PRIOR_GAP
 _PRIOR_FIGURE = r"(?:亏损|-\s*\d[\d,.]*+(?!\s*%))"
 # in any sentence no bare space before the figure: ``上年同期 -5,000万元`` is a forecast line's own figure
 # (providers/forecast_words.py), read by the line's metric (a revenue's is no loss)
@@ -63,7 +69,11 @@ PRIOR_LOSS = _PRIOR + r"(?:(?:[:：]|约?为)\s*)?" + _PRIOR_FIGURE
 _LINE_PRIOR_LOSS = _PRIOR + r"\s*(?:[:：]\s*)?(?:约?为\s*)?" + _PRIOR_FIGURE  # after a profit line's head
 # the gap from this year's figure to it: one sentence, where a ；before 上年同期 goes on with the same forecast
 # (-8,000万元至-6,000万元；上年同期：-5,000万元 read 中 where the comma read 高; signal_text.py keeps it one unit)
-TO_PRIOR = r"(?:[^。；;！!？?\n]|[；;](?=\s*上年同期)){0,40}?"
+TO_PRIOR = r"(?:[^。；;！!？?\n]|[；;](?=\s*" + PRIOR_WORDS + r")){0,40}?"
+# a sentence after a ；that states the year before's figure, as the line above does (去年同期：-5,000万元, 上年度归属于
+# 上市公司股东的净利润为3,000万元, 上年度亏损…): signal_text.py joins it to the forecast before it (上年同期 at a
+# sentence's start, as before, whatever follows)
+PRIOR_STATED = r"\s*(?:上年同期|" + PRIOR_WORDS + _PRIOR_GAP + r"(?:(?:[:：]|约?为)\s*)?(?:亏损|盈利|-?\s*\d))"
 # this year's loss stated certain: 亏损 (not 亏损500万元至盈利1,000万元) or a negative figure that is no range's lower
 # bound reaching zero or a profit (-8,000万元至-6,000万元 is one; -500万元至1,000万元 may be a profit: 中, never 续亏),
 # nor a range's dash (-500万元-1,000万元: 1,000万元 is the upper bound)
@@ -73,7 +83,7 @@ CERTAIN_LOSS = r"(?:亏损(?!(?>[:：]?\s*" + _AMOUNT + r")" + _TO + r"盈利)|"
 # 业绩续亏 (高): the whole range a loss (not -500万元至1,000万元) and the year before's loss beside it in the sentence
 # (…，上年同期：-5,000万元 / 上年同期亏损5,000万元)
 FORECAST_LOSS_AGAIN = (HEAD + r"(?:-\s*" + _AMOUNT + r"(?:" + _TO + r"-\s*" + _AMOUNT + r")?|亏损[:：]?\s*" + _AMOUNT
-                       + r"(?:" + _TO + _AMOUNT + r")?)(?!" + _TO + r"\d)" + TO_PRIOR + _LINE_PRIOR_LOSS)
+                       + r"(?:" + _TO + _AMOUNT + r")?)(?!" + _REACHES_PROFIT + r")" + TO_PRIOR + _LINE_PRIOR_LOSS)
 # the same in any forecast sentence: a loss, then the year before's (净利润-8,000万元至-6,000万元，上年同期-5,000万元)
 LOSS_THEN_PRIOR = CERTAIN_LOSS + TO_PRIOR + PRIOR_LOSS
 
@@ -85,7 +95,18 @@ _REST = r"[^。；;！!？?\n]*?"  # the rest of the head's sentence: its kind, 
 _FIGURE = r"(?<![^\s:：,，])预测数值\s*-\s*" + _AMOUNT
 _PROFIT_HEAD = _head(LOSS_METRICS, named=False)
 FIGURE_LOSS = _PROFIT_HEAD + _REST + _FIGURE
-FIGURE_LOSS_AGAIN = _PROFIT_HEAD + _REST + _FIGURE + r"\s*[,，]\s*上年同期\s*-\s*\d"
+# (the twenty-first session) 续亏 from the figures only where the line states no range that may be a profit: 预测数值
+# is the range's midpoint, so -1,000万元至500万元 gives -250万元 and read 续亏 高 beside 上年同期 -5,000万元, where the
+# range alone reads 业绩预亏 中 (CERTAIN_LOSS): the figures say no more than the range they come from
+_STRADDLE = r"(?:-\s*" + _AMOUNT + _REACHES_PROFIT + r"|亏损[:：]?\s*" + _AMOUNT + _TO + r"盈利)"
+FIGURE_LOSS_AGAIN = (_PROFIT_HEAD + r"(?![^\n]*?" + _STRADDLE + r")" + _REST + _FIGURE
+                     + r"\s*[,，]\s*上年同期\s*-\s*\d")
+# a line's first sentence that is its kind and figures alone (业绩预告（…）：不确定，预测数值 -250万元，上年同期
+# -5,000万元。), the change after it (-1,000万元至500万元。): signal_text.py keeps the two one unit, so the figures
+# are read with the range they come from (providers/forecast_words.forecast_body puts the figures after the kind)
+KIND_FIGURES = (r"业绩预告(?:修正)?(?:[(（][^()（）\n]*[)）])?\s*[:：]\s*[^,，。；;:：\d\n]{1,8}[,，]\s*"
+                r"(?:预测数值|上年同期|变动幅度)\s[^。；;\n]*。$")
+CHANGE_AFTER = r"(?!\s*业绩变动原因)[^。；;\n]*\d"  # the change's first sentence: a figure, not the reason
 FIGURE_FALL = _PROFIT_HEAD + _REST + r"(?<![^\s:：,，])变动幅度\s*-\s*(?:[5-9]\d|[1-9]\d{2,})(?:\.\d+)?\s*%"
 # 期末净资产 forecast negative, the *ST trigger (高, as 预计期末净资产为负值 reads): any negative figure of a net-asset
 # line (a bare one or a range's bound right after the head, 为负值, or its 预测数值), or a table row's 净资产 stated

@@ -18,6 +18,8 @@ from functools import cache
 
 import opencc
 
+from screening.screen.signal_forecast import CHANGE_AFTER, KIND_FIGURES, PRIOR_STATED
+
 # characters between which a space is a typing slip, not a word break: ideographs, CJK punctuation, quotes
 _CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uf900-\ufaff“”‘’]")
 _SPACES = re.compile(r"[ \t]+")
@@ -47,7 +49,10 @@ _FIELD_NONE = re.compile(r"[^:：;；。,，]{0,12}?(?:解除|归还|偿还|清�
 # (the twenty-first session) a forecast's figure for the year before after a semicolon (…-8,000万元至-6,000万元；
 # 上年同期：-5,000万元): the same forecast sentence, kept one unit so this year's loss is read with last year's,
 # as after a comma
-_PRIOR_YEAR = re.compile(r"\s*上年同期")
+_PRIOR_YEAR = re.compile(PRIOR_STATED)  # also 去年同期 / 上年度 stating a figure (signal_forecast.py)
+# (the twenty-first session) a forecast line's kind and figures, then its change (…：不确定，预测数值 -250万元，上年同期
+# -5,000万元。-1,000万元至500万元。): one unit, so the figures are read with the range they come from
+_KIND_FIGURES, _CHANGE_AFTER = re.compile(KIND_FIGURES), re.compile(CHANGE_AFTER)
 # undated titles joined in one cell (关于…的公告 关于…的公告): each is read alone, or the good news of one (子公司
 # 诉讼结案) would clear the risk of the other (立案告知书)
 _UNDATED_TITLE_BREAK = re.compile(r"(?:(?<=公告|通知|说明|提示|报告)|(?<=函))[\s,，、|/]*(?=关于)")
@@ -269,6 +274,9 @@ def _pieces(line: str) -> list[tuple[int, int]]:
         if asked and _FIELD_NONE.fullmatch(sentence) and sentence.startswith(asked.group("asked")):
             start = spans.pop()[0]
         elif spans and spans[-1][1] == start and line[start - 1] in "；;" and _PRIOR_YEAR.match(sentence):
+            start = spans.pop()[0]
+        elif (spans and spans[-1][1] == start and _CHANGE_AFTER.match(sentence)
+              and _KIND_FIGURES.search(line, spans[-1][0], start)):
             start = spans.pop()[0]
         for m in _UNDATED_TITLE_BREAK.finditer(line, start, end):
             # with nothing between (a space between CJK is dropped), only a title before: 年度报告关于… is one
