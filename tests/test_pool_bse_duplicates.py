@@ -66,18 +66,38 @@ def test_the_920_code_first_fails_the_old_code_after_it(tmp_path: Path) -> None:
     assert again.error.value == "830799"
 
 
-def test_other_figures_under_the_two_codes_flag_both_rows(tmp_path: Path) -> None:
-    """As for one code written twice (pool_rows.flag_conflict): the failure names the figures, and the screened
-    row carries 重复行不一致 (数据存疑). A cell the duplicate leaves blank is no conflict, although the local data
-    would fill it (PE 40 against the file's 30)."""
-    kept, dup = _load(tmp_path, "920799,艾融软件,30,12\n830799,艾融软件,,15\n").items
-    assert dup.error is not None and kept.stock is not None
-    assert dup.error.message.endswith("同一只股票); 两行数据不同 (第 2 行 / 本行): ROE 12 / 15")
-    (note,) = [n for n in kept.stock.notes if n.startswith(NOTE_DUPLICATE_CONFLICT)]
-    assert is_doubt(note) and "第 3 行" in note and "ROE 12 / 15" in note
-    assert kept.stock.roe == 12.0 and kept.stock.pe_ttm == 30.0  # screened on its own row, never mixed
-    rows = Screener(RulesEngine(), EngineSettings(kind="rules"), BatcherSettings()).run([kept, dup])
-    assert summary(rows)["data_doubt"] == 1 and summary(rows)["ok"] == 1
+@pytest.mark.parametrize(("rows", "kept", "other", "differ", "used"), [
+    # the 920 row first, the old code's with a blank PE (no conflict: the local data's 40 never counts) and ROE 3
+    ("920799,艾融软件,30,12\n830799,艾融软件,,3\n", (2, "920799"), (3, "830799"), "ROE 12 / 3", 3),
+    ("830799,艾融软件,30,3\n920799,艾融软件,30,12\n", (3, "920799"), (2, "830799"), "ROE 12 / 3", 2),
+    ("830799,艾融软件,30,12\n920799,艾融软件,30,3\n", (3, "920799"), (2, "830799"), "ROE 3 / 12", 3),
+])
+def test_other_figures_under_the_two_codes_are_two_readings(
+        tmp_path: Path, rows: str, kept: tuple[int, str], other: tuple[int, str], differ: str, used: int) -> None:
+    """One stock listed twice with a conflict, as one code written twice is (data/pool_conflict.py): both rows are
+    screened, the worse verdict kept, the one row naming both rows, both codes and the values. Before, the old-code
+    row failed as a duplicate and the 920 row was screened alone, 按本行筛选: ROE 12 came back 中 beside ROE 3."""
+    (item,) = _load(tmp_path, rows).items
+    assert item.stock is not None and item.stock.code == "920799.BJ" and item.row == kept[0]
+    (note,) = [n for n in item.stock.notes if n.startswith(NOTE_DUPLICATE_CONFLICT)]
+    assert is_doubt(note) and note.startswith(
+        f"{NOTE_DUPLICATE_CONFLICT}: 第 {kept[0]} 行 ({kept[1]}) 与第 {other[0]} 行 ({other[1]}) 是同一股票 ({_PAIR}), "
+        f"数据不同 (第 {kept[0]} 行 / 第 {other[0]} 行: {differ}); 两行都筛选, 按风险较高的一行评级")
+    (row,) = Screener(RulesEngine(), EngineSettings(kind="rules"), BatcherSettings()).run([item])
+    assert (row.status, row.risk_level, row.roe, row.row) == ("ok", "高", 3.0, kept[0])
+    assert f"{NOTE_DUPLICATE_CONFLICT}: 按第 {used} 行评级" in " ".join(row.flags)
+    assert summary([row])["data_doubt"] == 1
+
+
+@pytest.mark.parametrize("third", ["", "920799,艾融软件,30,12\n"])
+def test_the_readings_of_an_old_code_written_twice_are_its_920_stock(tmp_path: Path, third: str) -> None:
+    """830799 written twice with other figures: the second row is a reading (pool_conflict) made before the codes
+    are mapped. Its code moves with its row's (the worse reading came back as 830799.BJ, filled by no data), and
+    beside a 920 row the old code's readings pass to that row (they failed with the old-code row, unjudged)."""
+    pool = _load(tmp_path, "830799,艾融软件,30,12\n830799,艾融软件,30,3\n" + third)
+    rows = Screener(RulesEngine(), EngineSettings(kind="rules"), BatcherSettings()).run(pool.items)
+    (row,) = [r for r in rows if r.status == "ok"]
+    assert (row.code, row.risk_level, row.roe, len(rows)) == ("920799.BJ", "高", 3.0, 2 if third else 1)
 
 
 def test_an_old_code_the_data_cannot_map_is_no_duplicate(tmp_path: Path) -> None:
@@ -162,6 +182,7 @@ def test_import_moves_an_old_code_to_its_920_stock_or_refuses_it(
 
 
 _SAME = "830799 即 920799.BJ 艾融软件: 北交所 2025-10-09 起的代码, 同一只股票"
+_PAIR = _SAME.removesuffix(", 同一只股票")  # the two codes, as a conflict note names them
 _MOVED = "北交所旧代码 830799 按名称读作 920799.BJ 艾融软件 (2025-10-09 起的代码), 导入到 920799.BJ"
 
 
@@ -174,10 +195,12 @@ _MOVED = "北交所旧代码 830799 按名称读作 920799.BJ 艾融软件 (2025
     ("920799,艾融软件,31,11.5\n830799,艾融软件,31,11.5\n",
      [f"未导入 both.csv, 第3行, 列 '代码', 值 '830799': 与第 2 行重复 ({_SAME}); 导入的是第 2 行 (920799) 的数字"],
      (31.0, 11.5)),
-    # other figures: as for one code written twice, neither row goes in (neither is guessed the newer), said once
+    # other figures: as for one code written twice, neither row goes in (neither is guessed the newer), said once,
+    # both rows and both codes named (the old-code row is the 920 row's second reading: data/pool_conflict.py)
     ("830799,艾融软件,31,11.5\n920799,艾融软件,29,10.8\n",
-     [f"未导入 both.csv, 第2行, 列 '代码', 值 '830799': 与第 3 行重复 ({_SAME}); 两行数据不同 (第 3 行 / 本行): "
-      "PE-TTM 29 / 31; ROE 10.8 / 11.5; 第 3 行 (920799) 也未导入: 两行数字不同, 不猜哪一行较新; 改正文件后再导入"],
+     [f"未导入 both.csv, 第3行 (920799.BJ): 重复行不一致: 第 3 行 (920799) 与第 2 行 (830799) 是同一股票 "
+      f"({_PAIR}), 数据不同 (第 3 行 / 第 2 行: PE-TTM 29 / 31; ROE 10.8 / 11.5); 两行都筛选, 按风险较高的一行评级, "
+      "请核对文件; 改正文件后再导入 (screen 只标记这样的行, import 会让所有人读到它)"],
      None),
     # one code written twice says the same: which row went in
     ("920799,艾融软件,31,11.5\n920799,艾融软件,31,11.5\n",

@@ -3,8 +3,9 @@
 The eighteenth session's test (F13): row 2 failed on 'abc', then row 3 (the same stock, every figure readable)
 failed as row 2's duplicate, so the file's stock got no verdict although the file held a good row for it. Now
 only a row that reads claims its code; the failed row still fails naming its value, and says the stock was
-screened on the other row; the screened row says a copy failed, and flags a doubt when the copies' readable
-figures differ. Two readable copies keep the first and fail the second, naming differing figures, as before.
+screened on the other row; the screened row says a copy failed. When the copies' readable figures differ, the
+failed copy's are a second reading of the stock, the worse verdict kept (pool_conflict, the twenty-first session),
+as two readable copies with other figures are (test_duplicate_readings.py).
 """
 
 from __future__ import annotations
@@ -44,10 +45,14 @@ def test_a_good_copy_below_a_failed_row_is_screened(tmp_path: Path, capsys: pyte
 
 
 def test_a_failed_copy_with_other_figures_is_a_doubt(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Its readable figures are a second reading of the stock (data/pool_conflict.py, the twenty-first session: it
+    was a failed row, the readable copy screened alone, 按本行筛选): one row, the worse verdict, both rows named."""
     rows = _screen(tmp_path, capsys, "代码,名称,市盈率(TTM),ROE(%)\n600519,贵州茅台,30,abc\n"
                                      "600519,贵州茅台,22.5,34.2\n")
-    (flag,) = rows[3]["flags"]  # type: ignore[misc]
+    assert list(rows) == [3]
+    flag, picked = rows[3]["flags"]  # type: ignore[misc]
     assert flag.startswith(NOTE_DUPLICATE_CONFLICT) and "PE-TTM 22.5 / 30" in flag and is_doubt(flag)
+    assert "第 2 行读不出: ROE(%) 列的值不是数字 (值 'abc')" in flag and picked.startswith(NOTE_DUPLICATE_CONFLICT)
 
 
 def test_an_index_row_is_not_a_failed_copy(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -26,6 +26,7 @@ from screening.data.fill_rows import annotate, fill_file_row
 from screening.data.freshness import SHANGHAI
 from screening.data.names import index_named, norm_name
 from screening.data.pool import read_pool
+from screening.data.pool_conflict import drop_readings, read_same_stock
 from screening.data.pool_demo import DEMO_NOTE
 from screening.data.pool_rows import fail_as_same_stock
 from screening.data.stock_csv import read_stock_csv
@@ -107,8 +108,11 @@ def move_bse_codes(pool: Pool, universe: Universe) -> dict[int, str]:
 
     Which row stays: the one under the 920 code, wherever it stands (the stock's current code; the old-code row
     fails as its duplicate); between rows under old codes only, the first, as for one code written twice. Nothing
-    else (the figures, a date) is read as telling which row is newer."""
+    else (the figures, a date) is read as telling which row is newer. Two rows with other figures are one stock
+    listed twice with a conflict: the other row is a reading of it, the worse verdict kept, as for one code written
+    twice (pool_conflict.read_same_stock; it used to fail, the first-kept row screened alone, 按本行筛选)."""
     notes: dict[int, str] = {}
+    read: list[tuple[PoolItem, PoolItem]] = []
     first: dict[str, tuple[PoolItem, str]] = {}
     column = next((header for header, field in pool.mapped.items() if field == "code"), None)
     for item in pool.items:
@@ -116,6 +120,8 @@ def move_bse_codes(pool: Pool, universe: Universe) -> dict[int, str]:
             continue
         given = item.stock.code
         note = moved_bse_code(item.stock, universe)
+        for _, reading in item.readings:  # a second reading (pool_conflict) is of the same stock: its code moves too
+            reading.code = item.stock.code
         kept, kept_given = first.setdefault(item.stock.code, (item, given))
         if kept is item:
             if note is not None:
@@ -130,8 +136,13 @@ def move_bse_codes(pool: Pool, universe: Universe) -> dict[int, str]:
         name = next((i.stock.name for i in (item, dup) if i.stock is not None and i.stock.name), "")
         olds = "、".join(sorted({c[:6] for c in (kept_given, given) if c != code}))
         same = f"{olds} 即 {code} {name}".rstrip() + ": 北交所 2025-10-09 起的代码" if olds else f"同一代码 {code}"
-        fail_as_same_stock(kept, dup, same, pool.source, column)
-    return notes
+        if read_same_stock(kept, dup, same):
+            read.append((kept, dup))
+        else:
+            fail_as_same_stock(kept, dup, same, pool.source, column)
+    by_item = {id(item): notes[item.index] for item in pool.items if item.index in notes}
+    drop_readings(pool, read, "同一股票 (北交所旧代码与 920 代码)")  # renumbers the items: the notes follow their rows
+    return {item.index: by_item[id(item)] for item in pool.items if id(item) in by_item}
 
 
 def mark_demo_rows(pool: Pool, path: Path) -> None:

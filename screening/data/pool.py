@@ -17,7 +17,7 @@ below the last stock, and the file-level limits.
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from screening.config import InputSettings
@@ -31,9 +31,11 @@ from screening.data.pool_merge import Candidate, merge_rows
 from screening.data.pool_notes import skip_notes
 from screening.data.pool_rows import IGNORABLE_FIELDS, Column, flag_conflict, link_failed_copy, parse_row
 from screening.data.pool_shift import (
+    claim_parked,
     extra_cells,
     ignored_cells,
     padding,
+    park_shifted,
     shifted_row,
     split_cause,
     split_number,
@@ -223,9 +225,10 @@ def build_pool(rows: list[RawRow], source: str, settings: InputSettings) -> Pool
     screened: dict[str, PoolItem] = {}
     failed: dict[str, _Failed] = {}
     candidates: list[Candidate] = []  # later rows of a screened code, figures agreeing: merged if they add text
+    parked: dict[str, PoolItem] = {}  # a shifted row, by its code, until a readable copy is screened (pool_shift)
     for seg in _segments(data, _Segment(header, cols, head.cells, at=head.row), source, pool):
         part = Pool(source=source, columns=seg.header)
-        _read_rows(part, seg, source, first_seen, (screened, failed, candidates), len(pool.items), title)
+        _read_rows(part, seg, source, first_seen, (screened, failed, candidates, parked), len(pool.items), title)
         pool.items += part.items
         pool.warnings += part.warnings
     merge_rows(pool, candidates)
@@ -282,17 +285,19 @@ def _segments(data: list[RawRow], first: _Segment, source: str, pool: Pool) -> l
     return [seg for seg in out if seg.rows]
 
 
-# a row that failed on a figure's cell, by its code: a later readable copy is screened and both rows say so
-_Failed = tuple[PoolItem, RawRow, dict[str, Column]]
+# a row that failed on a figure's cell, by its code: a later readable copy is screened and both rows say so, and
+# when its readable figures differ it is that copy's second reading (pool_conflict): its Candidate, kept for now
+# the failed row itself, is the later copy's once one comes
+_Failed = Candidate
 
 
 def _read_rows(pool: Pool, seg: _Segment, source: str, first_seen: dict[str, int],
-               seen: tuple[dict[str, PoolItem], dict[str, _Failed], list[Candidate]], start: int,
+               seen: tuple[dict[str, PoolItem], dict[str, _Failed], list[Candidate], dict[str, PoolItem]], start: int,
                title: str | None) -> None:
     """One item per data row under one header (into ``pool``), with the checks that read the whole column;
     ``title`` is the day the title line above the header writes (pool_dates). A later row of a screened code
     whose figures agree is also a merge candidate (pool_merge), decided once the whole file is read."""
-    screened, failed, candidates = seen
+    screened, failed, candidates, parked = seen
     header, used, width = seg.header, seg.cols.used, len(seg.header)
     unread = unread_columns(header, seg.cols)
     stamps = stamped_days(used)
@@ -301,39 +306,42 @@ def _read_rows(pool: Pool, seg: _Segment, source: str, first_seen: dict[str, int
     pad = padding(seg.cells, seg.rows, width)
     demo = demo_column(header)  # a 数据来源 column saying 演示数据: the synthetic market's file (pool_demo)
     for index, raw in enumerate(seg.rows, start):
+        fitted = unpadded(raw, width, pad)  # the empty cells every line ends in are no shift
+        extra = extra_cells(fitted, width)
+        split = split_number(fitted, width, used) if raw.line is not None and len(fitted.cells) > width else None
+        # a text row wider than its header, or with a split number (one ending in an empty cell, 1,234.5,3.2, then
+        # the empty last column, has no non-empty cell past the header, yet every cell after the split sits one
+        # column left); xlsx cells sit in their own columns, and a column the header did not name is no shift
+        if (extra or split is not None) and raw.line is not None and not (extra and unheaded):
+            # its cells are not under their headers: it fails saying why, and claims no code (pool_shift)
+            item = parse_row(index, raw, used, source, dict(first_seen))
+            item = shifted_row(item, fitted, extra or fitted.cells[width:], header, used, source)
+            park_shifted(item, screened, parked)
+            pool.items.append(item)
+            continue
+        if extra:
+            ignored_cells(pool, raw, extra, source)
         item = parse_row(index, raw, used, source, first_seen)
-        candidate = None
         if item.stock is not None:
             screened.setdefault(item.stock.code, item)
             flag_twins(item, raw, seg.cols)
             date_row(item.stock, raw, used, stamps, title)
+            if extra and split is not None:  # the same width as its neighbours, split all the same?
+                item.stock.notes.append(f"{FLAG_DATA_DOUBT}: {split_cause(header, raw, split)}")
             if item.stock.code in failed:
-                bad, bad_raw, bad_used = failed.pop(item.stock.code)
-                link_failed_copy(bad, item, bad_raw, bad_used)
+                bad = failed.pop(item.stock.code)
+                link_failed_copy(bad.dup, item, bad.raw, bad.cols.used)
+                candidates.append(replace(bad, kept=item))
+            claim_parked(item, parked)
+            if says_demo(raw, demo) and DEMO_NOTE not in item.stock.notes:
+                item.stock.notes.insert(0, DEMO_NOTE)
         elif item.code in screened:
             kept = screened[item.code]
             assert kept.stock is not None
             flag_conflict(kept, item, differing(kept.stock, raw, used))
-            candidate = Candidate(kept, item, raw, seg.cols, unread, stamps, title, source)
+            candidates.append(Candidate(kept, item, raw, seg.cols, unread, stamps, title, source))
         elif item.code is not None and item.error is not None and item.error.column in figure_columns:
-            failed.setdefault(item.code, (item, raw, used))
-        fitted = unpadded(raw, width, pad)  # the empty cells every line ends in are no shift
-        extra = extra_cells(fitted, width)
-        split = split_number(fitted, width, used) if raw.line is not None and len(fitted.cells) > width else None
-        if extra and raw.line is None:  # xlsx cells sit in their own columns: nothing shifts
-            ignored_cells(pool, raw, extra, source)
-        elif extra and unheaded:
-            ignored_cells(pool, raw, extra, source)
-            if split is not None and item.stock is not None:  # the same width as its neighbours, split all the same?
-                item.stock.notes.append(f"{FLAG_DATA_DOUBT}: {split_cause(header, raw, split)}")
-        elif extra or split is not None:
-            # a split number whose row ends in an empty cell (1,234.5,3.2, then the empty last column) has no
-            # non-empty cell past the header, yet every cell after the split sits one column left
-            item = shifted_row(item, fitted, extra or fitted.cells[width:], header, used, source)
-        if item.stock is not None and says_demo(raw, demo) and DEMO_NOTE not in item.stock.notes:
-            item.stock.notes.insert(0, DEMO_NOTE)
-        if candidate is not None and item is candidate.dup:  # not a shifted row: its cells sit under its header
-            candidates.append(candidate)
+            failed.setdefault(item.code, Candidate(item, item, raw, seg.cols, unread, stamps, title, source, True))
         pool.items.append(item)
     flag_fractions(pool, seg.rows, used, source)
     _warn_ignored(pool, used, source)

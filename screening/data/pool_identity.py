@@ -14,7 +14,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Any
 
-from screening.data.pool_rows import Column, differing_figures, read_figures
+from screening.data.pool_rows import Column, differing_figures, differing_values, read_figures
 from screening.data.pool_table import RawRow
 from screening.data.row_checks import period_end
 from screening.models import FIELD_LABELS, StockInput
@@ -27,6 +27,14 @@ def differing(kept: StockInput, raw: RawRow, used: dict[str, Column]) -> list[st
     """What a later row of ``kept``'s code says otherwise (``ROE 15.2 / 12.1``, ``报告期 2026-12-31 / 2026-09-30``):
     its figures first, then its identity cells, each as ``<label> <screened row's> / <this row's>``."""
     return differing_figures(kept, raw, used) + differing_identity(kept, raw, used)
+
+
+def differing_stocks(kept: StockInput, other: StockInput) -> list[str]:
+    """``differing`` for a row already read as a stock (an old BSE code's row beside its 920 code's: load.py)."""
+    identity = [f"{FIELD_LABELS[f]} {getattr(kept, f)} / {getattr(other, f)}" for f in IDENTITY_FIELDS
+                if getattr(kept, f) is not None and getattr(other, f) is not None
+                and not _same(f, getattr(kept, f), getattr(other, f))]
+    return differing_values(kept, other) + identity
 
 
 def differing_identity(kept: StockInput, raw: RawRow, used: dict[str, Column]) -> list[str]:

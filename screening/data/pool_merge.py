@@ -49,6 +49,7 @@ class Candidate:
     stamps: dict[str, str]  # the segment's header stamps (pool_dates.stamped_days)
     title: str | None  # the day of the title line above the header
     source: str
+    failed_first: bool = False  # ``dup`` is an earlier row that failed on a cell, ``kept`` the readable copy below it
 
 
 @dataclass

@@ -133,6 +133,11 @@ def differing_figures(kept: StockInput, raw: RawRow, used: dict[str, Column]) ->
 FIGURE_FIELDS = (*NUMERIC_FIELDS, "st")
 
 
+def differing_values(kept: StockInput, other: StockInput) -> list[str]:
+    """The figures a row read as a stock of its own gives otherwise than ``kept`` (a blank agrees)."""
+    return _differing(kept, {f: getattr(other, f, None) for f in FIGURE_FIELDS})
+
+
 def read_figures(raw: RawRow, used: dict[str, Column], fields: tuple[str, ...] = FIGURE_FIELDS) -> dict[str, Any]:
     """The values a row's cells give under ``used`` for ``fields`` (the figures and ST flag unless told), as a row
     reads them (a text cell stripped, a date cell's time of day dropped); a cell that cannot be read gives none."""

@@ -14,7 +14,7 @@ from dataclasses import replace
 from screening.data.pool_headers import NUMERIC_FIELDS
 from screening.data.pool_rows import Column
 from screening.data.pool_table import RawRow
-from screening.models import InputProblem, Pool, PoolItem
+from screening.models import NOTE_DUPLICATE_CONFLICT, InputProblem, Pool, PoolItem
 
 # How a number split by an unquoted thousands separator looks: "1,466.50" -> "1" | "466.50" (then more groups)
 _SPLIT_HEAD = re.compile(r"^[+-]?\d{1,3}$")
@@ -104,3 +104,40 @@ def shifted_row(item: PoolItem, raw: RawRow, extra: list[str], header: list[str]
                     error=InputProblem(source, message, row=raw.row, value=extra[0]),
                     name=stock.name if stock is not None else item.name,
                     code=stock.code if stock is not None else item.code)
+
+
+def park_shifted(item: PoolItem, screened: dict[str, PoolItem], parked: dict[str, PoolItem]) -> None:
+    """A shifted row claims no code: a row screened for it names it (``note_shifted_copy``), else it waits in
+    ``parked`` for a readable copy below it (``claim_parked``).
+
+    Why: it claimed its code before the shift was found, so a readable copy below it failed as its duplicate and
+    the stock got no verdict at all, named a conflict of values no column held (PE-TTM 1 / 25.1; ROE 466.5 / 30.2
+    from a split 1,466.50; a trial on 2026-12-07), as a readable copy below a row failed on a cell did once
+    (pool_rows.link_failed_copy). No figure of a shifted row is known, so it is no reading of its stock either
+    (which cell holds which is a guess), and nothing of it is compared."""
+    if item.code is None:
+        return
+    kept = screened.get(item.code)
+    if kept is not None:
+        note_shifted_copy(kept, item)
+    else:
+        parked.setdefault(item.code, item)
+
+
+def claim_parked(item: PoolItem, parked: dict[str, PoolItem]) -> None:
+    """A readable row of a code a shifted row above it gives: it is screened, and both rows say so."""
+    assert item.stock is not None
+    moved = parked.pop(item.stock.code, None)
+    if moved is None or moved.error is None:
+        return
+    moved.error = replace(moved.error, message=f"{moved.error.message}; 第 {item.row} 行是同一代码且可读取, 已改用该行")
+    note_shifted_copy(item, moved)
+
+
+def note_shifted_copy(kept: PoolItem, copy: PoolItem) -> None:
+    """A copy of a screened code that a shift moved: the screened row names it, still as a doubt: with no figure
+    read, that the copy agrees cannot be known (a failed copy whose readable figures agree is named without one,
+    pool_rows.link_failed_copy)."""
+    if kept.stock is not None:
+        kept.stock.notes.append(f"{NOTE_DUPLICATE_CONFLICT}: 第 {copy.row} 行同一代码, 该行错位 (比表头多出单元格), "
+                                "其数字无从核对; 按本行筛选, 请核对文件")
