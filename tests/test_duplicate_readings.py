@@ -96,3 +96,22 @@ def test_a_second_prepare_of_the_item_gives_the_same_verdict(tmp_path: Path) -> 
     assert (first.verdict.risk, again.verdict.risk) == ("高", "高") and item.stock is not None
     assert [f for f in again.verdict.flags if f.startswith(f"{NOTE_DUPLICATE_CONFLICT}: 按第")] == [
         f for f in first.verdict.flags if f.startswith(f"{NOTE_DUPLICATE_CONFLICT}: 按第 3 行评级")]
+
+
+@pytest.mark.parametrize("later_has_text", [False, True])
+def test_a_later_rows_text_is_read_whichever_reading_wins(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        later_has_text: bool) -> None:
+    """Text is the company's, not one row's: the first row's figures won (ST 是) and the later row's 立案 title
+    was neither shown nor given to the model, as the first reading had only its own row's text."""
+    monkeypatch.setenv("SCREENER_CONFIG", str(tmp_path / "absent.toml"))
+    monkeypatch.setenv("SCREENER_UNIVERSE__PATH", str(tmp_path / "u.sqlite"))
+    title = "2026-11-20 关于收到中国证券监督管理委员会《立案告知书》的公告"
+    st, kind = ",".join(map(str, MOUTAI_ST)), ",".join(map(str, MOUTAI_KIND))
+    rows = [f"{st},", f"{kind},{title}"] if later_has_text else [f"{kind},{title}", f"{st},"]
+    path = tmp_path / "dup.csv"
+    path.write_text("\n".join([",".join([*HEADER, "公告标题"]), *rows]) + "\n", encoding="utf-8")
+    assert main(["screen", str(path), "--engine", "rules", "--format", "json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["risk_level"] == "高" and "ST" in row["flags"]  # the ST reading decides either way
+    assert any(s["signal"] == "立案调查" for s in row["signals"]), row["signals"]

@@ -99,7 +99,20 @@ def add_reading(kept: PoolItem, dup: PoolItem, row: StockInput, said: str) -> No
     filled = _fill_blanks(kept.stock, row)
     taken = f"; 第 {kept.row} 行空白的 {'、'.join(filled)} 取自第 {dup.row} 行" if filled else ""
     kept.stock.notes.append(f"{NOTE_DUPLICATE_CONFLICT}: {said}; 两行都筛选, 按风险较高的一行评级, 请核对文件{taken}")
-    kept.readings.append((dup.row, _reading(kept.stock, row)))
+    reading = _reading(kept.stock, row)
+    kept.readings.append((dup.row, reading))
+    _share_text(kept.stock, reading)
+
+
+def _share_text(kept: StockInput, reading: StockInput) -> None:
+    """The first reading reads the later row's text lines too. Text is about the company, not about one row's
+    figures, and only raises risk: when the first row's figures were worse it won, its row showed no signal of
+    the later row's 公告 and the model was never shown them (it is asked about the winning reading alone)."""
+    kept.report_text = reading.report_text
+    kept.unread_text += [cell for cell in reading.unread_text if cell not in kept.unread_text]
+    notice = reading.file_dates.get("notice_date")
+    if notice is not None and notice > kept.file_dates.get("notice_date", ""):
+        kept.file_dates["notice_date"] = notice
 
 
 def drop_readings(pool: Pool, read: list[tuple[PoolItem, PoolItem]], same: str = "同一代码") -> None:
