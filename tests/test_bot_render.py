@@ -151,3 +151,12 @@ def test_the_ack_does_not_call_a_valid_uncovered_code_unrecognised() -> None:
                              PoolItem(1, "688999", error=InputProblem("输入的代码", why), code="688999.SH")])
     text = "\n".join(parse_html(x) for x in render.codes_ack_lines(pool, "a" * 32))
     assert "1 个无法筛选" in text and "无法识别" not in text and why in text
+
+
+def test_the_ack_says_how_many_failed_tokens_it_did_not_list() -> None:
+    """The /screen acknowledgement listed 30 failed tokens and stopped with no word (a trial, 2026-12-07)."""
+    from screening.models import InputProblem, Pool, PoolItem
+
+    pool = Pool("/screen", [PoolItem(i, f"X{i}", error=InputProblem("/screen", "不是A股代码")) for i in range(35)])
+    text = "\n".join(parse_html(x) for x in render.codes_ack_lines(pool, "a" * 32))
+    assert text.count("✗ ") == 30 and "…另有 5 个无法筛选" in text and "/failed" in text

@@ -99,3 +99,12 @@ def test_explain_finds_the_most_specific_known_class() -> None:
     assert code == 3 and "模型引擎中途退出" in line and "gpu_memory_utilization" in line and "\n" not in line
     code, line = explain(ValueError("engine.lora_adapter = 'bundled' is trained for the bundled SmolLM2-135M"))
     assert code == 1 and line.startswith("错误: ValueError: engine.lora_adapter") and "\n" not in line
+
+
+@pytest.mark.parametrize("day", ["2026-02-30", "2026/12/09"])
+def test_a_digest_date_that_is_no_day_is_one_chinese_line(day: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """argparse said ``invalid fromisoformat value: '2026-02-30'`` in English, under a usage block (2026-12-07)."""
+    from screening.cli import main
+
+    assert main(["digest", "--date", day]) == 2
+    assert capsys.readouterr().err == f"错误: --date '{day}' 不是有效日期: 请写 YYYY-MM-DD, 如 2026-12-09\n"

@@ -124,6 +124,8 @@ def test_exchange_of_uses_the_table() -> None:
         ("sh.600519", "600519.SH"), ("sz.000001", "000001.SZ"), ("SZ.300750", "300750.SZ"),  # baostock
         ("bj.920001", "920001.BJ"),
         ("300750.0", "300750.SZ"), ("600519.00", "600519.SH"), ("1.0", "000001.SZ"),  # a code Excel read as a float
+        ("600519-SH", "600519.SH"), ("SH-600519", "600519.SH"), ("SH:600519", "600519.SH"),  # refused before
+        ("600519SH", "600519.SH"), ("920185BJ", "920185.BJ"), ("ｓｚ：０００００１", "000001.SZ"),  # (2026-12-07)
     ],
 )
 def test_vendor_spellings_are_accepted(raw: str, code: str) -> None:
@@ -141,6 +143,8 @@ def test_vendor_spellings_are_accepted(raw: str, code: str) -> None:
         ("1.510300", "是上海基金/ETF"),
         ("sh.300750", "标为上交所(SH), 但 300750 在深交所(SZ)上市"),
         ("300750.5", "不是A股代码"),  # a float that is not a whole number is no code
+        ("2026-12-09", "不是A股代码"), ("SH-2026-12", "不是A股代码"), ("000001SH", "000001SH 是上证指数"),
+        ("600519-SZ", "标为深交所(SZ), 但 600519 在上交所(SH)上市"), ("SH--600519", "不是A股代码"),
     ],
 )
 def test_vendor_spellings_that_contradict_the_number_say_why(raw: str, says: str) -> None:

@@ -106,6 +106,7 @@ def test_cli_renders_without_sending(queue_settings: Settings, tmp_path, monkeyp
     assert [r["code"] for r in js["new_st"]] == ["002415.SZ"] and js["xlsx"].endswith(".xlsx")
     rc, out = run("--date", "2027-01-04", "--format", "md", "--no-files")
     assert rc == 0 and out.startswith("## A股盘前摘要 · 2027-01-04 周一") and "交易日历回退" in out
+    assert "本期未生成 XLSX 文件" in out and "见 XLSX" not in out  # --no-files wrote none (a trial, 2026-12-07)
     # the queue path without a worker: a clear error, not a hang
     rc = cmd_digest(parser.parse_args(["--date", "2026-10-09", "--timeout", "0.5", "--no-files"]))
     assert rc == 1 and "is a worker running" in capsys.readouterr().err

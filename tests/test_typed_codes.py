@@ -86,6 +86,24 @@ def test_name_code_pairs_are_not_read_as_a_code_beside_another_name(tmp_path: Pa
     assert all(any(NOTE_NAME_CONFLICT in n for n in i.stock.notes) for i in flagged)  # code first: still said
 
 
+@pytest.mark.parametrize(("text", "flagged", "said"), [
+    ("平安银行 600519", {"600519.SH", "000001.SZ"}, "输入 平安银行 600519, 但 600519.SH 是 贵州茅台"),  # name first
+    ("贵州茅台 000750 国海证券 600519", {"600519.SH", "000750.SZ"}, "输入 国海证券 600519"),  # merged quietly
+    ("贵州茅台 600519 国海证券 000750", set(), ""),  # name-first pairs, each right
+    ("600519 贵州茅台 000750 国海证券", set(), ""),  # code-first pairs: 贵州茅台 000750 is no pair
+    ("600519 贵州茅台 国海证券 000750", set(), ""),  # the order changed halfway, each pair right
+    ("贵州茅台 600519 000750 平安银行", {"000750.SZ", "000001.SZ"}, "输入 000750 平安银行"),  # left over: paired
+])
+def test_a_name_and_another_stocks_code_are_flagged_in_the_order_the_list_pairs(
+        tmp_path: Path, text: str, flagged: set[str], said: str) -> None:
+    """``五粮液 600519`` and ``贵州茅台 000858 五粮液 600519`` screened both rows with no 名称与代码不符
+    (a trial, 2026-12-07)."""
+    pool = pool_from_codes(split_codes(text), _universe(tmp_path), "/screen")
+    notes = {i.stock.code: [n for n in i.stock.notes if NOTE_NAME_CONFLICT in n] for i in pool.items if i.stock}
+    assert {code for code, said_there in notes.items() if said_there} == flagged
+    assert all(any(said in n for n in notes[code]) for code in flagged)
+
+
 def test_a_dropped_first_digit_fails_instead_of_screening_another_company(tmp_path: Path) -> None:
     item = _by_token(tmp_path, "00750")["00750"]
     assert item.stock is None and "只有 5 位数字" in item.error.message  # not 000750 国海证券
@@ -135,3 +153,20 @@ def test_an_argument_from_a_gbk_terminal_is_read_as_gbk_text() -> None:
     assert argument_text("贵州茅台") == "贵州茅台" and argument_text("600519") == "600519"
     broken = argument_text(os.fsdecode(b"\xff\xfe600519"))
     assert broken.endswith("600519") and "\ufffd" in broken and broken.encode("utf-8")
+
+
+def test_the_screen_limit_counts_stocks_and_says_how_many(tmp_path: Path) -> None:
+    """``/screen`` refused 120 pasted ``600519 贵州茅台`` pairs (240 tokens) as over 200 codes, and never said how
+    many it was given (a trial, 2026-12-07)."""
+    from bot.core.commands import typed_pool
+    from screening.config import Settings
+
+    u = Universe(tmp_path / "many.sqlite")
+    u.update([StockInput(code=f"600{i:03d}.SH", name=f"股票{chr(0x4E00 + i)}", roe=10.0, pe_ttm=10.0)
+              for i in range(1, 202)], as_of="2026-12-04")
+    pairs = [t for i in range(1, 121) for t in (f"600{i:03d}", f"股票{chr(0x4E00 + i)}")]
+    pool = typed_pool(pairs, Settings(), u)
+    assert not isinstance(pool, str) and len(pool.ok_items) == 120
+    assert "一次最多 200 个代码, 这次有 201 个 (代码和它的名称算一个)" in str(
+        typed_pool([f"600{i:03d}" for i in range(1, 202)], Settings(), u))
+    assert "这次有 401 个代码或名称" in str(typed_pool(["600001"] * 401, Settings(), u))

@@ -20,6 +20,7 @@ from bot.core.inbound import ChatRef, Inbound
 from bot.core.say import reply
 from bot.core.service import ChatCore, scoped
 from bot.core.text import Line, code, line, t
+from screening.config import Settings
 from screening.data.codes import split_codes
 from screening.data.load import codes_pool, load_file
 from screening.data.universe import Universe
@@ -31,6 +32,8 @@ log = logging.getLogger("bot.core")
 _MB = 1024 * 1024
 UPLOAD_SUFFIXES = {".csv", ".txt", ".tsv", ".xlsx", ".xlsm", ".xls"}
 MAX_CODES_PER_COMMAND = 200
+TOKENS_PER_STOCK = 2  # a code and its name: the most tokens one typed stock takes
+SPLIT_LIST = "请分几次发送, 或发送 CSV/XLSX 文件。"
 COMMAND_HELP = {
     "start": "开始 / what this bot does", "help": "用法和示例 / usage with examples",
     "screen": "筛选股票: /screen 600519.SH 300750", "status": "任务进度: /status [任务号]",
@@ -78,12 +81,28 @@ async def screen(core: ChatCore, front: Front, msg: Inbound, args: list[str]) ->
     if not tokens:
         await reply(front, msg, [line("用法: /screen 600519.SH 300750 或 /screen 贵州茅台"), line("/help 查看更多。")])
         return
-    if len(tokens) > MAX_CODES_PER_COMMAND:
-        await reply(front, msg, f"一次最多 {MAX_CODES_PER_COMMAND} 个代码; 更多请发送 CSV/XLSX 文件。")
-        return
     universe = await asyncio.to_thread(core.current_universe)
-    pool = await asyncio.to_thread(codes_pool, tokens, core.settings, universe, "/screen")  # stale/demo flagged
+    pool = await asyncio.to_thread(typed_pool, tokens, core.settings, universe)
+    if isinstance(pool, str):
+        await reply(front, msg, pool)
+        return
     await submit(core, front, msg, pool, replies.codes_ack_lines)
+
+
+def typed_pool(tokens: list[str], settings: Settings, universe: Universe) -> Pool | str:
+    """/screen's pool of typed tokens (stale and demo rows flagged), or the refusal of a list too long.
+
+    The limit is on stocks, not tokens: a name merged into its code counts once, so 120 pasted
+    ``600519 贵州茅台`` pairs (240 tokens) are 120 stocks, and the refusal says how many there were; it
+    used to count tokens and say only the limit (a trial, 2026-12-07). A list that cannot be under the
+    limit even with every token in a pair is refused before any is read."""
+    if len(tokens) > TOKENS_PER_STOCK * MAX_CODES_PER_COMMAND:
+        return f"一次最多 {MAX_CODES_PER_COMMAND} 个代码, 这次有 {len(tokens)} 个代码或名称; {SPLIT_LIST}"
+    pool = codes_pool(tokens, settings, universe, "/screen")
+    if len(pool.items) > MAX_CODES_PER_COMMAND:
+        return (f"一次最多 {MAX_CODES_PER_COMMAND} 个代码, 这次有 {len(pool.items)} 个 (代码和它的名称算一个); "
+                f"{SPLIT_LIST}")
+    return pool
 
 
 async def upload(core: ChatCore, front: Front, msg: Inbound) -> None:

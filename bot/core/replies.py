@@ -18,6 +18,7 @@ from screening.queue.status import JobStatus
 LIST_ALL_UP_TO = 30  # a summary lists every stock up to this many; beyond, top picks + XLSX
 TOP_N = 10
 MAX_FAILED_LINES = 100  # failed rows shown in the summary; all of them are in the XLSX and the list button
+MAX_ACK_FAILED = 30  # failed tokens the /screen acknowledgement lists before saying how many more
 MAX_LIST_LINES = 600  # rows in one list (high risk / failed) before pointing at the XLSX
 
 HELP = [
@@ -145,7 +146,9 @@ def codes_ack_lines(pool: Pool, job_id: str) -> list[Line]:
     # "cannot be screened", not "unrecognised": a valid code no data covers is also here, its line says why
     out = [line(f"已收到 {len(pool.items)} 个代码: {len(ok)} 只可筛选" + (f", {len(bad)} 个无法筛选" if bad else ""))]
     out += [line("✗ ", code(item.raw_code, 24), ": ", t(item.error.message if item.error else "无法使用", 160))
-            for item in bad[:30]]
+            for item in bad[:MAX_ACK_FAILED]]
+    if len(bad) > MAX_ACK_FAILED:  # cut with no word, the list read as all there was (a trial, 2026-12-07)
+        out.append(line(f"…另有 {len(bad) - MAX_ACK_FAILED} 个无法筛选, 结果和 /failed 里逐个列出。"))
     out.append(line("任务 ", code(job_id[:12]), " 已排队。"))
     return out
 

@@ -13,9 +13,12 @@ from __future__ import annotations
 import re
 import unicodedata
 
-# sh600519 and baostock's sh.600519; 600519.SH and its vendor suffixes (SS, XSHG, XSHE, BSE)
+# sh600519 and baostock's sh.600519; 600519.SH and its vendor suffixes (SS, XSHG, XSHE, BSE). The market may be
+# joined by a point, a hyphen or a colon or by nothing (600519-SH, SH-600519, SH:600519, 600519SH, 920185BJ):
+# these were failed rows (a trial, 2026-12-07). Six digits and a market name are all a match can hold, so a
+# date (2026-12, 2026-12-09) or a name never reads as a code.
 _PATTERN = re.compile(
-    r"^\s*(?:(?P<pre>SH|SZ|BJ)\s*\.?\s*)?(?P<num>\d{6})(?:\s*\.\s*(?P<suf>SH|SZ|BJ|SS|XSHG|XSHE|BSE))?\s*$",
+    r"^\s*(?:(?P<pre>SH|SZ|BJ)\s*[.:-]?\s*)?(?P<num>\d{6})(?:\s*[.:-]?\s*(?P<suf>SH|SZ|BJ|SS|XSHG|XSHE|BSE))?\s*$",
     re.IGNORECASE | re.ASCII,
 )
 _SUFFIX_ALIASES = {"SS": "SH", "XSHG": "SH", "XSHE": "SZ", "BSE": "BJ"}

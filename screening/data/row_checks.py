@@ -225,16 +225,18 @@ BOTH_KEPT = {"screen": "两只都已筛选, 若只指一只请核对代码或名
 
 
 def typed_name_conflict(code_token: str, stock: StockInput, name_token: str, named: StockInput,
-                        purpose: str = "screen") -> str | None:
-    """The note on both rows when a name typed right after a code (``600519 五粮液``, ``600519五粮液``) is
-    another stock's, else None: the user who writes a code and its name means one stock, so one of the two is
-    wrong, and only they know which. Both are kept (a list may mix codes and names: neither is dropped), and
-    each row says so (``purpose`` picks what keeping them did: ``BOTH_KEPT``); without it the pair read as two
-    rows with nothing said, on /screen and then on /watch (trials, 2026-12-07)."""
+                        purpose: str = "screen", name_first: bool = False) -> str | None:
+    """The note on both rows when a name typed with a code (``600519 五粮液``, ``600519五粮液``, ``五粮液 600519``
+    when ``name_first``: the note quotes the pair as typed) is another stock's, else None: the user who writes a
+    code and its name means one stock, so one of the two is wrong, and only they know which. Both are kept (a
+    list may mix codes and names: neither is dropped), and each row says so (``purpose`` picks what keeping
+    them did: ``BOTH_KEPT``); without it the pair read as two rows with nothing said, on /screen and then on
+    /watch (trials, 2026-12-07)."""
     if stock.code == named.code or names_agree(name_token, stock.name or ""):
         return None
     whole = f" {named.name}" if named.name and norm_name(named.name) != norm_name(name_token) else ""  # 五粮 -> 五粮液
-    return (f"{NOTE_NAME_CONFLICT}: 输入 {code_token} {name_token}, 但 {stock.code} 是 {stock.name or '另一只股票'}, "
+    typed = f"{name_token} {code_token}" if name_first else f"{code_token} {name_token}"
+    return (f"{NOTE_NAME_CONFLICT}: 输入 {typed}, 但 {stock.code} 是 {stock.name or '另一只股票'}, "
             f"{name_token} 是 {named.code}{whole}; {BOTH_KEPT[purpose]}")
 
 

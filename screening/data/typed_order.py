@@ -83,24 +83,50 @@ def code_after_its_index(pool: Pool, token: str, universe: Universe) -> bool:
     return True
 
 
+def _pairs(read: list[tuple[str, str | None]]) -> list[tuple[int, int]]:
+    """(code position, name position) of each code and name typed side by side as one pair.
+
+    A list of pairs is typed one way throughout (a 同花顺 copy code first, a 东方财富 copy or a chat message name
+    first), and a name agreeing with the code on one side says nothing about the code on its other side: in
+    ``600519 贵州茅台 000858 五粮液`` 贵州茅台 is not 000858's name, and in ``贵州茅台 000858 五粮液 600519``
+    五粮液 is 600519's, not 000858's. So the first code and name that stand side by side decide which way the
+    list pairs (as the first market typed apart decides it for markets, ``codes.split_codes``); pairs are taken
+    that way from the start, then what is left pairs the other way (``600519 贵州茅台 五粮液 000858``, a list
+    that changed order halfway). Only tokens that read as a stock or a code count: garbage between them is
+    its own failed row."""
+    kinds = [None if code is None else is_name(token) for token, code in read]  # True: a name, False: a code
+    sides = [a for a, b in pairwise(kinds) if a is not None and b is not None and a != b]
+    first = sides[0] if sides else False
+    taken: set[int] = set()
+    pairs: list[tuple[int, int]] = []
+    for lead in (first, not first):
+        at = 0
+        while at + 1 < len(kinds):
+            if kinds[at] is lead and kinds[at + 1] is (not lead) and not taken & {at, at + 1}:
+                pairs.append((at + 1, at) if lead else (at, at + 1))
+                taken |= {at, at + 1}
+                at += 2
+            else:
+                at += 1
+    return pairs
+
+
 def names_beside_codes(pool: Pool, read: list[tuple[str, str | None]], purpose: str = "screen") -> None:
-    """Note on both rows each name typed right after a code (``600519 五粮液``) that reads as another stock
-    (``row_checks.typed_name_conflict``). The same code's name merges into its row (``pool_from_codes``) and an
-    index's name fails the code (``index_after_its_code``); another stock's name gave a second row with no
-    word that the pair did not agree. By the tokens' order, as those two: one text is one list wherever it was
-    typed (an argument, several, a chat message). Only codes the data holds: an old BSE code beside its 920
-    stock's name fails with its own line. A code its own name came before (``贵州茅台 600519 五粮液 000858``, a
-    list of name-code pairs) is paired already: the name after it starts the next pair."""
+    """Note on both rows each code typed beside another stock's name, in either order (``600519 五粮液``,
+    ``五粮液 600519``; ``row_checks.typed_name_conflict``). The same code's name merges into its row
+    (``pool_from_codes``) and an index's name fails the code (``index_after_its_code``); another stock's name
+    gave a second row with no word that the pair did not agree. Which name goes with which code is ``_pairs``'
+    reading, by the tokens' order: one text is one list wherever it was typed (an argument, several, a chat
+    message). Only codes the data holds: an old BSE code beside its 920 stock's name fails with its own line.
+    Reading only code-then-name, ``五粮液 600519`` and ``贵州茅台 000858 五粮液 600519`` said nothing (a trial,
+    2026-12-07)."""
     rows = {item.stock.code: item.stock for item in pool.items if item.stock is not None}
-    for at, ((code_token, code), (name_token, named)) in enumerate(pairwise(read)):
-        if code is None or named is None or is_name(code_token) or not is_name(name_token):
-            continue
-        if at and read[at - 1][1] == code and is_name(read[at - 1][0]):
-            continue
-        stock, other = rows.get(code), rows.get(named)
+    for code_at, name_at in _pairs(read):
+        (code_token, code), (name_token, named) = read[code_at], read[name_at]
+        stock, other = rows.get(code or ""), rows.get(named or "")
         if stock is None or other is None:
             continue
-        note = typed_name_conflict(code_token, stock, name_token, other, purpose)
+        note = typed_name_conflict(code_token, stock, name_token, other, purpose, name_first=name_at < code_at)
         for row in (stock, other):
             if note is not None and note not in row.notes:
                 row.notes.append(note)

@@ -16,7 +16,7 @@ from screening.models import PoolRejected
 
 def add_digest_args(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``python -m screening digest`` (renders one; never sends)."""
-    parser.add_argument("--date", type=dt.date.fromisoformat, help="digest date YYYY-MM-DD (default: today, Shanghai)")
+    parser.add_argument("--date", help="digest date YYYY-MM-DD (default: today, Shanghai)")
     parser.add_argument("--format", choices=["md", "json", "html"], default="md",
                         help="md (WeCom/DingTalk markdown), json, or html (Telegram)")
     parser.add_argument("--pool", help="a pool file (CSV/XLSX) instead of the whole universe")
@@ -30,11 +30,24 @@ def add_digest_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", help="config.toml (default: ./config.toml or $SCREENER_CONFIG)")
 
 
+def date_refusal(text: str) -> str | None:
+    """The one line for a ``--date`` that is no day, else None. argparse's own (``invalid fromisoformat value:
+    '2026-02-30'``, after a usage block) was English and named no form to write (a trial, 2026-12-07)."""
+    try:
+        dt.date.fromisoformat(text.strip())
+    except ValueError:
+        return f"错误: --date '{text}' 不是有效日期: 请写 YYYY-MM-DD, 如 2026-12-09"
+    return None
+
+
 def cmd_digest(args: argparse.Namespace) -> int:
     """Render a digest to stdout. 0 ok, 2 bad input, 1 when screening failed (no worker, timeout)."""
+    if args.date is not None and (refusal := date_refusal(args.date)):
+        print(refusal, file=sys.stderr)
+        return 2
     settings = load_settings(getattr(args, "config", None))
     ds = settings.digest
-    day = args.date or dt.datetime.now(ds.tz).date()
+    day = dt.date.fromisoformat(args.date.strip()) if args.date is not None else dt.datetime.now(ds.tz).date()
     if args.timeout is not None:
         ds = ds.model_copy(update={"screen_timeout_s": args.timeout})
     try:

@@ -89,13 +89,23 @@ def _text_risk_lines(d: Digest, ds: DigestSettings, esc: Callable[..., str], bol
         lines.append(f"{item}{badge} {esc(t.code)} {esc(t.name or '', 24)} · {esc(t.signal)}({esc(t.tier)})"
                      f" · {when}{esc(t.text, 60)}")
     if len(d.text_risks) > ds.max_change_lines:
-        lines.append(f"…另有 {len(d.text_risks) - ds.max_change_lines} 条, 见 XLSX「文本信号」列")
+        lines.append(f"…另有 {len(d.text_risks) - ds.max_change_lines} 条{_see(d, '「文本信号」列')}")
     lines += [f"文本上调共 {d.text_raised} 只", ""]
     return lines
 
 
 NO_DATA = ("没有可筛选的数据: 本地数据为空。先运行 `python -m screening universe refresh` (或 /data 查看状态), "
            "或上传带数据的股票池文件")
+
+
+# ``digest --no-files`` (and ``[digest] send_files = false``) writes no XLSX: the text must not send the reader
+# to one (a trial, 2026-12-07)
+NO_FILES = "本期未生成 XLSX 文件"
+
+
+def _see(d: Digest, where: str = "") -> str:
+    """Where the rest of a cut list is: the XLSX when one was written, else a word that none was."""
+    return f", 见 XLSX{where}" if d.xlsx_path else "; 本期未生成 XLSX"
 
 
 def _sections(d: Digest, ds: DigestSettings, esc: Callable[..., str], head: Callable[[str], str],
@@ -113,7 +123,7 @@ def _sections(d: Digest, ds: DigestSettings, esc: Callable[..., str], head: Call
              f" (共 {c['total']})"]
     if counts := flag_counts(d.rows):
         lines.append(f"{bold('数据提示')}: " + " · ".join(f"{k} {n} 只" for k, n in counts.items())
-                     + " (各行 ⚠️ 标出, 详见 XLSX)")
+                     + f" (各行 ⚠️ 标出{', 详见 XLSX' if d.xlsx_path else ''})")
     lines.append("")
     lines += _text_risk_lines(d, ds, esc, bold, item)
     if d.top:
@@ -131,21 +141,21 @@ def _sections(d: Digest, ds: DigestSettings, esc: Callable[..., str], head: Call
         lines.append(f"{bold(f'风险变化 {len(d.changes)} 只')} (对比 {d.previous_date})")
         lines += [f"{item}{_change_text(ch, esc)}" for ch in d.changes[:ds.max_change_lines]]
         if len(d.changes) > ds.max_change_lines:
-            lines.append(f"…另有 {len(d.changes) - ds.max_change_lines} 只, 见 XLSX「变化」表")
+            lines.append(f"…另有 {len(d.changes) - ds.max_change_lines} 只{_see(d, '「变化」表')}")
     if d.new_st:
         lines += ["", bold(f"新增 ST {len(d.new_st)} 只")]
         lines += [f"{item}{esc(r.code)} {esc(r.name or '', 24)}{_flag_text(r, esc)}"
                   for r in d.new_st[:ds.max_st_lines]]
         if len(d.new_st) > ds.max_st_lines:
-            lines.append(f"…另有 {len(d.new_st) - ds.max_st_lines} 只, 见 XLSX")
+            lines.append(f"…另有 {len(d.new_st) - ds.max_st_lines} 只{_see(d)}")
     if d.failed:
         lines += ["", bold(f"失败 {len(d.failed)} 只")]
         lines += [f"{item}{esc(r.code, 24)} {esc(r.name or '', 24)}: {esc(r.error, 80)}"
                   for r in d.failed[:ds.max_failed_lines]]
         if len(d.failed) > ds.max_failed_lines:
-            lines.append(f"…另有 {len(d.failed) - ds.max_failed_lines} 只失败, 见 XLSX")
+            lines.append(f"…另有 {len(d.failed) - ds.max_failed_lines} 只失败{_see(d)}")
     lines.append("")
-    lines.append("完整结果见 XLSX。仅为规则筛选结果, 不构成投资建议。")
+    lines.append(f"{'完整结果见 XLSX' if d.xlsx_path else NO_FILES}。仅为规则筛选结果, 不构成投资建议。")
     if d.scope != "universe":  # a pool's digest describes the pool, then where its figures came from
         lines.append(f"股票池: {esc(d.source, 60)} · 共 {c['total']} 只; 补充数据: {esc(d.data_label)}")
     elif d.data_label:
