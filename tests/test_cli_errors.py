@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import socket
@@ -101,10 +102,22 @@ def test_explain_finds_the_most_specific_known_class() -> None:
     assert code == 1 and line.startswith("错误: ValueError: engine.lora_adapter") and "\n" not in line
 
 
-@pytest.mark.parametrize("day", ["2026-02-30", "2026/12/09"])
-def test_a_digest_date_that_is_no_day_is_one_chinese_line(day: str, capsys: pytest.CaptureFixture[str]) -> None:
-    """argparse said ``invalid fromisoformat value: '2026-02-30'`` in English, under a usage block (2026-12-07)."""
+@pytest.mark.parametrize("command", [["digest"], ["universe", "refresh"]])
+@pytest.mark.parametrize("day", ["2026-02-30", "2026-12", "46365", "last friday", "2026-12/09"])
+def test_a_date_flag_that_is_no_day_is_one_chinese_line(day: str, command: list[str],
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """argparse said ``invalid fromisoformat value: '2026-02-30'`` in English, under a usage block (2026-12-07);
+    ``universe refresh --date`` too. A month or an Excel serial is no day on the command line."""
     from screening.cli import main
 
-    assert main(["digest", "--date", day]) == 2
+    assert main([*command, "--date", day]) == 2
     assert capsys.readouterr().err == f"错误: --date '{day}' 不是有效日期: 请写 YYYY-MM-DD, 如 2026-12-09\n"
+
+
+@pytest.mark.parametrize("day", ["2026-12-09", "2026/12/09", "2026.12.09", "20261209", "2026年12月9日",
+                                 "２０２６-１２-０９"])
+def test_a_date_flag_reads_the_spellings_a_file_may_use(day: str) -> None:
+    """``universe import --as-of`` read any whole day (row_checks.read_day); the other day flags read the same."""
+    from screening.data.day_args import day_argument
+
+    assert day_argument(day, "--date") == (dt.date(2026, 12, 9), None)

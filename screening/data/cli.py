@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from screening.config import InputSettings, load_settings
+from screening.data.day_args import day_argument
 from screening.data.file_dates import quote_day, report_periods
 from screening.data.freshness import QUOTE_FIELDS, market_today
 from screening.data.load import is_old_bse_code, mark_demo_rows, move_bse_codes, open_universe
@@ -212,7 +213,7 @@ def add_universe_args(parser: argparse.ArgumentParser) -> None:
     r = sub.add_parser("refresh", help="fetch the whole market and replace the universe (only when complete)")
     r.add_argument("--provider", choices=["auto", "akshare", "tushare"], default=None,
                    help="default: config universe.provider (auto: AKShare, then Tushare with TUSHARE_TOKEN)")
-    r.add_argument("--date", type=dt.date.fromisoformat, help="trading day of the quotes (default: today, Shanghai)")
+    r.add_argument("--date", help="trading day of the quotes, YYYY-MM-DD (default: today, Shanghai)")
     s = sub.add_parser("status", help="source, dates, stock count and age of the universe")
     s.add_argument("--format", choices=["text", "json"], default="text")
     s.add_argument("--demo", action="store_true", help="the demo universe (what `screen --demo` reads)")
@@ -316,13 +317,17 @@ def _probe() -> int:
 def cmd_universe(args: argparse.Namespace, open_risks: OpenRisks | None = None) -> int:
     """The ``universe`` command; ``open_risks`` (the text reader's, wired in screening/cli.py) lets a refresh keep
     the titles of open 高 risks older than its window (refresh_open_risks)."""
+    day, refusal = day_argument(args.date, "--date") if getattr(args, "date", None) is not None else (None, None)
+    if refusal is not None:  # before the settings: their log line is no part of the answer to a typo
+        print(refusal, file=sys.stderr)
+        return 2
     settings = load_settings(getattr(args, "config", None))
     today = market_today()  # Shanghai's day: a UTC host is a day behind until 08:00 there
     try:
         if args.action == "refresh":
             update, stop = _progress()
             try:
-                outcome = Refresher(settings, open_risks=open_risks).refresh(choice=args.provider, trade_date=args.date,
+                outcome = Refresher(settings, open_risks=open_risks).refresh(choice=args.provider, trade_date=day,
                                                                              progress=update)
             finally:
                 stop()

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from screening.config import load_settings
+from screening.data.day_args import day_argument
 from screening.digest.build import make_digest
 from screening.digest.render import render_json, render_markdown, render_telegram
 from screening.models import PoolRejected
@@ -30,24 +31,15 @@ def add_digest_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", help="config.toml (default: ./config.toml or $SCREENER_CONFIG)")
 
 
-def date_refusal(text: str) -> str | None:
-    """The one line for a ``--date`` that is no day, else None. argparse's own (``invalid fromisoformat value:
-    '2026-02-30'``, after a usage block) was English and named no form to write (a trial, 2026-12-07)."""
-    try:
-        dt.date.fromisoformat(text.strip())
-    except ValueError:
-        return f"错误: --date '{text}' 不是有效日期: 请写 YYYY-MM-DD, 如 2026-12-09"
-    return None
-
-
 def cmd_digest(args: argparse.Namespace) -> int:
     """Render a digest to stdout. 0 ok, 2 bad input, 1 when screening failed (no worker, timeout)."""
-    if args.date is not None and (refusal := date_refusal(args.date)):
+    day, refusal = day_argument(args.date, "--date") if args.date is not None else (None, None)
+    if refusal is not None:
         print(refusal, file=sys.stderr)
         return 2
     settings = load_settings(getattr(args, "config", None))
     ds = settings.digest
-    day = dt.date.fromisoformat(args.date.strip()) if args.date is not None else dt.datetime.now(ds.tz).date()
+    day = day or dt.datetime.now(ds.tz).date()
     if args.timeout is not None:
         ds = ds.model_copy(update={"screen_timeout_s": args.timeout})
     try:
