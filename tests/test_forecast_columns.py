@@ -71,6 +71,7 @@ CASES = [
     (PROFIT, -2.5e6, -5.0e7, None, "预亏", "预计净利润-1,000万元至500万元", "中", ["业绩预亏"]),
     (PROFIT, -2.5e6, -5.0e7, None, None, "亏损1,000万元至盈利500万元", "中", ["业绩预亏"]),
     (PROFIT, -2.5e6, -5.0e7, None, None, "-1000万~500万", "中", ["业绩预亏"]),
+    (PROFIT, -2.5e6, -5.0e7, None, None, "500万元至-1,000万元", "中", ["业绩预亏"]),  # high to low (read 高)
     (PROFIT, -7.0e7, -5.0e7, None, "不确定", "-8,000万元至-6,000万元", "高", ["业绩续亏", "业绩预亏"]),  # certain
     (PROFIT, -7.0e7, -5.0e7, None, "预亏", "-8,000万元至-6,000万元。业绩变动原因：-1,000万元至500万元", "高",
      ["业绩续亏", "业绩预亏"]),
@@ -139,6 +140,12 @@ def test_net_assets_stated_negative(text: str, tier: str | None) -> None:
     ("控股股东及公司均已资不抵债。", "高", ["净资产为负"]),  # the company's own too
     ("公司及控股股东均已资不抵债。", "高", ["净资产为负"]),
     ("公司已资不抵债。", "高", ["净资产为负"]),
+    # (the twenty-first session, later) a subsidiary's insolvency: its deficit is consolidated, but it says nothing
+    # of the group's net assets being negative (the *ST trigger); it read 净资产为负 高
+    ("子公司已资不抵债", None, []),
+    ("公司全资子公司某某有限公司已资不抵债。", None, []),
+    ("参股公司资不抵债。", None, []),
+    ("公司及子公司均已资不抵债。", "高", ["净资产为负"]),  # the company's own too
     ("预计2025年度利润总额、净利润或者扣除非经常性损益后的净利润孰低者为负值且营业收入低于3亿元。", "高",
      ["退市风险警示"]),
 ])

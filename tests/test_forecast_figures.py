@@ -67,6 +67,10 @@ CASES = [
     # (the twenty-first session) 亏损…至盈利… may be a profit: it read 续亏 高 beside last year's loss
     ("亏损1,000万元至盈利500万元，上年同期：-5,000万元", PROFIT, "中", ["业绩预亏"]),
     ("亏损8,000万元至6,000万元，上年同期：-5,000万元", PROFIT, "高", ["业绩续亏", "业绩预亏"]),  # as before
+    # (the twenty-first session, later) a range written high to low whose lower bound may be a profit read 续亏 高
+    ("500万元至-1,000万元，上年同期：-5,000万元", PROFIT, "中", ["业绩预亏"]),
+    ("盈利500万元至亏损1,000万元，上年同期：-5,000万元", PROFIT, "中", ["业绩预亏"]),
+    ("-6,000万元至-8,000万元，上年同期：-5,000万元", PROFIT, "高", ["业绩续亏", "业绩预亏"]),  # both bounds losses
 ]
 
 
@@ -109,6 +113,19 @@ SENTENCES = [
     # a year-end's net assets are no year's loss: no 续亏 (净资产为负 reads the figure, as before)
     ("预计2026年度净利润为-8,000万元；上年度末净资产为-2,000万元。", "高", ["净资产为负", "业绩预亏"]),
     ("预计2026年度净利润为-8,000万元，较上年度-35%。", "中", ["业绩预亏"]),  # a change
+    # (the twenty-first session, later) a range high to low that may be a profit read 续亏 高; the year before's loss
+    # stated first, then this year's certain one, read 业绩预亏 中 (two years' losses: 高)
+    ("预计2026年度归母净利润500万元至-1,000万元，上年同期-5,000万元。", "中", ["业绩预亏"]),
+    ("预计2026年度净利润盈利500万元至亏损1,000万元，上年同期亏损5,000万元。", "中", ["业绩预亏"]),
+    ("上年度净利润为-5,000万元，本年度净利润为-3,000万元。", "高", ["业绩续亏", "业绩预亏"]),
+    ("上年同期亏损5,000万元，本报告期预计亏损3,000万元至4,000万元。", "高", ["业绩续亏", "业绩预亏"]),
+    ("去年同期净利润为-5,000万元，本期净利润预计为-6,000万元至-4,000万元。", "高", ["业绩续亏", "业绩预亏"]),
+    ("2025年度亏损5,000万元，预计2026年度继续亏损。", "高", ["业绩续亏", "业绩预亏"]),  # as before
+    ("去年同期净利润为-5,000万元，本期净利润预计为-1,000万元至500万元。", "中", ["业绩预亏"]),  # may be a profit
+    ("上年同期净利润为-5,000万元，本期较上年同期-35%。", None, []),  # a change, no loss stated
+    ("上年同期亏损5,000万元，本期实现盈利300万元。", None, []),  # 扭亏
+    ("上年同期亏损5,000万元，本期非经常性损益为-300万元。", None, []),  # another measure's figure
+    ("上年同期非经常性损益为-300万元，本期净利润为-3,000万元。", "中", ["业绩预亏"]),
 ]
 
 

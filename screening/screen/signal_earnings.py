@@ -5,8 +5,9 @@ session mended: a range that may be a profit (-500万元至1,000万元，上年�
 possible loss after a loss: the seed's 高 is a loss in each of two years, and this year's is not stated);
 上年同期 after a ；read nothing where the comma read 续亏; 净资产不为负值 read 高; a forecast of negative net assets
 was named 业绩续亏, and so was the *ST profit-and-revenue test (孰低者为负值且营业收入低于…, now the row
-退市风险警示's alone); 控股股东已资不抵债 read 净资产为负 (another party's insolvency). What a forecast line's
-figures say is read in ``signal_forecast.py``, a year's plain loss and two years' losses in ``signal_loss.py``.
+退市风险警示's alone); 控股股东已资不抵债 and 子公司已资不抵债 read 净资产为负 (another party's insolvency); the
+year before's loss stated first (上年度净利润为-5,000万元，本年度净利润为-3,000万元) read only 中. What a forecast
+line's figures say is read in ``signal_forecast.py``, a year's plain loss and two years' losses in ``signal_loss.py``.
 """
 
 from __future__ import annotations
@@ -19,9 +20,13 @@ from screening.screen.signal_rule import SignalRule
 
 # (the twenty-first session) another party insolvent, in its clause (控股股东已资不抵债难以归还占用的全部资金, 被担保方
 # 资不抵债): not the company's net assets (the 资金占用 / 担保 rows read what it means for the company); not the company
-# named with it (控股股东及公司均已资不抵债, 公司及控股股东均已资不抵债)
+# named with it (控股股东及公司均已资不抵债, 公司及控股股东均已资不抵债). Nor a subsidiary's (子公司已资不抵债 read
+# 高, a later fix of that session): its deficit is consolidated, but the *ST trigger is the group's own net assets,
+# which the subsidiary's deficit makes negative only where it outweighs the rest; a text that says so reads the row
+# (公司及子公司均已资不抵债, 预计期末净资产为负值), and what the company loses on it reads its own rows (减值, 担保)
 OTHERS_INSOLVENT = (r"(?<![及和与、])(?:控股股东|实际控制人|实控人|关联方|关联人|关联企业|关联公司|担保对象|"
-                    r"被担保(?:方|人|对象|企业|单位))(?:(?![及和与、]\s*(?:本|上市)?公司|本公司|上市公司)[^，,。；;：:！!？?\n]){0,24}?资不抵债")
+                    r"被担保(?:方|人|对象|企业|单位)|子公司|孙公司|参股公司)"
+                    r"(?:(?![及和与、]\s*(?:本|上市)?公司|本公司|上市公司)[^，,。；;：:！!？?\n]){0,24}?资不抵债")
 _PCT50 = r"(?<![\d.])(?:[5-9]\d|100)(?:\.\d+)?\s*%"  # a fall of 50% or more, not read from a longer number
 
 EARNINGS_ROWS: tuple[SignalRule, ...] = (

@@ -52,8 +52,9 @@ HEAD = _head(LOSS_METRICS, named=False) + _SAID
 _AMOUNT = r"\d[\d,.]*+\s*(?:(?:亿|万|千)元?+|元)"
 _TO = r"\s*(?:至|到|~|-|–|—)\s*"  # a range's separator (～ is ~ after NFKC); a minus after it is the bound's sign
 _LOSS = r"(?:-\s*" + _AMOUNT + r"|亏损[:：]?\s*" + _AMOUNT + r")"  # stated negative, or a loss: 亏损8,000万元
-# 业绩预亏 (中): the figure stated as a loss, or a range whose upper bound is one (1,000万元至-500万元, rare)
-FORECAST_LOSS = HEAD + r"(?:" + _LOSS + r"|" + _AMOUNT + _TO + r"-\s*\d)"
+# 业绩预亏 (中): the figure stated as a loss, or a range whose upper bound is one (1,000万元至-500万元, rare; and
+# 盈利500万元至亏损1,000万元, which read 续亏 高 through its 亏损 until the twenty-first session, then nothing)
+FORECAST_LOSS = HEAD + r"(?:" + _LOSS + r"|(?:盈利[:：]?\s*)?" + _AMOUNT + _TO + r"(?:-\s*\d|亏损))"
 # (the twenty-first session) the year before's loss, as a forecast states it beside this year's: 上年同期-5,000万元,
 # 上年同期：-5,000万元, 上年同期亏损5,000万元, 上年同期归属于上市公司股东的净利润为-5,000万元; not a change against it
 # (较上年同期-35%, 上年同期相比下降…)
@@ -78,14 +79,27 @@ PRIOR_STATED = r"\s*(?:上年同期|" + PRIOR_WORDS + _PRIOR_GAP + r"(?:(?:[:：
 # bound reaching zero or a profit (-8,000万元至-6,000万元 is one; -500万元至1,000万元 may be a profit: 中, never 续亏),
 # nor a range's dash (-500万元-1,000万元: 1,000万元 is the upper bound)
 _REACHES_PROFIT = _TO + r"(?:盈利[:：]?\s*)?\d"
-CERTAIN_FIGURE = r"(?<![\d万亿千元])(?>-\s*\d[\d,.]*+\s*(?:(?:亿|万|千)元?+|元)?)(?!" + _REACHES_PROFIT + r")"
-CERTAIN_LOSS = r"(?:亏损(?!(?>[:：]?\s*" + _AMOUNT + r")" + _TO + r"盈利)|" + CERTAIN_FIGURE + r")"
+# (the twenty-first session) nor a range's upper bound (500万元至-1,000万元, written high to low: its lower bound
+# 500万元 may be a profit, 中 as -1,000万元至500万元), read as one unit with the separator before it
+_NOT_UPPER = r"(?<![至到~–—])(?<![至到~–—]\s)"
+CERTAIN_FIGURE = (_NOT_UPPER + r"(?<![\d万亿千元])(?>-\s*\d[\d,.]*+\s*(?:(?:亿|万|千)元?+|元)?)(?!"
+                  + _REACHES_PROFIT + r")")
+CERTAIN_LOSS = r"(?:" + _NOT_UPPER + r"亏损(?!(?>[:：]?\s*" + _AMOUNT + r")" + _TO + r"盈利)|" + CERTAIN_FIGURE + r")"
 # 业绩续亏 (高): the whole range a loss (not -500万元至1,000万元) and the year before's loss beside it in the sentence
 # (…，上年同期：-5,000万元 / 上年同期亏损5,000万元)
 FORECAST_LOSS_AGAIN = (HEAD + r"(?:-\s*" + _AMOUNT + r"(?:" + _TO + r"-\s*" + _AMOUNT + r")?|亏损[:：]?\s*" + _AMOUNT
                        + r"(?:" + _TO + _AMOUNT + r")?)(?!" + _REACHES_PROFIT + r")" + TO_PRIOR + _LINE_PRIOR_LOSS)
 # the same in any forecast sentence: a loss, then the year before's (净利润-8,000万元至-6,000万元，上年同期-5,000万元)
 LOSS_THEN_PRIOR = CERTAIN_LOSS + TO_PRIOR + PRIOR_LOSS
+# (the twenty-first session) the year before's loss stated first, then this year's, named as this year's and certain
+# (上年度净利润为-5,000万元，本年度净利润为-3,000万元 read 业绩预亏 中): not a change against it (本期较上年同期-35%),
+# nor a turnaround (本期扭亏 / 实现盈利), in the later clause; and each year's figure a profit's, not another measure's
+# (本期非经常性损益为-300万元, 上年同期经营活动现金流量净额为-…; 扣除非经常性损益后的净利润 is a profit)
+_NOW = r"(?:本年度|本年|今年|本报告期|报告期内?|本期)"
+_MEASURE = r"(?![^，,。；;！!？?\n]{0,24}?(?:非经常(?!性损益后)|收入|现金|费用|减值|所得税|毛利|资产))"
+PRIOR_THEN_LOSS = (r"(?=" + PRIOR_WORDS + r")" + _MEASURE + PRIOR_LOSS + r"[^。；;！!？?\n]{0,40}?" + _NOW + _MEASURE
+                   + r"(?:(?!上年|去年|同期|较|比|增|减|下降|上升|变动|扭亏|盈利)[^，,。；;！!？?\n\d-]){0,24}?"
+                   + CERTAIN_LOSS + r"(?!\s*%)")
 
 # The line's own figures, as providers/forecast_words.py writes them into its first sentence (after the kind or
 # the change's first sentence): ``预测数值 -2亿元，上年同期 -5,000万元，变动幅度 -300%``. Read by the head's metric:
@@ -98,7 +112,9 @@ FIGURE_LOSS = _PROFIT_HEAD + _REST + _FIGURE
 # (the twenty-first session) 续亏 from the figures only where the line states no range that may be a profit: 预测数值
 # is the range's midpoint, so -1,000万元至500万元 gives -250万元 and read 续亏 高 beside 上年同期 -5,000万元, where the
 # range alone reads 业绩预亏 中 (CERTAIN_LOSS): the figures say no more than the range they come from
-_STRADDLE = r"(?:-\s*" + _AMOUNT + _REACHES_PROFIT + r"|亏损[:：]?\s*" + _AMOUNT + _TO + r"盈利)"
+_STRADDLE = (r"(?:-\s*" + _AMOUNT + _REACHES_PROFIT + r"|亏损[:：]?\s*" + _AMOUNT + _TO + r"盈利"
+             # or written high to low: a bound not negative, then a negative one (500万元至-1,000万元)
+             r"|(?<![-\d.,])(?<!-\s)(?:盈利[:：]?\s*)?" + _AMOUNT + _TO + r"(?:-\s*\d|亏损))")
 FIGURE_LOSS_AGAIN = (_PROFIT_HEAD + r"(?![^\n]*?" + _STRADDLE + r")" + _REST + _FIGURE
                      + r"\s*[,，]\s*上年同期\s*-\s*\d")
 # a line's first sentence that is its kind and figures alone (业绩预告（…）：不确定，预测数值 -250万元，上年同期
@@ -119,5 +135,5 @@ NET_ASSETS_ROW = (r"(?:^|(?<=[\s,，:：;；。！!？?]))"
                   + _SAID + r"-\s*\d")
 # the rows of signal_earnings.py's 业绩预亏 (中), 业绩续亏 and 净资产为负 (高) that read a forecast line
 LOSS_ROWS = (FORECAST_LOSS, FIGURE_LOSS, FIGURE_FALL)
-AGAIN_ROWS = (FORECAST_LOSS_AGAIN, FIGURE_LOSS_AGAIN, LOSS_THEN_PRIOR)
+AGAIN_ROWS = (FORECAST_LOSS_AGAIN, FIGURE_LOSS_AGAIN, LOSS_THEN_PRIOR, PRIOR_THEN_LOSS)
 NET_ASSETS_ROWS = (NET_ASSETS_NEGATIVE, NET_ASSETS_ROW)
