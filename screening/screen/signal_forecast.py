@@ -62,7 +62,15 @@ FORECAST_LOSS = HEAD + r"(?:" + _LOSS + r"|(?:盈利[:：]?\s*)?" + _AMOUNT + _T
 # -5,000万元 / ；上年度净利润为-5,000万元 read 中): the year before's figure; not its year-end (上年度末净资产为-…)
 PRIOR_WORDS = r"(?:上年同期|去年同期|上一?年度)"
 _PRIOR_GAP = r"(?:(?!相比|比较|对比|增|减|下降|上升|变动|本|末|净资产|所有者权益)[^，,。；;：:！!？?\n\d%\s-]){0,24}?"
-_PRIOR = r"(?<![较比与])" + PRIOR_WORDS + _PRIOR_GAP
+# (the twenty-first session, later) a figure that is another measure's (上年同期非经常性损益为-300万元, 本期经营
+# 活动现金流量净额为-…, 营业收入, 费用, 减值, 所得税, 毛利, 资产) is no year's loss, either year's; 扣除非经常性损益
+# (后)的净利润 is a profit (非经常 after 扣除/剔除 is no measure). One table, read by each side of 续亏
+# (LOSS_THEN_PRIOR read 预计净利润-3,000万元，上年同期非经常性损益为-300万元 as 续亏 高), and only in the words
+# before the clause's figure (a cause after it, 亏损800万元主要系计提资产减值, is still the loss's: PRIOR_THEN_LOSS
+# read it 中)
+OTHER_MEASURES = (r"(?<!扣除)(?<!剔除)非经常", "收入", "现金", "费用", "减值", "所得税", "毛利", "资产")
+_MEASURE = r"(?![^，,。；;！!？?\n\d-]{0,24}?(?:" + "|".join(OTHER_MEASURES) + r"))"
+_PRIOR = r"(?<![较比与])" + PRIOR_WORDS + _MEASURE + _PRIOR_GAP
 _PRIOR_FIGURE = r"(?:亏损|-\s*\d[\d,.]*+(?!\s*%))"
 # in any sentence no bare space before the figure: ``上年同期 -5,000万元`` is a forecast line's own figure
 # (providers/forecast_words.py), read by the line's metric (a revenue's is no loss)
@@ -74,7 +82,8 @@ TO_PRIOR = r"(?:[^。；;！!？?\n]|[；;](?=\s*" + PRIOR_WORDS + r")){0,40}?"
 # a sentence after a ；that states the year before's figure, as the line above does (去年同期：-5,000万元, 上年度归属于
 # 上市公司股东的净利润为3,000万元, 上年度亏损…): signal_text.py joins it to the forecast before it (上年同期 at a
 # sentence's start, as before, whatever follows)
-PRIOR_STATED = r"\s*(?:上年同期|" + PRIOR_WORDS + _PRIOR_GAP + r"(?:(?:[:：]|约?为)\s*)?(?:亏损|盈利|-?\s*\d))"
+_PRIOR_STATES = PRIOR_WORDS + _PRIOR_GAP + r"(?:(?:[:：]|约?为)\s*)?(?:亏损|盈利|-?\s*\d)"
+PRIOR_STATED = r"\s*(?:上年同期|" + _PRIOR_STATES + r")"
 # this year's loss stated certain: 亏损 (not 亏损500万元至盈利1,000万元) or a negative figure that is no range's lower
 # bound reaching zero or a profit (-8,000万元至-6,000万元 is one; -500万元至1,000万元 may be a profit: 中, never 续亏),
 # nor a range's dash (-500万元-1,000万元: 1,000万元 is the upper bound)
@@ -96,10 +105,17 @@ LOSS_THEN_PRIOR = CERTAIN_LOSS + TO_PRIOR + PRIOR_LOSS
 # nor a turnaround (本期扭亏 / 实现盈利), in the later clause; and each year's figure a profit's, not another measure's
 # (本期非经常性损益为-300万元, 上年同期经营活动现金流量净额为-…; 扣除非经常性损益后的净利润 is a profit)
 _NOW = r"(?:本年度|本年|今年|本报告期|报告期内?|本期)"
-_MEASURE = r"(?![^，,。；;！!？?\n]{0,24}?(?:非经常(?!性损益后)|收入|现金|费用|减值|所得税|毛利|资产))"
-PRIOR_THEN_LOSS = (r"(?=" + PRIOR_WORDS + r")" + _MEASURE + PRIOR_LOSS + r"[^。；;！!？?\n]{0,40}?" + _NOW + _MEASURE
-                   + r"(?:(?!上年|去年|同期|较|比|增|减|下降|上升|变动|扭亏|盈利)[^，,。；;！!？?\n\d-]){0,24}?"
+# (the twenty-first session, later) across a ；too, where the later sentence opens with this year (去年同期净利润
+# -5,000万元；本期净利润为-3,000万元 read 中): signal_text.py keeps the two one unit (NOW_STATED)
+_NOW_GAP = r"(?:(?!上年|去年|同期|较|比|增|减|下降|上升|变动|扭亏|盈利)[^，,。；;！!？?\n\d-]){0,24}?"
+PRIOR_THEN_LOSS = (PRIOR_LOSS + r"(?:[^。；;！!？?\n]|[；;](?=\s*" + _NOW + r")){0,40}?" + _NOW + _MEASURE + _NOW_GAP
                    + CERTAIN_LOSS + r"(?!\s*%)")
+# the two sentences signal_text.py joins for it: one whose last clause states the year before's figure and ends at
+# the ；(PRIOR_LAST, read on that sentence alone), then one that opens with this year and its figure, no change
+# against the year before (NOW_STATED); a sentence after the ；that opens otherwise (公司…, 本期营业收入较上年同期
+# 增长…) stays apart, as does one after a year-before clause that a cause follows (…-5,000万元，主要系…；)
+PRIOR_LAST = r"(?:^|[，,；;])\s*" + _PRIOR_STATES + r"(?:[^，,。；;！!？?\n]|(?<=\d),(?=\d))*[；;]\s*$"
+NOW_STATED = r"\s*" + _NOW + _NOW_GAP + r"(?:亏损|-?\s*\d)"
 
 # The line's own figures, as providers/forecast_words.py writes them into its first sentence (after the kind or
 # the change's first sentence): ``预测数值 -2亿元，上年同期 -5,000万元，变动幅度 -300%``. Read by the head's metric:

@@ -18,7 +18,7 @@ from functools import cache
 
 import opencc
 
-from screening.screen.signal_forecast import CHANGE_AFTER, KIND_FIGURES, PRIOR_STATED
+from screening.screen.signal_forecast import CHANGE_AFTER, KIND_FIGURES, NOW_STATED, PRIOR_LAST, PRIOR_STATED
 
 # characters between which a space is a typing slip, not a word break: ideographs, CJK punctuation, quotes
 _CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uf900-\ufaff“”‘’]")
@@ -50,6 +50,9 @@ _FIELD_NONE = re.compile(r"[^:：;；。,，]{0,12}?(?:解除|归还|偿还|清�
 # 上年同期：-5,000万元): the same forecast sentence, kept one unit so this year's loss is read with last year's,
 # as after a comma
 _PRIOR_YEAR = re.compile(PRIOR_STATED)  # also 去年同期 / 上年度 stating a figure (signal_forecast.py)
+# (the twenty-first session, later) and the other order: the year before's figure, ；, this year's (去年同期净利润
+# -5,000万元；本期净利润为-3,000万元 read 中, two years' losses): one unit, so 续亏 reads the two together
+_PRIOR_LAST, _NOW_STATED = re.compile(PRIOR_LAST), re.compile(NOW_STATED)
 # (the twenty-first session) a forecast line's kind and figures, then its change (…：不确定，预测数值 -250万元，上年同期
 # -5,000万元。-1,000万元至500万元。): one unit, so the figures are read with the range they come from
 _KIND_FIGURES, _CHANGE_AFTER = re.compile(KIND_FIGURES), re.compile(CHANGE_AFTER)
@@ -273,7 +276,9 @@ def _pieces(line: str) -> list[tuple[int, int]]:
         asked = _ASKED_NO.search(line, spans[-1][0], start) if spans and spans[-1][1] == start else None
         if asked and _FIELD_NONE.fullmatch(sentence) and sentence.startswith(asked.group("asked")):
             start = spans.pop()[0]
-        elif spans and spans[-1][1] == start and line[start - 1] in "；;" and _PRIOR_YEAR.match(sentence):
+        elif spans and spans[-1][1] == start and line[start - 1] in "；;" and (
+                _PRIOR_YEAR.match(sentence)
+                or (_NOW_STATED.match(sentence) and _PRIOR_LAST.search(line[spans[-1][0]:start]))):
             start = spans.pop()[0]
         elif (spans and spans[-1][1] == start and _CHANGE_AFTER.match(sentence)
               and _KIND_FIGURES.search(line, spans[-1][0], start)):
