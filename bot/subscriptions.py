@@ -73,6 +73,10 @@ def normalise_pool(codes: list[str]) -> list[str]:
     return out
 
 
+# what /subscribe takes to go back to the configured time, once a chat chose its own (no time keeps the chosen one)
+DEFAULT_TIME_WORDS = ("默认", "default")
+
+
 class Subscriptions:
     """Add, remove and list the chats that get the digest."""
 
@@ -90,10 +94,16 @@ class Subscriptions:
         return sub
 
     def subscribe(self, chat_id: int | str, at: str | None = None, chat_type: str = "") -> Subscription:
-        """Subscribe (or re-enable) ``chat_id``, at ``at`` (HH:MM) or the default time; keeps its pool."""
-        slot = parse_hhmm(at) if at else None
+        """Subscribe (or re-enable) ``chat_id`` at ``at`` (HH:MM; 默认/default: the configured time); keeps its pool.
+
+        No ``at`` keeps the time the chat chose: a chat that sends /subscribe again to check it is subscribed
+        lost its 07:30 to the default time (a trial, 2026-12-07). A new chat gets the default time."""
         sub = self.get(chat_id) or Subscription(chat_id=_key(chat_id), created_at=time.time())
-        sub.time, sub.enabled = slot, True
+        if at is not None and at.strip().lower() in DEFAULT_TIME_WORDS:
+            sub.time = None
+        elif at:
+            sub.time = parse_hhmm(at)
+        sub.enabled = True
         if chat_type:
             sub.chat_type = chat_type
         return self._put(sub)

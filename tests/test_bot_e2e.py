@@ -410,6 +410,9 @@ async def test_subscribe_watch_digest_unsubscribe(harness: Harness) -> None:
 
     fake.push_text(chat, "/subscribe 25:99")
     await fake.wait_for(lambda: any("时间格式不对" in t for t in fake.texts(chat)), 10, "bad time")
+    fake.push_text(chat, "/subscribe")  # sent again to check: the chosen time stands, and the reply says it
+    await fake.wait_for(lambda: "沿用本聊天设定的时间" in fake.texts(chat)[-1], 10, "subscribe again")
+    assert "每个交易日 07:30" in fake.texts(chat)[-1] and service.subs.get(chat).time == "07:30"
 
     fake.push_text(chat, "/watch 600519 300750.SZ abc")
     await fake.wait_for(lambda: any("自选股票池已设为" in t for t in fake.texts(chat)), 10, "watch reply")

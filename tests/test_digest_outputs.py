@@ -72,3 +72,21 @@ def test_an_empty_universe_says_there_is_no_data_and_writes_no_files(settings: S
     md = render_markdown(d, DS)
     assert "没有可筛选的数据" in md and "universe refresh" in md
     assert "全市场 0 只" not in md and "XLSX" not in md
+
+
+def test_digest_demo_is_the_flag_screen_has(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``digest --demo`` (as ``screen --demo``) answered the top-level usage error (a trial, 2026-12-07); it digests
+    the demo universe (seeded here with one stock: the full one takes a minute), saying 演示数据 in its head."""
+    from screening.cli import main
+    from screening.data.universe import Record, Universe, UniverseInfo
+    from screening.models import StockInput
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("SCREENER_UNIVERSE__PATH", str(tmp_path / "real.sqlite"))  # empty: not what is digested
+    Universe.load(tmp_path / "ashare-screener" / "demo-universe.sqlite").replace(
+        [Record(StockInput(code="600519.SH", name="贵州茅台", roe=34.2, pe_ttm=22.5))],
+        UniverseInfo(provider="demo", demo=True))
+    assert main(["digest", "--demo", "--engine", "rules", "--no-files", "--no-history"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("## 【演示数据】A股盘前摘要") and "600519.SH 贵州茅台" in out

@@ -103,7 +103,11 @@ def test_subscriptions_roundtrip(env) -> None:
     s202 = subs.get(202)
     assert s202 and s202.time == "07:30" and s202.pool == ["600519.SH", "300750.SZ", "600036.SH"]
     assert subs.slots("08:45") == {"08:45", "07:30"}
-    subs.subscribe(202)  # back to the default time, pool kept
+    # /subscribe again with no time keeps the chosen one (it reset 07:30 to the default: a chat re-sending it to
+    # check it is subscribed lost its time, a trial 2026-12-07); 默认 goes back to the default time
+    subs.subscribe(202)
+    assert subs.get(202).time == "07:30" and subs.get(202).pool  # type: ignore[union-attr]
+    subs.subscribe(202, "默认")
     assert subs.get(202).time is None and subs.get(202).pool  # type: ignore[union-attr]
     subs.set_enabled(202, False)
     assert [s.chat_id for s in subs.all()] == [101]

@@ -84,6 +84,9 @@ def test_import_refuses_both_rows_and_counts_them(tmp_path: Path, capsys: pytest
     assert main(["universe", "import", str(path), "--as-of", "2026-12-04"]) == 0
     err = capsys.readouterr().err
     assert "未导入 dup.csv, 第2行 (600519.SH): 重复行不一致: 第 2 行与第 4 行同一代码数据不同" in err
+    # what import does, not what screen does: it said 两行都筛选, 按风险较高的一行评级 (a trial, 2026-12-07)
+    assert "ST 否 / 是); 两行都未导入: 不猜哪一行的数字正确; 改正文件 (只留正确的一行) 后再导入" in err
+    assert "筛选" not in err and "评级" not in err
     assert "imported 1 stocks" in err and "2 rows not imported" in err
 
 

@@ -196,11 +196,12 @@ _MOVED = "北交所旧代码 830799 按名称读作 920799.BJ 艾融软件 (2025
      [f"未导入 both.csv, 第3行, 列 '代码', 值 '830799': 与第 2 行重复 ({_SAME}); 导入的是第 2 行 (920799) 的数字"],
      (31.0, 11.5)),
     # other figures: as for one code written twice, neither row goes in (neither is guessed the newer), said once,
-    # both rows and both codes named (the old-code row is the 920 row's second reading: data/pool_conflict.py)
+    # both rows and both codes named (the old-code row is the 920 row's second reading: data/pool_conflict.py), in
+    # import's words (it said 两行都筛选, 按风险较高的一行评级: a screen's, a trial 2026-12-07)
     ("830799,艾融软件,31,11.5\n920799,艾融软件,29,10.8\n",
      [f"未导入 both.csv, 第3行 (920799.BJ): 重复行不一致: 第 3 行 (920799) 与第 2 行 (830799) 是同一股票 "
-      f"({_PAIR}), 数据不同 (第 3 行 / 第 2 行: PE-TTM 29 / 31; ROE 10.8 / 11.5); 两行都筛选, 按风险较高的一行评级, "
-      "请核对文件; 改正文件后再导入 (screen 只标记这样的行, import 会让所有人读到它)"],
+      f"({_PAIR}), 数据不同 (第 3 行 / 第 2 行: PE-TTM 29 / 31; ROE 10.8 / 11.5); 两行都未导入: 不猜哪一行的数字正确; "
+      "改正文件 (只留正确的一行) 后再导入"],
      None),
     # one code written twice says the same: which row went in
     ("920799,艾融软件,31,11.5\n920799,艾融软件,31,11.5\n",

@@ -77,6 +77,22 @@ def test_an_index_name_before_its_number_is_the_index_too(tmp_path: Path, text: 
     assert "000001 上证指数 是指数, 不是股票 (000001 在深交所(SZ)是一只股票的代码" in pool.items[0].error.message
 
 
+@pytest.mark.parametrize(("text", "noted"), [
+    ("000001", True), ("000001 600519", True),  # bare: the stock, and the row says the number is an index too
+    ("000001.SZ", False), ("sz000001", False), ("000001 平安银行", False), ("平安银行 000001", False),  # said which
+    ("000750", False),  # no index shares it
+])
+def test_a_bare_number_that_is_also_an_index_says_so_on_its_row(tmp_path: Path, text: str, noted: bool) -> None:
+    """``/screen 000016`` screened 深康佳A with no word that 000016 is 上证50 too (a trial, 2026-12-07)."""
+    from screening.models import is_doubt
+
+    pool = pool_from_codes(split_codes(text), _universe(tmp_path), "/screen")
+    notes = [n for i in pool.items if i.stock for n in i.stock.notes if "指数代码" in n]
+    said = "000001 也是上证指数的指数代码; 本行按深市股票 000001.SZ 筛选 (若要的是上证指数: 指数不能筛选)"
+    assert notes == ([said] if noted else [])
+    assert not any(map(is_doubt, notes))  # informational: the row's data is the stock's, not in doubt
+
+
 def test_name_code_pairs_are_not_read_as_a_code_beside_another_name(tmp_path: Path) -> None:
     """``贵州茅台 600519 平安银行 000001`` (a name-first paste) flagged both rows 名称与代码不符: 600519 平安银行."""
     pool = pool_from_codes(split_codes("贵州茅台 600519 平安银行 000001"), _universe(tmp_path), "/screen")

@@ -37,7 +37,7 @@ SPLIT_LIST = "请分几次发送, 或发送 CSV/XLSX 文件。"
 COMMAND_HELP = {
     "start": "开始 / what this bot does", "help": "用法和示例 / usage with examples",
     "screen": "筛选股票: /screen 600519.SH 300750", "status": "任务进度: /status [任务号]",
-    "cancel": "取消任务: /cancel [任务号]", "subscribe": "订阅盘前摘要: /subscribe [HH:MM]",
+    "cancel": "取消任务: /cancel [任务号]", "subscribe": "订阅盘前摘要: /subscribe [HH:MM|默认]",
     "unsubscribe": "取消订阅盘前摘要", "digest": "最新的盘前摘要",
     "watch": "设定摘要的自选股票池: /watch 600519 300750",
     "data": "本地行情和财报数据: 来源、日期、股票数", "whoami": "显示 chat id 和 user id",

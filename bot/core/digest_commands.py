@@ -50,7 +50,9 @@ async def subscribe(core: ChatCore, front: Front, msg: Inbound, args: list[str])
         return
     service.resync()
     pool = f"自选 {len(sub.pool)} 只 (/watch 修改)" if sub.pool else "全部本地股票池 (/watch 代码... 设定自选)"
-    await reply(front, msg, [line(f"已订阅盘前摘要: 每个交易日 {sub.slot(service.ds.time)} (北京时间) 推送。"),
+    # no time given keeps the chat's own (subscriptions.subscribe): the reply says so, and how to change it
+    kept = "沿用本聊天设定的时间; 改时间 /subscribe HH:MM, 恢复默认 /subscribe 默认。" if not at and sub.time else ""
+    await reply(front, msg, [line(f"已订阅盘前摘要: 每个交易日 {sub.slot(service.ds.time)} (北京时间) 推送。{kept}"),
                              line("范围: ", t(pool), "。/unsubscribe 取消。")])
 
 

@@ -33,7 +33,7 @@ HELP = [
     line("/status — 你的任务; /status 任务号 — 单个任务进度"),
     line("/cancel — 取消你唯一的运行中任务; /cancel 任务号"),
     line("/high [任务号] — 高风险列表; /failed [任务号] — 失败明细 (默认你最近的任务)"),
-    line("/subscribe [HH:MM] — 订阅盘前摘要; /unsubscribe; /watch 代码… — 摘要的自选股票池; /digest — 现在就发"),
+    line("/subscribe [HH:MM|默认] — 订阅盘前摘要; /unsubscribe; /watch 代码… — 摘要的自选股票池; /digest — 现在就发"),
     line("/data — 数据来源、行情和财报日期、股票数"),
     line("/calendar [年份] — 交易日历: 休市日和调休待定日"),
     line("/whoami — 显示 chat id / user id (用于加入允许名单)"),

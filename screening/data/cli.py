@@ -21,6 +21,7 @@ from screening.data.file_dates import quote_day, report_periods
 from screening.data.freshness import QUOTE_FIELDS, market_today
 from screening.data.load import is_old_bse_code, mark_demo_rows, move_bse_codes, open_universe
 from screening.data.pool import read_pool
+from screening.data.pool_conflict import for_import
 from screening.data.pool_demo import DEMO_COLUMN, DEMO_NOTE, DEMO_VALUE
 from screening.data.providers.records import NOTICE
 from screening.data.refresh import Refresher, RefreshFailed, note_line
@@ -157,6 +158,8 @@ def import_refusal(stock: StockInput, universe: Universe) -> str | None:
     # as `screen` flags the row; a PE-TTM whose sign the local one contradicts would replace it for every later screen
     said = [quarter_roe(stock), loss_word_contradicted(stock, universe), pe_sign_conflict(stock, universe)]
     doubts = [n for n in [*stock.notes, *said] if n and is_doubt(n) and SAME_PLACES not in n]
+    if doubts and doubts[0].startswith(NOTE_DUPLICATE_CONFLICT):
+        return for_import(doubts[0])
     if doubts:
         return f"{doubts[0]}; 改正文件后再导入 (screen 只标记这样的行, import 会让所有人读到它)"
     conflict = name_conflict(stock, universe)

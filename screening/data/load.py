@@ -31,7 +31,13 @@ from screening.data.pool_demo import DEMO_NOTE
 from screening.data.pool_rows import fail_as_same_stock
 from screening.data.stock_csv import read_stock_csv
 from screening.data.synthetic import generate_market
-from screening.data.typed_order import code_after_its_index, index_after_its_code, is_name, names_beside_codes
+from screening.data.typed_order import (
+    code_after_its_index,
+    index_after_its_code,
+    index_twin_notes,
+    is_name,
+    names_beside_codes,
+)
 from screening.data.universe import SEED_AS_OF, Record, Universe, UniverseInfo
 from screening.data.unknown_codes import (  # noqa: F401 - WHOLE_MARKET: tests and callers read it here
     WHOLE_MARKET,
@@ -336,6 +342,7 @@ def pool_from_codes(tokens: list[str], universe: Universe, source: str = "输入
     pool = Pool(source=source)
     first_seen: dict[str, tuple[int, str]] = {}
     read: list[tuple[str, str | None]] = []  # each token and the code it read as, for names_beside_codes
+    named: set[str] = set()  # codes a name typed beside them said which stock they are (no index twin note)
     for token in tokens:
         index = len(pool.items)
         if index_after_its_code(pool, token):
@@ -353,6 +360,7 @@ def pool_from_codes(tokens: list[str], universe: Universe, source: str = "输入
             if first is not None and (is_name(token) or is_name(first_token)):
                 # 600519 贵州茅台: the same stock said twice, one row with a note, not a failed row
                 first.notes.append(f"{token} 即 {first_token} ({code}), 已合并为一行")
+                named.add(code)
                 continue
             error = f"与 {code} 重复 (第 {first_index + 1} 项 {first_token!r})"
             stock = None
@@ -366,4 +374,5 @@ def pool_from_codes(tokens: list[str], universe: Universe, source: str = "输入
         first_seen[code] = (index, token)
         pool.items.append(PoolItem(index=index, raw_code=token, stock=stock))
     names_beside_codes(pool, read, purpose)
+    index_twin_notes(pool, named)
     return pool

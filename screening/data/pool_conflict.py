@@ -93,12 +93,24 @@ def read_same_stock(kept: PoolItem, dup: PoolItem, same: str) -> bool:
     return True
 
 
+# what a screen does with the two rows; `universe import` stores neither and says that instead (for_import)
+SCREENED_BOTH = "; 两行都筛选, 按风险较高的一行评级, 请核对文件"
+IMPORTED_NEITHER = "; 两行都未导入: 不猜哪一行的数字正确; 改正文件 (只留正确的一行) 后再导入"
+
+
+def for_import(note: str) -> str:
+    """A duplicate-conflict note as `universe import`'s refusal says it: what differs, then that neither row is
+    stored. The screen's words (两行都筛选, 按风险较高的一行评级; a blank cell taken from the other row) are
+    wrong there: an import screens nothing, and neither row's figures enter the data (a trial, 2026-12-07)."""
+    return note.split(SCREENED_BOTH)[0] + IMPORTED_NEITHER
+
+
 def add_reading(kept: PoolItem, dup: PoolItem, row: StockInput, said: str) -> None:
     """``row`` (``dup``'s row as read) becomes a reading of ``kept``, whose note says what differs (``said``)."""
     assert kept.stock is not None
     filled = _fill_blanks(kept.stock, row)
     taken = f"; 第 {kept.row} 行空白的 {'、'.join(filled)} 取自第 {dup.row} 行" if filled else ""
-    kept.stock.notes.append(f"{NOTE_DUPLICATE_CONFLICT}: {said}; 两行都筛选, 按风险较高的一行评级, 请核对文件{taken}")
+    kept.stock.notes.append(f"{NOTE_DUPLICATE_CONFLICT}: {said}{SCREENED_BOTH}{taken}")
     reading = _reading(kept.stock, row)
     kept.readings.append((dup.row, reading))
     _share_text(kept.stock, reading)

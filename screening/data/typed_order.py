@@ -13,7 +13,7 @@ from __future__ import annotations
 import unicodedata
 from itertools import pairwise
 
-from screening.data.codes import EXCHANGES, CodeError, exchange_of, index_name, normalise_code
+from screening.data.codes import EXCHANGES, SH_INDICES, CodeError, exchange_of, index_name, normalise_code
 from screening.data.names import fold_name, index_named
 from screening.data.row_checks import typed_name_conflict
 from screening.data.universe import Universe
@@ -130,3 +130,18 @@ def names_beside_codes(pool: Pool, read: list[tuple[str, str | None]], purpose: 
         for row in (stock, other):
             if note is not None and note not in row.notes:
                 row.notes.append(note)
+
+
+def index_twin_notes(pool: Pool, named: set[str]) -> None:
+    """Note on a row whose code was typed as a bare number that is also a Shanghai index (``000016`` 上证50 and
+    深康佳A): the bare number is the Shenzhen stock by design, but the user may have meant the index, and the row
+    said nothing (a trial, 2026-12-07). Not when a market (``000016.SZ``) or a name beside it (``000016 深康佳A``,
+    ``named``) already said which. Informational, not 数据存疑: the row's data is the stock's and is not in doubt;
+    what the note answers is which security the user meant, and the row names the stock it screened."""
+    for item in pool.items:
+        number = _bare_number(item.raw_code)
+        index = SH_INDICES.get(number or "")
+        if item.stock is None or index is None or item.stock.code in named:
+            continue
+        item.stock.notes.append(f"{number} 也是{index}的指数代码; 本行按深市股票 {item.stock.code} 筛选 "
+                                f"(若要的是{index}: 指数不能筛选)")

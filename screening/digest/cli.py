@@ -29,6 +29,10 @@ def add_digest_args(parser: argparse.ArgumentParser) -> None:
                         help="neither read nor store the per-day snapshot in Redis (no day-over-day changes)")
     parser.add_argument("--timeout", type=float, default=None, help="seconds to wait for the worker")
     parser.add_argument("--config", help="config.toml (default: ./config.toml or $SCREENER_CONFIG)")
+    # as `screen --demo` (README: the CLI): a user trying the digest with no data types it and got the top-level
+    # usage error (a trial, 2026-12-07); the digest then says 演示数据 in its head, and is never pushed by this command
+    parser.add_argument("--demo", action="store_true",
+                        help="digest the synthetic demo market (every output says 演示数据)")
 
 
 def cmd_digest(args: argparse.Namespace) -> int:
@@ -38,6 +42,8 @@ def cmd_digest(args: argparse.Namespace) -> int:
         print(refusal, file=sys.stderr)
         return 2
     settings = load_settings(getattr(args, "config", None))
+    if getattr(args, "demo", False):
+        settings.universe.demo = True
     ds = settings.digest
     day = day or dt.datetime.now(ds.tz).date()
     if args.timeout is not None:
