@@ -114,7 +114,9 @@ def test_rows_with_another_figure_still_conflict(tmp_path: Path) -> None:
                           "600519,贵州茅台,30.2,22.5,略增,营业收入增长,2026-10-15\n"
                           "600519,贵州茅台,3.02,22.5,首亏,预计亏损2亿元,2026-10-15\n")
     (kept,) = read_pool(path, InputSettings()).items  # row 3 is no failed duplicate: a second reading, screened
-    assert kept.stock is not None and kept.stock.roe == 30.2 and "首亏" not in (kept.stock.report_text or "")
+    # the first reading keeps its figures and reads the later row's text too: text is the company's, not a row's
+    # (pool_conflict._share_text: a later row's 立案 title went unshown when the first row's figures won)
+    assert kept.stock is not None and kept.stock.roe == 30.2 and "首亏" in (kept.stock.report_text or "")
     ((row, other),) = kept.readings
     text = other.report_text or ""
     assert row == 3 and other.roe == 3.02 and "略增" in text and "首亏" in text  # its text after the first row's
@@ -172,7 +174,8 @@ OTHER = "代码,名称,预测指标,预告类型,业绩变动,公告日期,{}\n6
 def test_a_later_row_of_another_period_or_industry_is_screened_and_named(
         tmp_path: Path, screen_json: Screen, column: str, kept: str, later: str, shown: str) -> None:
     """Until the twenty-first session the later row failed as a duplicate and the stock was 低 on the first row's
-    略增; both rows are screened now, and the later row's 首亏 decides (data/pool_conflict.py)."""
+    略增; both rows are screened now, and the later row's 首亏 is read in both readings (text is the company's), so
+    both are 中 and the first row, of equal verdict, is the one shown (data/pool_conflict.py)."""
     (ok,), err = screen_json(_csv(tmp_path, OTHER.format(column, kept, later)))
     assert (ok["status"], ok["risk_level"]) == ("ok", "中")
     assert "第3行与第2行 (600519.SH)" in err and "并入" not in err  # the later row named, not merged
@@ -180,7 +183,8 @@ def test_a_later_row_of_another_period_or_industry_is_screened_and_named(
     assert isinstance(flags, list)
     conflict, picked = [f for f in flags if f.startswith(NOTE_DUPLICATE_CONFLICT)]
     assert f"(第 2 行 / 第 3 行: {shown})" in conflict and is_doubt(conflict)
-    assert picked.startswith(f"{NOTE_DUPLICATE_CONFLICT}: 按第 3 行评级") and "第 2 行 低/" in picked
+    assert picked.startswith(f"{NOTE_DUPLICATE_CONFLICT}: 按第 2 行评级") and "第 2 行 中/" in picked
+    assert any(s["signal"] == "业绩预亏" or "首亏" in s["text"] for s in ok["signals"])  # the later row's 首亏, shown
     assert not any(f.startswith(NOTE_MERGED_ROWS) for f in flags)
 
 
