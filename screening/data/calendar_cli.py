@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from screening.config import load_settings
-from screening.data.calendar_law import UNDECIDED
+from screening.data.calendar_law import FIRST_YEAR, UNDECIDED, notice_year
 from screening.data.calendar_notice import NoticeError, import_notice, load_notices, parse_notice
-from screening.data.trading_calendar import IMPORT_HINT, DayStatus, known_range, xshg_covers, year_days
+from screening.data.trading_calendar import IMPORT_HINT, DayStatus, day_status, known_range, xshg_covers, year_days
 
 WEEKDAYS = "一二三四五六日"
 STATE = {True: "open", False: "closed", None: "undecided"}
@@ -76,24 +76,35 @@ def _year(text: str) -> int | None:
     return year if 1990 <= year <= 2100 else None
 
 
+def decided_by(year: int, holidays: frozenset[dt.date], store: Path) -> list[DayStatus]:
+    """The weekdays ``year``'s notice decides that are closed or undecided: the year's own, after the previous
+    December's days the next 元旦 may bridge (``notice_year``: 2029-12-31 is the 2030 notice's), which the import
+    settled without a word."""
+    eve = [dt.date(year - 1, 12, d) for d in range(20, 32)]
+    prev = [day_status(d, holidays, store=store) for d in eve if d.weekday() < 5 and notice_year(d) == year]
+    return [s for s in prev if s.open is not True] + year_days(year, holidays, store=store)
+
+
 def cmd_import(path: Path, holidays: frozenset[dt.date], store: Path) -> int:
     """Check and store the notice; say which 调休待定 days it settled, and how."""
     try:
         year = parse_notice(path)[0].year
-        before = year_days(year, holidays, store=store)
+        before = decided_by(year, holidays, store)
         arr, replaced = import_notice(path, store)
     except NoticeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    after = {s.day: s for s in year_days(arr.year, holidays, store=store)}
+    after = {s.day: s for s in decided_by(arr.year, holidays, store)}
     weekdays = sum(d.weekday() < 5 and d.year == arr.year for d in arr.closed)
     print(f"{'replaced' if replaced else 'stored'} the {arr.year} arrangement ({arr.source}): {len(arr.closed)} days "
           f"off ({weekdays} weekdays), {len(arr.workdays)} make-up working days -> {store}")
     if xshg_covers(arr.year):
         print(f"note: exchange-calendars covers {arr.year} and decides it; the notice is kept for reference")
     for s in before:
-        if s.open is None:
-            now = after.get(s.day)
+        now = after.get(s.day)
+        if s.open is None and now is not None and now.open is None:  # the next 元旦's bridge (2030-12-31) read "open"
+            print(f"{s.day} {UNDECIDED}: not settled by this notice ({now.note})")
+        elif s.open is None:
             print(f"{s.day} {UNDECIDED} -> {'closed' if now is not None and now.open is False else 'open'} (notice)")
     return 0
 
@@ -108,9 +119,15 @@ def cmd_calendar(args: argparse.Namespace) -> int:
             return 2
         return cmd_import(Path(args.file), holidays, store)
     year = _year(args.target)
-    if year is None or args.file:
-        print(f"error: expected `calendar YEAR` (1990..2100) or `calendar import FILE`, got {args.target!r}",
-              file=sys.stderr)
+    if year is None or args.file:  # `calendar 2027 extra` named only the good part: got '2027'
+        given = " ".join(a for a in (args.target, args.file) if a)
+        print(f"error: expected `calendar YEAR` (1990..2100) or `calendar import FILE`, got {given!r}", file=sys.stderr)
+        return 2
+    if year < FIRST_YEAR and not xshg_covers(year):  # `calendar 2000` listed "0 closed": every weekday open
+        rng = known_range()
+        known = f"exchange-calendars XSHG knows {rng[0]}..{rng[1]}" if rng else "exchange-calendars is unavailable"
+        print(f"error: calendar {year}: no source here knows that year's days off ({known}; the statutory days "
+              f"are reckoned from {FIRST_YEAR}, the amended law's first year)", file=sys.stderr)
         return 2
     days = year_days(year, holidays, store=store)
     if args.format == "json":

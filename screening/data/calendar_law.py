@@ -166,5 +166,22 @@ def undecided_days(year: int) -> Mapping[dt.date, str]:
     return _undecided(year)
 
 
-__all__ = ["FESTIVALS", "FIRST_YEAR", "LONG_BREAKS", "UNDECIDED", "festival_of", "statutory_days",
-           "undecided_days"]
+def notice_year(d: dt.date) -> int:
+    """The year whose notice decides ``d``: the next year's for a December weekday the next 元旦 may bridge, else
+    ``d``'s own.
+
+    The notice of year Y arranges Y's holidays, 元旦 Y included; a bridge from 元旦 Y+1 back into December Y is the
+    Y+1 notice's (the 2019 notice closed Monday 2018-12-31), so Y's notice, imported first, must not open that day.
+    """
+    if d.month == 12 and d.year >= FIRST_YEAR and festival_of_reason(undecided_days(d.year).get(d, "")) == "元旦":
+        return d.year + 1
+    return d.year
+
+
+def festival_of_reason(why: str) -> str:
+    """The festival an ``undecided_days`` reason names ("元旦与周末之间, 可能调休" -> "元旦"), or ""."""
+    return next((name for name in FESTIVALS if why.startswith(name)), "")
+
+
+__all__ = ["FESTIVALS", "FIRST_YEAR", "LONG_BREAKS", "UNDECIDED", "festival_of", "festival_of_reason", "notice_year",
+           "statutory_days", "undecided_days"]

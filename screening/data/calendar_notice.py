@@ -32,7 +32,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from screening.data.calendar_law import FIRST_YEAR, statutory_days
+from screening.data.calendar_law import FIRST_YEAR, notice_year, statutory_days
 
 log = logging.getLogger(__name__)
 SHANGHAI = ZoneInfo("Asia/Shanghai")  # the stamp is shown as every other time is: the market's clock
@@ -211,11 +211,14 @@ def load_notices(store: Path) -> dict[int, Arrangement]:
 
 
 def decide(d: dt.date, notices: dict[int, Arrangement]) -> tuple[bool, str, Arrangement] | None:
-    """(open, why, arrangement) when a stored notice decides ``d``, None when none does."""
+    """(open, why, arrangement) when a stored notice decides ``d``, None when none does.
+
+    A weekday no notice closes is open by the notice of its year (``notice_year``: the next year's for a 31 December
+    the next 元旦 may bridge; the year's own notice declared 2029-12-31 open before the 2030 one was out)."""
     for arr in notices.values():
         if d in arr.closed:
             return False, arr.closed[d], arr
-    arr_of_year = notices.get(d.year)
+    arr_of_year = notices.get(notice_year(d))
     if arr_of_year is None:
         return None
     return d.weekday() < 5, "周末" if d.weekday() >= 5 else "工作日", arr_of_year

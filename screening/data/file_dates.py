@@ -31,7 +31,7 @@ def check_file_dates(stock: StockInput, settings: Settings, today: dt.date | Non
     """The row's notes on its file's dates (数据过期, 未来日期); sets ``data_date`` to the file's quote day."""
     today = today or market_today()
     mine = {f for f, src in stock.sources.items() if src == "file"}
-    quotes = {f: d for f, d in stock.file_dates.items() if f in QUOTE_FIELDS and f in mine}
+    quotes = file_quotes(stock)
     stock.data_date = quote_day(quotes) or stock.data_date
     period = read_period(stock.report_date) if "report_date" in mine else None
     ends = {f: stock.file_dates.get(f) or (period.end.isoformat() if period and period.kind and period.end else None)
@@ -40,6 +40,11 @@ def check_file_dates(stock: StockInput, settings: Settings, today: dt.date | Non
     notes = stale_notes({**quotes, **reports}, today, settings.universe.max_quote_age_days,
                         settings.digest.holiday_set(), store=settings.digest.calendar_store())
     return notes + _future(stock, quotes, period, today)
+
+
+def file_quotes(stock: StockInput) -> dict[str, str]:
+    """{quote field: the day its file states} for the quote figures the row's file gave (not the universe's)."""
+    return {f: d for f, d in stock.file_dates.items() if f in QUOTE_FIELDS and stock.sources.get(f) == "file"}
 
 
 def quote_day(dates: dict[str, str]) -> str | None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from screening.data.calendar_law import FESTIVALS
+from screening.data.calendar_law import festival_of_reason, notice_year
 from screening.data.providers.periods import disclosure_deadline, is_annual, is_period, label, next_period
 from screening.data.trading_calendar import DayStatus, days_between
 from screening.models import FIELD_LABELS, NOTE_FUTURE_DATE
@@ -91,8 +91,8 @@ class QuoteAge:
             return ""
         years: dict[int, list[str]] = {}
         for st in self.undecided:
-            names = years.setdefault(st.day.year, [])
-            names += [n for n in FESTIVALS if st.note.startswith(n) and n not in names]
+            names = years.setdefault(notice_year(st.day), [])  # 2029-12-31 waits for 2030年元旦's arrangement
+            names += [n for n in [festival_of_reason(st.note)] if n and n not in names]
         which = "、".join(f"{y}年{'、'.join(names)}" for y, names in sorted(years.items()))
         return f"{lead}{len(self.undecided)} 天交易与否待定: {which}调休安排未导入"
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
-from screening.data.calendar_law import FIRST_YEAR, UNDECIDED, statutory_days, undecided_days
+from screening.data.calendar_law import FIRST_YEAR, UNDECIDED, notice_year, statutory_days, undecided_days
 from screening.data.calendar_notice import decide, load_notices
 
 log = logging.getLogger(__name__)
@@ -119,7 +119,7 @@ class DayStatus:
             return None
         rng = known_range()
         known = f"{rng[0]}..{rng[1]}" if rng else "unavailable"
-        y = self.day.year
+        y = notice_year(self.day)  # the notice that decides the day (2029-12-31: the 2030 one)
         text = f"交易日历回退: {self.day} 超出 exchange-calendars XSHG 已知范围 ({known}), "
         if self.basis == "config":  # the operator's list closed it, whatever else is known about the year
             return text + ("按 config.toml [digest].holidays 休市 / trading-calendar fallback: closed per the "
@@ -141,8 +141,9 @@ def _law(d: dt.date) -> DayStatus:
     if d.weekday() >= 5:
         return DayStatus(d, False, "statutory", "周末")
     why = undecided_days(d.year).get(d)
-    if why is not None:
-        return DayStatus(d, None, "调休待定", why)
+    if why is not None:  # a December day the next 元旦 may bridge says whose notice decides it (2029-12-31: 2030's)
+        later = f"; 由 {notice_year(d)} 年通知决定" if notice_year(d) != d.year else ""
+        return DayStatus(d, None, "调休待定", why + later)
     return DayStatus(d, True, "statutory", "")
 
 
@@ -302,7 +303,7 @@ def board_session(now: dt.datetime, holidays_fallback: Iterable[dt.date] = (), *
             raise SessionUncertain(
                 f"行情所属交易日无法确定 / the quote board's session is uncertain at {local:%Y-%m-%d %H:%M}: "
                 f"{day} {UNDECIDED} ({st.note}); the board shows {day}'s close if the exchange opened that day, "
-                f"else an earlier one (last certain trading day: {last or 'unknown'}); import the {day.year} "
+                f"else an earlier one (last certain trading day: {last or 'unknown'}); import the {notice_year(day)} "
                 f"notice to settle it: {IMPORT_HINT}")
         day -= dt.timedelta(days=1)
     raise ValueError(f"no trading day within {_MAX_SCAN_DAYS} days before {local.date()}; check the holiday list")

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from screening.config import DigestSettings, Settings, cache_dir
-from screening.data.calendar_law import UNDECIDED
+from screening.data.calendar_law import UNDECIDED, notice_year
+from screening.data.file_dates import file_quotes, quote_day
 from screening.data.fill_rows import demo_date
 from screening.data.freshness import QuoteAge, quote_age
 from screening.data.load import load_pool, open_universe
@@ -112,9 +113,9 @@ def behind_lines(trade_date: str, age: QuoteAge, day: dt.date, blocker: DayStatu
     why = "交易与否未定, 定时刷新跳过" if blocker.day == day else "行情所属交易日无法确定, 刷新不猜日期"
     which = f"今天 {day}" if blocker.day == day else str(blocker.day)
     return [f"{stale} / {english}",
-            f"今日未刷新 (非故障): {which} {UNDECIDED} ({blocker.note}), {why}; 导入 "
-            f"{blocker.day.year} 年国务院放假通知后即可刷新: `{IMPORT_HINT}` / refresh not run: {blocker.day} is "
-            "undecided until the notice is imported"]
+            f"今日未刷新 (非故障): {which} {UNDECIDED} ({blocker.note}), {why}; 导入 {notice_year(blocker.day)} "
+            f"年国务院放假通知后即可刷新: `{IMPORT_HINT}` / refresh not run: {blocker.day} is undecided until the "
+            "notice is imported"]
 
 
 # ------------------------------------------------------------------------------ screening
@@ -148,8 +149,10 @@ def collect_items(settings: Settings, ds: DigestSettings, *, codes: Sequence[str
     if universe.info.demo:  # the demo's figures have one date: the day its universe was built (never 1970-01-01)
         built = demo_date(universe)
         return items, source, scope, (built, built), universe.info
-    stamps = sorted({a for i in items if i.stock is not None and (a := universe.as_of(i.stock.code))
-                     and a != SEED_AS_OF})
+    # a file that states its quotes' day (a 日期 column, a title line, i问财's stamps) dates its rows by it: the head
+    # said 数据时间未知, or the universe's import day, over a pool file's 2026-12-31 quotes (a trial, 2026-12-08)
+    stamps = sorted({a for i in items if i.stock is not None
+                     and (a := quote_day(file_quotes(i.stock)) or universe.as_of(i.stock.code)) and a != SEED_AS_OF})
     return items, source, scope, (stamps[-1] if stamps else None, stamps[0] if stamps else None), universe.info
 
 
