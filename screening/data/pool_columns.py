@@ -31,6 +31,11 @@ from screening.models import FIELD_LABELS, NOTE_COLUMN_CONFLICT, NOTE_QUARTER_RO
 
 # the month-day of a report period that is not the annual one, as i问财 stamps a column with it
 QUARTER_STAMPS = {"0331": "一季报", "0630": "半年报", "0930": "三季报"}
+# a figure whose column of the fiscal year before feeds another field: {this year's field: last year's}
+PRIOR_YEAR = {"net_profit_y1": "net_profit_y2"}
+# figures of a whole fiscal year, which a quarter's column (净利润(2026三季报), i问财's 净利润[20260930]) never feeds:
+# read as this year's profit, a nine-month loss beside last year's screened 高 近两年连续亏损 (a trial, 2026-12-08)
+ANNUAL_FIGURES = ("net_profit_y1", "net_profit_y2")
 
 
 @dataclass
@@ -59,6 +64,10 @@ def map_columns(header: list[str], header_row: int, source: str, pool: Pool) -> 
         if fld is None:
             continue
         col = Column(idx, name, scale, header_unit(name))
+        if fld in ANNUAL_FIGURES and period(name):
+            said = f"列 {name!r} 是{period(name)}的累计值, 不是全年的{FIELD_LABELS[fld]} (近两年连续亏损按年报判断)"
+            pool.warnings.append(InputProblem(source, said + "; 该列没有读入", row=header_row, column=name))
+            continue
         if fld in JOINED_TEXT_FIELDS and (fld == "note_text" or fld in cols.used):
             cols.texts.append(col)
             pool.mapped[name] = fld
@@ -73,19 +82,56 @@ def map_columns(header: list[str], header_row: int, source: str, pool: Pool) -> 
             cols.used[fld] = col
             del pool.mapped[first.name]
             pool.mapped[name] = fld
-        if period(kept.name) == period(other.name) and _compared(fld):
+        if _year_before(fld, kept, other) and _later(other, cols.used.get(PRIOR_YEAR[fld])):
+            prior = cols.used.get(PRIOR_YEAR[fld])
+            cols.used[PRIOR_YEAR[fld]] = other  # 净利润(2024年报) beside 净利润(2025年报): last year's profit
+            pool.mapped[other.name] = PRIOR_YEAR[fld]
+            if prior is not None:  # 净利润(2023年报) before both: neither year's
+                del pool.mapped[prior.name]
+                pool.warnings.append(InputProblem(source, _twin_warning(fld, kept, prior), row=header_row,
+                                                  column=prior.name))
+            continue
+        if _same_period(kept.name, other.name) and _compared(fld):
             cols.twins.setdefault(fld, []).append(other)
         pool.warnings.append(InputProblem(source, _twin_warning(fld, kept, other), row=header_row, column=name))
     _warn_lookalikes(header, header_row, source, pool, cols.used)
     return cols
 
 
+def _year_before(fld: str, kept: Column, other: Column) -> bool:
+    """Whether the column a figure's other column lost to is that figure's for the fiscal year before: two annual
+    net-profit columns a year apart are this year's and last year's, what the two-year-loss rule reads. Read as one
+    figure's twins, the older was dropped and two years of losses screened 中 (a trial, 2026-12-08)."""
+    newer, older = header_stamp(kept.name), header_stamp(other.name)
+    return (fld in PRIOR_YEAR and newer is not None and older is not None and not period(kept.name)
+            and not period(other.name) and int(newer[:4]) - int(older[:4]) == 1)
+
+
+def _later(col: Column, prior: Column | None) -> bool:
+    """Whether ``col`` is of a later period than the column feeding a figure now (any column, when none does)."""
+    if prior is None:
+        return True
+    ours, theirs = header_stamp(col.name), header_stamp(prior.name)
+    return ours is not None and theirs is not None and ours > theirs
+
+
+def _same_period(a: str, b: str) -> bool:
+    """Whether two columns of a figure are of one period: neither names another (a quarter's, or another year's)."""
+    stamp_a, stamp_b = header_stamp(a), header_stamp(b)
+    return period(a) == period(b) and not (stamp_a and stamp_b and stamp_a != stamp_b)
+
+
 def _better(fld: str, col: Column, first: Column) -> bool:
     """Whether a later column of a figure feeds it in place of the first: an annual ROE beats a quarter's, and a
     PE column that says TTM beats a plain ``PE`` (which may be the dynamic PE, and is flagged 市盈率口径未注明).
-    A plain PE before 市盈率(TTM) screened on the plain one, the TTM column ignored (the eighteenth session)."""
-    if period(first.name) and not period(col.name):
-        return True
+    A plain PE before 市盈率(TTM) screened on the plain one, the TTM column ignored (the eighteenth session).
+    Of two columns of one kind stamped with two periods (ROE(2024年报) before ROE(2025年报)) the later wins: the
+    first screened 京东方A 高 on last year's 3% with this year's 16% beside it (a trial, 2026-12-08)."""
+    if bool(period(first.name)) != bool(period(col.name)):
+        return bool(period(first.name))
+    stamp_first, stamp_col = header_stamp(first.name), header_stamp(col.name)
+    if stamp_first and stamp_col and stamp_first != stamp_col:
+        return stamp_col > stamp_first
     return fld == "pe_ttm" and unnamed_pe(first.name) and not unnamed_pe(col.name)
 
 
@@ -93,8 +139,10 @@ def _twin_warning(fld: str, kept: Column, other: Column) -> str:
     label = FIELD_LABELS.get(fld, fld)
     first, second = sorted((kept, other), key=lambda c: c.idx)
     said = f"列 {first.name!r} 和 {second.name!r} 都表示{label}; "
-    if period(kept.name) != period(other.name):
+    if period(other.name) and not period(kept.name):
         return said + f"{label}取自年报列 {kept.name!r}, 忽略{period(other.name)}列 {other.name!r}"
+    if not _same_period(kept.name, other.name):
+        return said + f"{label}取自报告期较新的列 {kept.name!r}, 忽略报告期较早的列 {other.name!r}"
     told = f"; 两列的值不同的行会标注 {NOTE_COLUMN_CONFLICT}" if _compared(fld) else ""
     why = " (写明 TTM 的列优先)" if fld == "pe_ttm" and unnamed_pe(other.name) and not unnamed_pe(kept.name) else ""
     return said + f"使用 {kept.name!r}{why}, 忽略 {other.name!r}{told}"

@@ -21,7 +21,8 @@ HEADER_ALIASES: dict[str, tuple[str, ...]] = {
     # 市盈率-动态 annualises the latest quarter; it is NOT the trailing twelve months the rules use
     "pe_dynamic": ("pe_dynamic", "市盈率-动态", "市盈率(动)", "市盈(动)", "动态市盈率"),
     "roe": ("roe", "ROE(%)", "净资产收益率", "净资产收益率(%)", "ROE加权", "加权净资产收益率", "净资产收益率(加权)",
-            "净资产收益率ROE(加权,公布值)", "净资产收益率ROE(加权)"),  # the last two are i问财's
+            "净资产收益率ROE(加权,公布值)", "净资产收益率ROE(加权)",  # these two are i问财's
+            "净资产收益率ROE"),  # 同花顺's 净资产收益率ROE(%): unread, every row failed for want of an ROE
     "eps": ("eps", "每股收益", "基本每股收益"),
     "report_text": ("report_text", "财报摘要", "摘要", "公告摘要"),
     # the flag column as people name it in their own sheets: an unread 是 there came back 低/100 (2026-12-07)
@@ -97,18 +98,29 @@ UNIT_FIELDS: dict[str, tuple[str, ...]] = {"倍": ("pe_ttm", "pe_dynamic", "pb")
 _BRACKETS = re.compile(r"[(\[【{]([^)\]】}]*)[)\]】}]")
 # i问财 stamps each column with the day it was asked (市盈率(pe,ttm)[20261204]), or a range of days
 _DATE_STAMP = re.compile(r"\d{8}(?:-\d{8})?")
+# 东方财富 and 同花顺 name a report column's period in words (ROE(2025年报), 净资产收益率(2026三季报)): read as the
+# stamp of that period's last day. Unread, the header fed nothing, and a file whose ROE columns all said their
+# period failed every row for want of an ROE (a trial, 2026-12-08). {the word: the period's last month-day}
+PERIOD_WORDS: dict[str, str] = {
+    "年报": "1231", "年度": "1231", "一季报": "0331", "一季度": "0331", "中报": "0630", "半年报": "0630",
+    "半年度": "0630", "中期": "0630", "三季报": "0930", "三季度": "0930"}
+_PERIOD_STAMP = re.compile(rf"((?:19|20)\d{{2}})\s*年?\s*({'|'.join(sorted(PERIOD_WORDS, key=len, reverse=True))})")
 _DROP = re.compile(r"[\s\-_·.:,、\u200b-\u200f\ufeff]+")
+# the sort mark a quote board writes after the column it is sorted by, kept in its export (市盈率(TTM)↓, 代码↑):
+# no part of the name. Kept, a sorted 代码 column refused the whole file (no code column), a sorted 市盈率(TTM)
+# fed nothing (a trial, 2026-12-08)
+_SORT_MARKS = re.compile(r"[↑↓▲▼△▽⇧⇩]+")
 
 
 def _header_parts(header: str) -> tuple[str, str | None]:
     """Comparable form of a header (case, width, spaces, brackets, -/_ ignored) and its bracketed unit."""
-    text = unicodedata.normalize("NFKC", header).strip().casefold()
+    text = _SORT_MARKS.sub("", unicodedata.normalize("NFKC", header)).strip().casefold()
     unit: str | None = None
 
     def unbracket(m: re.Match[str]) -> str:
         nonlocal unit
         inner = m.group(1).strip()
-        if _DATE_STAMP.fullmatch(inner):
+        if _DATE_STAMP.fullmatch(inner) or _PERIOD_STAMP.fullmatch(inner):
             return ""
         if inner in HEADER_UNITS:
             unit = inner
@@ -142,10 +154,18 @@ def map_header(header: str) -> tuple[str | None, float]:
 
 
 def header_stamp(header: str) -> str | None:
-    """The date i问财 stamps a column with ("净资产收益率[20260930]" -> "20260930"; a range: its end), else None."""
-    stamps = [m.group(1) for m in _BRACKETS.finditer(unicodedata.normalize("NFKC", header))
-              if _DATE_STAMP.fullmatch(m.group(1).strip())]
-    return stamps[-1].strip()[-8:] if stamps else None
+    """The date i问财 stamps a column with ("净资产收益率[20260930]" -> "20260930"; a range: its end), or the last
+    day of the report period a header names in words ("ROE(2026三季报)" -> "20260930"), else None."""
+    stamps = [_stamp(m.group(1).strip()) for m in _BRACKETS.finditer(unicodedata.normalize("NFKC", header))]
+    found = [s for s in stamps if s]
+    return found[-1] if found else None
+
+
+def _stamp(inner: str) -> str | None:
+    if _DATE_STAMP.fullmatch(inner):
+        return inner[-8:]
+    m = _PERIOD_STAMP.fullmatch(inner)
+    return m.group(1) + PERIOD_WORDS[m.group(2)] if m else None
 
 
 def unnamed_pe(header: str) -> bool:

@@ -248,9 +248,11 @@ def _read_field(field: str, col: Column, raw: RawRow, values: dict[str, Any], pr
 # a note, the row screened on its PE-TTM and ROE. Before the eighteenth session it failed the row, and a file
 # whose 总市值 column was in 亿 came back with no verdict at all. The universe's own figure, if any, fills in.
 # A 业绩预告's own figures (预测数值, 上年同期值, 业绩变动幅度) are read so too: a cell that is no number is said and
-# dropped, the row's forecast line written without it (join_forecast).
+# dropped, the row's forecast line written without it (join_forecast). The quote columns beside the PE-TTM (最新价,
+# 涨跌幅, 市净率, 市盈率-动态) are read so as well: a 市净率 of '暂无' failed a row whose PE-TTM and ROE were clean, and
+# a 3% ROE (高) came back with no verdict for a 涨跌幅 of '暂无' (a trial, 2026-12-08).
 FORECAST_FIGURES = ("forecast_value", "forecast_last_year", "forecast_change_pct")
-IGNORABLE_FIELDS = frozenset({"market_cap", *FORECAST_FIGURES})
+IGNORABLE_FIELDS = frozenset({"market_cap", "price", "change_pct", "pb", "pe_dynamic", *FORECAST_FIGURES})
 
 
 def _ignored(col: Column, text: str, message: str, forecast: bool = False) -> str:

@@ -78,9 +78,12 @@ def check_value(field: str, raw: str, number: float, cell_unit: str | None, head
 
     ``number`` is the cell parsed with its own unit already multiplied out; ``cell_unit`` is the
     unit the cell wrote ("12.5亿" -> "亿"), ``header_unit``/``scale`` the header's ("总市值(亿)").
+    A cell that writes its own amount unit states its whole magnitude: the header's unit is for the cells that
+    write none. Scaled twice, 上年净利润(万元) '-3.2亿' read -3.2万亿 (within range, unsaid) and 总市值(亿) '1.84万亿'
+    was dropped as out of range (a trial, 2026-12-08).
     """
     bound = BOUNDS.get(field)
-    value = number * scale
+    value = number if cell_unit in _MONEY_UNITS or cell_unit == "元" else number * scale
     if not math.isfinite(value):
         by = f" × {scale:,.0f} (表头 {header!r} 的单位 {header_unit})" if scale != 1.0 else ""
         return None, f"数值过大: {raw.strip()!r}{by} 溢出; 没有这么大的 {header}"
