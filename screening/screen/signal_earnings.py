@@ -12,7 +12,15 @@ line's figures say is read in ``signal_forecast.py``, a year's plain loss and tw
 
 from __future__ import annotations
 
-from screening.screen.signal_forecast import AGAIN_ROWS, CERTAIN_FIGURE, LOSS_ROWS, NET_ASSETS_ROWS, PRIOR_WORDS
+from screening.screen.signal_forecast import (
+    AGAIN_ROWS,
+    CERTAIN_FIGURE,
+    LOSS_ROWS,
+    NET_ASSETS_ROWS,
+    OTHER_FIGURE,
+    PRIOR_WORDS,
+    SUPERSEDED,
+)
 from screening.screen.signal_gaps import G as _G
 from screening.screen.signal_gaps import S as _S
 from screening.screen.signal_loss import LOSS_AFTER, OTHERS_LOSS, OWN_LOSS, TURNAROUND, TWO_YEARS
@@ -37,7 +45,7 @@ EARNINGS_ROWS: tuple[SignalRule, ...] = (
         # 实现归属于上市公司股东的净亏损3.2亿元 (2026-12-06), 净亏损约人民币2,300万元 (review 12), not last year's
         r"(?<!上年同期)(?<!去年同期)(?<!上年度)净亏损\s*(?:约为|约|为)?\s*(?:人民币)?\s*[\d,.]+",
         r"(?:利润|盈利|收益|业绩|净利|扣非)" + _G + r"(?:下滑|降低)" + _G + _PCT50,  # not 能耗降低52%, 负债率降低
-    ), (r"扭亏", PRIOR_WORDS + r"(?:业绩情况)?[：:][^。；;]*", TURNAROUND, OTHERS_LOSS,
+    ), (r"扭亏", SUPERSEDED, PRIOR_WORDS + r"(?:业绩情况)?[：:][^。；;]*", TURNAROUND, OTHERS_LOSS,
         # (not this year's estimate compared with it: 较上年同期净利润，预计为-6,200万元; twelfth session); 去年同期
         # and 上年度 as 上年同期 (上年度净利润为-5,000万元 read 业绩预亏 beside this year's profit; the
         # twenty-first session)
@@ -59,7 +67,7 @@ EARNINGS_ROWS: tuple[SignalRule, ...] = (
         # wording 2024-2026 filings use (a trial, 2026-12-06)
         r"(?:连续|最近)(?:两|三|2|3)个?(?:会计)?年度" + _G + r"为负",
         r"续亏", r"增亏", r"连续" + _G + r"亏损", r"减亏", r"亏损收窄",  # still a loss, after a loss: 续亏
-    ), (r"扭亏",), sentence=(
+    ), (r"扭亏", OTHER_FIGURE, SUPERSEDED), sentence=(
         # 最近两个会计年度经审计的净利润均为负值; 2025年度为-3.2亿元，2024年度为-1.5亿元
         r"(?:最近|连续)(?:两|三|2|3)个?(?:会计)?年度?" + _S + r"(?:均为负|为负值|均亏损|均为亏损)",
         # (not the *ST test …孰低者为负值且营业收入低于3亿元, a year's figures against a delisting rule: the row

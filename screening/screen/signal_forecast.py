@@ -61,15 +61,26 @@ FORECAST_LOSS = HEAD + r"(?:" + _LOSS + r"|(?:盈利[:：]?\s*)?" + _AMOUNT + _T
 # (the twenty-first session) 去年同期, 上年度, 上一年度 in the same construction as 上年同期 (…-8,000万元，去年同期
 # -5,000万元 / ；上年度净利润为-5,000万元 read 中): the year before's figure; not its year-end (上年度末净资产为-…)
 PRIOR_WORDS = r"(?:上年同期|去年同期|上一?年度)"
-_PRIOR_GAP = r"(?:(?!相比|比较|对比|增|减|下降|上升|变动|本|末|净资产|所有者权益)[^，,。；;：:！!？?\n\d%\s-]){0,24}?"
+# (减值 is no 减: 上年同期计提资产减值后净利润为-5,000万元 is its net profit; the twenty-second session)
+_PRIOR_GAP = (r"(?:(?!相比|比较|对比|增|减(?!值)|下降|上升|变动|本|末|净资产|所有者权益)"
+              r"[^，,。；;：:！!？?\n\d%\s-]){0,24}?")
 # (the twenty-first session, later) a figure that is another measure's (上年同期非经常性损益为-300万元, 本期经营
 # 活动现金流量净额为-…, 营业收入, 费用, 减值, 所得税, 毛利, 资产) is no year's loss, either year's; 扣除非经常性损益
 # (后)的净利润 is a profit (非经常 after 扣除/剔除 is no measure). One table, read by each side of 续亏
 # (LOSS_THEN_PRIOR read 预计净利润-3,000万元，上年同期非经常性损益为-300万元 as 续亏 高), and only in the words
 # before the clause's figure (a cause after it, 亏损800万元主要系计提资产减值, is still the loss's: PRIOR_THEN_LOSS
 # read it 中)
-OTHER_MEASURES = (r"(?<!扣除)(?<!剔除)非经常", "收入", "现金", "费用", "减值", "所得税", "毛利", "资产")
-_MEASURE = r"(?![^，,。；;！!？?\n\d-]{0,24}?(?:" + "|".join(OTHER_MEASURES) + r"))"
+OTHER_MEASURES = (r"(?<!扣除)(?<!剔除)非经常", "收入", "现金", "费用", "减值", "所得税", "毛利", "资产",
+                  # (the twenty-second session) 投资收益, 公允价值变动收益 (not 每股收益), and an event's 影响 on the
+                  # profit (诉讼事项对公司利润的影响为-500万元至100万元): no year's loss
+                  r"(?<!每股)收益", "影响")
+# (the twenty-second session) the measure the figure is of is the last one named before it: a profit named after
+# another measure's word is the figure's (上年同期剔除股份支付费用影响后的净利润为-5,000万元, 本期计提资产减值准备后
+# 净利润预计为-3,000万元 read 中 beside the other year's loss, the guard seeing 费用/减值 anywhere in the clause)
+PROFIT_NAMES = ("净利润", "利润总额", "每股收益", "亏损")
+_WORD = r"[^，,。；;！!？?\n\d-]"
+_MEASURE = (r"(?!" + _WORD + r"{0,24}?(?:" + "|".join(OTHER_MEASURES) + r")(?:(?!" + "|".join(PROFIT_NAMES) + r")"
+            + _WORD + r")*+(?!" + _WORD + r"))")
 _PRIOR = r"(?<![较比与])" + PRIOR_WORDS + _MEASURE + _PRIOR_GAP
 _PRIOR_FIGURE = r"(?:亏损|-\s*\d[\d,.]*+(?!\s*%))"
 # in any sentence no bare space before the figure: ``上年同期 -5,000万元`` is a forecast line's own figure
@@ -105,17 +116,22 @@ LOSS_THEN_PRIOR = CERTAIN_LOSS + TO_PRIOR + PRIOR_LOSS
 # nor a turnaround (本期扭亏 / 实现盈利), in the later clause; and each year's figure a profit's, not another measure's
 # (本期非经常性损益为-300万元, 上年同期经营活动现金流量净额为-…; 扣除非经常性损益后的净利润 is a profit)
 _NOW = r"(?:本年度|本年|今年|本报告期|报告期内?|本期)"
+_OPENS_NOW = r"(?:(?:本|上市)?公司)?" + _NOW  # a sentence after the ；that opens with this year (公司本期…, the 22nd)
 # (the twenty-first session, later) across a ；too, where the later sentence opens with this year (去年同期净利润
 # -5,000万元；本期净利润为-3,000万元 read 中): signal_text.py keeps the two one unit (NOW_STATED)
-_NOW_GAP = r"(?:(?!上年|去年|同期|较|比|增|减|下降|上升|变动|扭亏|盈利)[^，,。；;！!？?\n\d-]){0,24}?"
-PRIOR_THEN_LOSS = (PRIOR_LOSS + r"(?:[^。；;！!？?\n]|[；;](?=\s*" + _NOW + r")){0,40}?" + _NOW + _MEASURE + _NOW_GAP
-                   + CERTAIN_LOSS + r"(?!\s*%)")
+_NOW_GAP = r"(?:(?!上年|去年|同期|较|比|增|减(?!值)|下降|上升|变动|扭亏|盈利)[^，,。；;！!？?\n\d-]){0,24}?"
+PRIOR_THEN_LOSS = (PRIOR_LOSS + r"(?:[^。；;！!？?\n]|[；;](?=\s*" + _OPENS_NOW + r")){0,40}?" + _NOW + _MEASURE
+                   + _NOW_GAP + CERTAIN_LOSS + r"(?!\s*%)")
 # the two sentences signal_text.py joins for it: one whose last clause states the year before's figure and ends at
 # the ；(PRIOR_LAST, read on that sentence alone), then one that opens with this year and its figure, no change
 # against the year before (NOW_STATED); a sentence after the ；that opens otherwise (公司…, 本期营业收入较上年同期
-# 增长…) stays apart, as does one after a year-before clause that a cause follows (…-5,000万元，主要系…；)
-PRIOR_LAST = r"(?:^|[，,；;])\s*" + _PRIOR_STATES + r"(?:[^，,。；;！!？?\n]|(?<=\d),(?=\d))*[；;]\s*$"
-NOW_STATED = r"\s*" + _NOW + _NOW_GAP + r"(?:亏损|-?\s*\d)"
+# 增长…) stays apart. (the twenty-second session) The year-before clause may be followed by its cause, clauses that
+# name no period of this year (上年同期净利润-5,000万元，主要系计提资产减值准备；本期预计净利润-3,000万元至-2,000万元
+# read 中 where the text without the cause read 续亏 高)
+_CLAUSE_REST = r"(?:[^，,。；;！!？?\n]|(?<=\d),(?=\d))*"
+_CAUSE = r"(?:[，,](?:(?!" + _NOW + r"|当期|20\d\d)[^，,。；;！!？?\n])+){0,3}"
+PRIOR_LAST = r"(?:^|[，,；;])\s*" + _PRIOR_STATES + _CLAUSE_REST + _CAUSE + r"[；;]\s*$"
+NOW_STATED = r"\s*" + _OPENS_NOW + _NOW_GAP + r"(?:亏损|-?\s*\d)"
 
 # The line's own figures, as providers/forecast_words.py writes them into its first sentence (after the kind or
 # the change's first sentence): ``预测数值 -2亿元，上年同期 -5,000万元，变动幅度 -300%``. Read by the head's metric:
@@ -149,7 +165,28 @@ NET_ASSETS_NEGATIVE = (_head(NET_ASSET_METRICS, named=True) + r"(?:" + _SAID + r
 NET_ASSETS_ROW = (r"(?:^|(?<=[\s,，:：;；。！!？?]))"
                   r"(?:(?!上年|去年|上一年|期初|年初|同期)[^,，:：;；。！!？?\n]){0,30}?净资产[:：]\s*"
                   + _SAID + r"-\s*\d")
+# (the twenty-second session) a forecast of this period's figure with no metric named, a loss or a range that may
+# be one (上年同期-5,000万元，本期预计500万元至-1,000万元 / 预计2025年度-1,000万元至500万元，上年同期-5,000万元 read
+# nothing: a 业绩预告 cell often drops the head, and only a certain loss beside the year before's read, as 续亏):
+# 业绩预亏 (中), the metric a profit's unless another measure is named (_MEASURE); said as forecast (预计, 预告), so a
+# statement's bare 本期发生额-… is no loss
+_NOW_WORDS = r"(?:" + _NOW + r"|20\d\d\s*年(?:度|全年)?)"
+FORECAST_NOW = (r"(?:(?:预计|预告)\s*" + _NOW_WORDS + r"|" + _NOW_WORDS + r"(?=" + _WORD + r"{0,24}?(?:预计|预告)))"
+                + _MEASURE + _NOW_GAP + r"(?:-\s*" + _AMOUNT + r"|" + _STRADDLE + r")")
+# (the twenty-second session) another measure's negative figure, blanked for 业绩续亏: 经营活动产生的现金流量净额为
+# -3,000万元，上年同期为-5,000万元 (a growing company's cash flow) and 非经常性损益为-300万元，上年同期为-500万元 read
+# 续亏 高, the year before's guard (_MEASURE) not looking back at this year's figure. Up to the figure, no profit named
+# after the measure (计提资产减值准备后净利润为-3,000万元 is a loss) and no other figure (营业收入5亿元、净利润-…)
+OTHER_FIGURE = (r"(?:" + "|".join(OTHER_MEASURES) + r")(?:(?!" + "|".join(PROFIT_NAMES) + r")" + _WORD
+                + r")*+-\s*\d[\d,.]*+")
+# (the twenty-second session) a forecast a correction replaces (原预计亏损2,000万元至3,000万元，修正后预计盈利500万元
+# 至800万元; 更正前：预计净利润-2,000万元；更正后：…) read 业绩预亏 中 from the figure it no longer stands by: good
+# news raising the risk. Blanked up to the corrected figure, which is read as any forecast (原预计盈利…，修正后预计
+# 亏损… reads the loss); an 原预计 with no correction after it in the sentence stays read. signal_text.py keeps a
+# sentence after a ；that opens with the correction (CORRECTED) one unit with the one before
+CORRECTED = r"\s*(?:现(?:修正|更正|调整|预计)|(?:修正|更正|调整)(?:后|为))"
+SUPERSEDED = (r"(?:原(?:预计|预告|披露)|(?:修正|更正)前)[^。！!？?\n]*?(?=[，,；;]" + CORRECTED + ")")
 # the rows of signal_earnings.py's 业绩预亏 (中), 业绩续亏 and 净资产为负 (高) that read a forecast line
-LOSS_ROWS = (FORECAST_LOSS, FIGURE_LOSS, FIGURE_FALL)
+LOSS_ROWS = (FORECAST_LOSS, FIGURE_LOSS, FIGURE_FALL, FORECAST_NOW)
 AGAIN_ROWS = (FORECAST_LOSS_AGAIN, FIGURE_LOSS_AGAIN, LOSS_THEN_PRIOR, PRIOR_THEN_LOSS)
 NET_ASSETS_ROWS = (NET_ASSETS_NEGATIVE, NET_ASSETS_ROW)

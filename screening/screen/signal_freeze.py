@@ -46,7 +46,13 @@ SHARES_LIFTED = (r"(?<!未)(?<!无法|不能|未能)" + _SOUGHT + r"解除(?!质
 SHARES_UNLIFTED = (r"(?:股份|股权)" + _G + r"(?:(?:无法|不能|未能|尚未|仍未)(?:全部)?|(?<!是否)(?<!是否已))"
                    r"解除(?:司法|轮候)?冻结",)
 UNFROZEN = (r"(?<!未)(?<!是否)(?<!是否已)(?<!申请)(?<!请求)" + _SOUGHT + r"解除" + _L + r"(?:冻结|查封)",
-            r"(?<!未)" + _SOUGHT + r"解冻")
+            r"(?<!未)" + _SOUGHT + r"解冻",
+            # (the twenty-second session) the lift after the freeze's word, said without 已 (关于公司银行账户冻结
+            # 解除的公告, 银行账户冻结事项解除: read 资产冻结 高, good news raising the risk; 已 there is
+            # FROZEN_CLEARS' cleared); not one sought, pending or only a condition, time or form field (冻结解除前,
+            # 冻结解除后方可, 冻结解除手续, 冻结解除时间：不适用)
+            _SOUGHT + r"(?:冻结|查封)(?:的)?(?:事项|情形|措施|状态)?(?:均|全部)?(?:解除|解冻|解封)"
+            r"(?!的?(?:申请|手续|事宜|工作|程序|时间|日期|进展|进度|情况|条件|前|之前|以前|后|之后|以后))")
 
 FROZEN = (
     # wording 2024-2026 filings use (a trial, 2026-12-06)

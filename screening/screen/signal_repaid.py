@@ -166,6 +166,10 @@ REPAID = (r"已全部(?:归还|偿还|清偿|收回)" + _ELSE, r"已将" + _G + 
           r"已[在于][^，,。；;要]{0,12}要求(?:的)?(?:期限|时限)(?:内|届满前)[^，,。；;未没不]{0,12}?(?:全部归还|归还"
           + _G + r"占用(?:的)?全部资金)",
           *_DONE_FORMS,
+          # (the twenty-second session) the occupation named first, then repaid 完毕 (关于控股股东资金占用已归还完毕的
+          # 公告 read 高: good news raising the risk; 占用资金已归还完毕 was read above)
+          r"资金占用(?:事项|款项)?(?:本息|及(?:其)?利息)?(?:均)?已(?:经)?(?:全部|全额|足额)?(?:归还|偿还|清偿|收回)完毕"
+          r"(?!了?(?:人民币|共计|合计|累计|约)?\d|的(?!(?:提示性)?公告)|中|其中|" + _SHARE + ")",
           r"是否(?:已)?(?:全部|全额)?(?:归还|偿还|清偿|收回)")  # counts only with 是 ticked (signals._came)
 # who owes the company under a risk (the occupier of its funds): the risk's clause may name the company's side
 # (公司资金被控股股东占用, 责令公司收回被占用资金), and their repayment answers it (截至目前控股股东已全部归还); another

@@ -143,7 +143,10 @@ SIGNALS: tuple[SignalRule, ...] = (
         # a bond's delisting after conversion, not 公司股票及可转债可能被终止上市
         r"(?:^|(?<=[，,。；;\s于]))(?:本次|本期|公司)?[“\"「『]?[^，,。；;“”\"」』股及和与、]{0,10}(?:转债|债券)"
         r"[”\"」』]?[^，,。；;：:！!？?\n]{0,24}终止上市"),
-        clears=(r"摘帽", r"(?:风险警示|退市)(?:的)?情形已(?:经)?消除"),
+        clears=(r"摘帽", r"(?:风险警示|退市)(?:的)?情形已(?:经)?消除",
+                # (the twenty-second session: 关于公司股票终止上市风险已消除的公告 read 高; in its own sentence only, a
+                # 面值退市 risk gone leaves another cause's *ST standing, so it ends no earlier title)
+                r"(?:终止上市|退市)(?:的)?风险(?:已(?:经)?|均已)(?:全部)?(?:消除|解除)"),
         resolves=(*_WARNING_LIFTED, r"摘帽"),
         kinds=(("退市风险警示", r"退市|\*ST|终止|暂停上市"), ("其他风险警示", r"其他风险警示|(?<!\*)ST"))),
     SignalRule("审计意见(无法表示/否定)", "高", "审计意见", (

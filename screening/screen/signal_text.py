@@ -18,7 +18,14 @@ from functools import cache
 
 import opencc
 
-from screening.screen.signal_forecast import CHANGE_AFTER, KIND_FIGURES, NOW_STATED, PRIOR_LAST, PRIOR_STATED
+from screening.screen.signal_forecast import (
+    CHANGE_AFTER,
+    CORRECTED,
+    KIND_FIGURES,
+    NOW_STATED,
+    PRIOR_LAST,
+    PRIOR_STATED,
+)
 
 # characters between which a space is a typing slip, not a word break: ideographs, CJK punctuation, quotes
 _CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uf900-\ufaff“”‘’]")
@@ -53,6 +60,9 @@ _PRIOR_YEAR = re.compile(PRIOR_STATED)  # also 去年同期 / 上年度 stating 
 # (the twenty-first session, later) and the other order: the year before's figure, ；, this year's (去年同期净利润
 # -5,000万元；本期净利润为-3,000万元 read 中, two years' losses): one unit, so 续亏 reads the two together
 _PRIOR_LAST, _NOW_STATED = re.compile(PRIOR_LAST), re.compile(NOW_STATED)
+# (the twenty-second session) a forecast's correction after the ；(原预计亏损…；修正后预计盈利…): one unit, so the
+# forecast it replaces is read as replaced (signal_forecast.SUPERSEDED)
+_CORRECTED, _REPLACED = re.compile(CORRECTED), re.compile(r"原(?:预计|预告|披露)|(?:修正|更正)前")
 # (the twenty-first session) a forecast line's kind and figures, then its change (…：不确定，预测数值 -250万元，上年同期
 # -5,000万元。-1,000万元至500万元。): one unit, so the figures are read with the range they come from
 _KIND_FIGURES, _CHANGE_AFTER = re.compile(KIND_FIGURES), re.compile(CHANGE_AFTER)
@@ -278,7 +288,8 @@ def _pieces(line: str) -> list[tuple[int, int]]:
             start = spans.pop()[0]
         elif spans and spans[-1][1] == start and line[start - 1] in "；;" and (
                 _PRIOR_YEAR.match(sentence)
-                or (_NOW_STATED.match(sentence) and _PRIOR_LAST.search(line[spans[-1][0]:start]))):
+                or (_NOW_STATED.match(sentence) and _PRIOR_LAST.search(line[spans[-1][0]:start]))
+                or (_CORRECTED.match(sentence) and _REPLACED.search(line, spans[-1][0], start))):
             start = spans.pop()[0]
         elif (spans and spans[-1][1] == start and _CHANGE_AFTER.match(sentence)
               and _KIND_FIGURES.search(line, spans[-1][0], start)):
