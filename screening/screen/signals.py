@@ -177,10 +177,18 @@ def _match_in(unit: str, c: _Compiled) -> Found | None:
     news).
 
     Clause patterns must match inside one clause; sentence patterns may cross the clauses of the unit.
+
+    A signal's words must stand in the unit as written: blanking a counter's words only takes matches away, so a
+    unit with no match of its own is done before its counters and good news are looked for. Most (unit, signal)
+    pairs are such, and the worker prepares every stock of a whole-market job on one core: reading them all
+    tripled the prepare cost in three sessions (GPU run 64: 36 s for 2,400 stocks, the engine waiting for input a
+    quarter of the time; bench/RESULTS.md).
     """
-    clears = [m for m in c.clear.finditer(unit) if _came(unit, m)] if c.clear is not None else []
+    if not _found(c, unit):
+        return None
     blanked = _blank(unit, c.counter)
     found = _found(c, blanked)
+    clears = [m for m in c.clear.finditer(unit) if _came(unit, m)] if c.clear is not None else []
     clarifies = _CLARIFICATION.search(unit) is not None
     rumoured = cleared = excluded = None
     rule_high = c.rule.tier == "高"
