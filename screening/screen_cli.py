@@ -162,7 +162,8 @@ def emit(rows: list[ResultRow], pool: Pool, args: argparse.Namespace, elapsed: f
     if args.format == "json":
         sys.stdout.write(report.to_json(rows) + "\n")
     elif args.format == "csv":
-        sys.stdout.write(("\ufeff" if stdout_is_a_file() else "") + report.to_csv(rows))
+        to_file = stdout_is_a_file()  # Excel's file: the byte-order mark, and codes kept as text
+        sys.stdout.write(("\ufeff" if to_file else "") + report.to_csv(rows, excel=to_file))
     elif args.format == "xlsx" and out_dir is None:
         target = Path("screen.xlsx")
         write_workbook(rows, target, pool, meta, demo=info.demo)
@@ -173,7 +174,7 @@ def emit(rows: list[ResultRow], pool: Pool, args: argparse.Namespace, elapsed: f
         write_workbook(rows, out_dir / "screen.xlsx", pool, meta, demo=info.demo)
         draw_chart(rows, out_dir / "screen.png", title=title)
         (out_dir / "screen.json").write_text(report.to_json(rows), encoding="utf-8")
-        (out_dir / "screen.csv").write_text(report.to_csv(rows), encoding="utf-8-sig")
+        (out_dir / "screen.csv").write_text(report.to_csv(rows, excel=True), encoding="utf-8-sig")
         print(f"报告已写入 {out_dir}/ (screen.xlsx, screen.png, screen.json, screen.csv)", file=sys.stderr)
     s = report.summary(rows)
     print(f"{s['total']} 只, 用时 {elapsed:.1f} s, 引擎 {engine}: 成功 {s['ok']}, 失败 {s['failed']}; "
@@ -185,7 +186,8 @@ def stdout_is_a_file() -> bool:
 
     Why: Excel on Chinese Windows reads a CSV without a byte-order mark as the local code page, so every Chinese
     cell of ``screen … --format csv > out.csv`` opened there was mojibake (the ``--out`` copy has the mark). A
-    file gets the mark, as that copy does; a pipe does not, since the program reading it may not strip one.
+    file gets the mark, as that copy does, and its all-digit codes written ``="000001"`` (Excel showed 1); a pipe gets
+    neither, since the program reading it may not strip them.
     """
     try:
         return stat.S_ISREG(os.fstat(sys.stdout.fileno()).st_mode)

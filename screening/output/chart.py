@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from screening.models import ResultRow
-from screening.output.report import demo_title, rank_key, summary
+from screening.output.report import DEMO_FLAG, is_demo, rank_key, summary
 
 CJK_FONT_FILES = (
     "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
@@ -124,6 +124,8 @@ def _names(ax: Any, placed: Sequence[tuple[ResultRow, float, float]]) -> None:
 
 
 def _counts(ax: Any, rows: Sequence[ResultRow]) -> None:
+    from matplotlib.ticker import MaxNLocator
+
     s = summary(rows)
     labels = ["高风险", "中风险", "低风险", "失败"]
     counts = [s["高"], s["中"], s["低"], s["failed"]]
@@ -133,20 +135,36 @@ def _counts(ax: Any, rows: Sequence[ResultRow]) -> None:
     for bar, c in zip(bars, counts, strict=True):
         ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height() + top * 0.02, str(c), ha="center", fontsize=12)
     ax.set_ylim(0, top * 1.2)
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # whole stocks: 0.5 / 1.5 ticks read as half a stock
     ax.set_title("风险分布")
+
+
+TITLE_WIDTH = 44  # characters of a heading line that fit the portrait chart
+DEMO_LINE = f"{DEMO_FLAG} · 非真实行情, 不能据此交易"
+
+
+def headline(rows: Sequence[ResultRow], title: str) -> str:
+    """The chart's heading, three lines at most: 演示数据 first on demo rows (whatever the universe), the counts, then
+    the title (pool and data source) wrapped, a cut one ending in "…". The marker has its own line because the
+    title's wrap cut a long pool name's 演示数据 off a forwarded chart (a trial, 2026-12-08)."""
+    s = summary(rows)
+    head = f"筛选结果 · {s['total']} 只: 高 {s['高']} / 中 {s['中']} / 低 {s['低']} / 失败 {s['failed']}"
+    demo = is_demo(rows) or DEMO_FLAG in title
+    room = 1 if demo else 2
+    lines = textwrap.wrap(title, TITLE_WIDTH)
+    if len(lines) > room:
+        lines = [*lines[: room - 1], lines[room - 1][:-1] + "…"]
+    return "\n".join([DEMO_LINE, head, *lines] if demo else [head, *lines])
 
 
 def draw_chart(rows: Sequence[ResultRow], path: Path, title: str = "") -> Path:
     """The PNG at ``path``; ``title`` (the pool and data source) drawn as plain text under the headline."""
     plt = _setup()
-    s = summary(rows)
     plt.rcParams.update({"font.size": 12, "axes.titlesize": 13, "axes.labelsize": 12})
     fig, (a1, a2) = plt.subplots(2, 1, figsize=(7.5, 10), gridspec_kw={"height_ratios": [3, 1]})
     _plane(a1, rows)
     _counts(a2, rows)
-    title = demo_title(rows, title)  # a demo pool's chart says so, whatever the universe
-    head = f"筛选结果 · {s['total']} 只: 高 {s['高']} / 中 {s['中']} / 低 {s['低']} / 失败 {s['failed']}"
-    fig.suptitle("\n".join([head, *textwrap.wrap(title, 44)[:2]]), fontsize=13)
+    fig.suptitle(headline(rows, title), fontsize=13)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)

@@ -28,6 +28,22 @@ def escape_formula(value: Any) -> Any:
     return "'" + value
 
 
+# a code cell Excel would read from a CSV as a number and show changed: 000001 as 1, 东方财富's 0.000001 as 1E-06,
+# 1e5 as 100000, 12+ digits as 1.23457E+11; all-digit codes alike, so the column stays one type (text)
+_EXCEL_READS_AS_NUMBER = re.compile(r"\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
+
+
+def excel_text(value: Any) -> Any:
+    """``value`` as ``="000001"`` when Excel/WPS opening a CSV would turn it into a number, else unchanged.
+
+    Why: a pool's typed code ``000001`` came back in the report's ``input`` column as 1 once the CSV was opened in
+    Excel (a trial, 2026-12-08); the quotes of a CSV field do not stop that, a formula of one literal string does
+    (Excel shows 000001 and treats it as text; the pool reader takes ``="000001"`` back as the code)."""
+    if isinstance(value, str) and _EXCEL_READS_AS_NUMBER.fullmatch(value):
+        return f'="{value}"'
+    return value
+
+
 def escape_row(values: Iterable[Any]) -> list[Any]:
     """``escape_formula`` over one output row."""
     return [escape_formula(v) for v in values]

@@ -17,7 +17,7 @@ from typing import Any
 
 from screening.figures import figure
 from screening.models import RISK_ORDER, ResultRow, is_doubt
-from screening.output.export_safety import escape_formula, fit_cell, strip_illegal
+from screening.output.export_safety import escape_formula, excel_text, fit_cell, strip_illegal
 from screening.screen.rules import THRESHOLDS, formula_value
 from screening.screen.signal_hit import CLARIFIED, CLEARED, EXCLUDED, RESOLVED, WHY_SHOWN
 
@@ -83,13 +83,18 @@ def cell(value: object, *, escape: bool = True) -> object:
     return fit_cell(escape_formula(strip_illegal(value)) if escape else strip_illegal(value))
 
 
-def to_csv(rows: Sequence[ResultRow]) -> str:
+CODE_COLUMNS = ("code", "input")  # the cells a spreadsheet must keep as written (leading zeros)
+
+
+def to_csv(rows: Sequence[ResultRow], *, excel: bool = False) -> str:
+    """The rows as CSV. ``excel``: the file is for Excel/WPS (``--out``, ``> out.csv``), so an all-digit code is
+    written ``="000001"`` and keeps its zeros there; a pipe's reader (a program) gets the code as given."""
     buf = io.StringIO()
     w = csv.writer(buf)
     w.writerow(COLUMNS)
     for r in rows:
         d = public_row(r)
-        w.writerow([cell(d[c]) for c in COLUMNS])
+        w.writerow([excel_text(cell(d[c])) if excel and c in CODE_COLUMNS else cell(d[c]) for c in COLUMNS])
     return buf.getvalue()
 
 

@@ -6,7 +6,7 @@ Rows are ranked as every view ranks them (risk, then the unclamped rank value; f
 grey), risk cells coloured, status in Chinese, the sources in one readable cell. Every string is
 formula-escaped and stripped of characters a workbook cannot hold, so no name or report text can
 break the file or run in the user's spreadsheet. The workbook opens on the results; a demo workbook
-says 演示数据 in the results sheet's name and on a sheet of its own.
+says 演示数据 on every results row's flags, on a sheet of its own and in the summary, its results tab red.
 """
 
 from __future__ import annotations
