@@ -85,12 +85,13 @@ def test_a_sort_mark_after_a_header_is_no_part_of_it(tmp_path: Path) -> None:
 def test_a_quote_cell_that_is_no_number_leaves_the_row_screened(tmp_path: Path) -> None:
     """通达信 text export: a title line, a 数据来源 trailer, and a word in the 涨跌幅 / 市净率 columns no rule reads."""
     pool = _pool(tmp_path, "板块: 自选股\n代码\t名称\t涨幅%\t市净率\t市盈(TTM)\t净资产收益率%\n"
-                           "000725\t京东方A\t暂无\t1.2\t25.0\t3.0\n600519\t贵州茅台\t1.2\t暂无\t22.5\t34.2\n"
-                           "数据来源:通达信\n", "tdx.txt", "gbk")
-    assert len(pool.items) == 2 and not pool.failed_items
-    said = "已忽略: 涨幅% 值 '暂无': 涨幅% 列的值不是数字; 该列不参与评级, 本行照常筛选"
+                           "000725\t京东方A\t#VALUE!\t1.2\t25.0\t3.0\n600519\t贵州茅台\t1.2\t#VALUE!\t22.5\t34.2\n"
+                           "000001\t平安银行\t暂无\t暂无\t5.0\t10.0\n数据来源:通达信\n", "tdx.txt", "gbk")
+    assert len(pool.items) == 3 and not pool.failed_items
+    said = "已忽略: 涨幅% 值 '#VALUE!': 涨幅% 列的值不是数字; 该列不参与评级, 本行照常筛选"
     assert _stock(pool, 0).roe == 3.0 and said in _stock(pool, 0).notes
-    assert any(n.startswith("已忽略: 市净率 值 '暂无'") for n in _stock(pool, 1).notes)
+    assert any(n.startswith("已忽略: 市净率 值 '#VALUE!'") for n in _stock(pool, 1).notes)
+    assert not _stock(pool, 2).notes  # 暂无 is an empty cell (values.MISSING_MARKERS), as -- is: nothing to ignore
 
 
 def test_a_cell_that_writes_its_own_unit_is_not_scaled_again_by_the_headers(tmp_path: Path) -> None:
@@ -122,3 +123,18 @@ def test_a_quarters_net_profit_is_no_fiscal_years(tmp_path: Path) -> None:
         stock = _stock(pool, 0)
         assert (stock.net_profit_y1, stock.net_profit_y2) == (None, -3e8), column
         assert f"列 {column!r} 是三季报的累计值, 不是全年的净利润" in " ".join(w.message for w in pool.warnings)
+
+
+def test_a_quarters_roe_column_names_its_period_on_the_row(tmp_path: Path) -> None:
+    """The row (its JSON flags) says which period its ROE is of, as a 报告期 column's row does: 2026-09-30 (三季报)."""
+    for header in ("ROE(2026三季报)", "净资产收益率[20260930]"):
+        notes = _stock(_pool(tmp_path, f"代码,名称,市盈率(TTM),{header}\n600519,贵州茅台,22.5,26.1\n"), 0).notes
+        said = f"ROE非年报: 文件的 ROE 26.1% 是 2026-09-30 (三季报) 的累计值 (表头 {header!r}), 规则阈值 5%/15% 按全年"
+        assert any(n.startswith(said) for n in notes), notes
+
+
+def test_a_plain_roe_column_beside_a_quarters_is_not_called_annual(tmp_path: Path) -> None:
+    pool = _pool(tmp_path, "代码,名称,市盈率(TTM),ROE,ROE(2026三季报)\n600519,贵州茅台,22.5,30,26.1\n")
+    said = " ".join(w.message for w in pool.warnings)
+    assert _stock(pool, 0).roe == 30.0 and "年报列" not in said
+    assert "ROE取自未注明报告期的列 (按全年读) 'ROE', 忽略三季报列 'ROE(2026三季报)'" in said

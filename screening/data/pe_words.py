@@ -1,6 +1,6 @@
 """Words a PE cell holds in place of a number, read as missing and said: a table, one entry per kind of word.
 
-Quote boards show a loss-maker's PE as '-'; 同花顺 writes 亏损 (also 亏, and some exports 负值, 亏损股, or the
+Quote boards show a loss-maker's PE as '-'; 同花顺 writes 亏损 (also 亏, and some exports 负值, 负, 亏损股, or the
 traditional 虧損 of a 繁體 interface, which NFKC does not fold). Either way the
 file states no figure: the cell reads as missing, so the local data's PE-TTM fills it as it fills an empty cell,
 and a row with none fails for want of a PE-TTM (``pipeline.missing_message`` then adds the entry's hint). No
@@ -36,7 +36,7 @@ PE_WORDS: tuple[PeWord, ...] = (
     # "--" is not here: exports write it for "no data", read as missing with no note (values.MISSING_MARKERS)
     PeWord(frozenset({"-", "—"}), ("pe_ttm",), NOTE_PE_DASH, "{col} 为 {value!r} (行情软件常以此表示亏损, 按缺失读)",
            "文件的市盈率是横线, 行情软件常以此表示亏损: 若是亏损请填入负的市盈率, 这里不猜"),
-    PeWord(frozenset({"亏损", "亏", "负值", "亏损股", "虧損"}), ("pe_ttm", "pe_dynamic"), NOTE_PE_LOSS,
+    PeWord(frozenset({"亏损", "亏", "负值", "负", "亏损股", "虧損"}), ("pe_ttm", "pe_dynamic"), NOTE_PE_LOSS,
            "文件的 {col} 为 {value!r} (亏损股), 按缺失读, {label} 取本地数据",
            "文件的市盈率写为亏损: 亏损股的市盈率为负, 请在文件中填入实际的负市盈率(TTM), 如 -35.2; 这里不猜"),
 )

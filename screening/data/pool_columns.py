@@ -139,8 +139,9 @@ def _twin_warning(fld: str, kept: Column, other: Column) -> str:
     label = FIELD_LABELS.get(fld, fld)
     first, second = sorted((kept, other), key=lambda c: c.idx)
     said = f"列 {first.name!r} 和 {second.name!r} 都表示{label}; "
-    if period(other.name) and not period(kept.name):
-        return said + f"{label}取自年报列 {kept.name!r}, 忽略{period(other.name)}列 {other.name!r}"
+    if period(other.name) and not period(kept.name):  # a column with no period named is no 年报列: read as a year's
+        kind = "年报列" if header_stamp(kept.name) else "未注明报告期的列 (按全年读)"
+        return said + f"{label}取自{kind} {kept.name!r}, 忽略{period(other.name)}列 {other.name!r}"
     if not _same_period(kept.name, other.name):
         return said + f"{label}取自报告期较新的列 {kept.name!r}, 忽略报告期较早的列 {other.name!r}"
     told = f"; 两列的值不同的行会标注 {NOTE_COLUMN_CONFLICT}" if _compared(fld) else ""
@@ -203,8 +204,10 @@ def flag_stamped_quarter(pool: Pool, used: dict[str, Column]) -> None:
     kind = period(col.name) if col is not None else None
     if col is None or kind is None or "report_date" in used or "roe_period" in used:
         return
-    note = (f"{NOTE_QUARTER_ROE}: 表头 {col.name!r} 的日期是{kind}的报告期, 该列多半是{kind}的累计 ROE, "
-            "规则阈值 5%/15% 按全年; 请用年报 ROE")
+    stamp = header_stamp(col.name) or ""
+    end = f"{stamp[:4]}-{stamp[4:6]}-{stamp[6:]}"  # the period as every other row note writes it (row_checks)
     for item in pool.items:
         if item.stock is not None and item.stock.roe is not None:
-            item.stock.notes.append(note)
+            item.stock.notes.append(
+                f"{NOTE_QUARTER_ROE}: 文件的 ROE {figure(item.stock.roe)}% 是 {end} ({kind}) 的累计值 "
+                f"(表头 {col.name!r}), 规则阈值 5%/15% 按全年; 请用年报 ROE")

@@ -21,8 +21,8 @@ from screening.data.freshness import QUOTE_FIELDS, REPORT_FIELDS
 from screening.data.pool_headers import PERIOD_OF, header_stamp
 from screening.data.pool_rows import Column
 from screening.data.pool_table import RawRow
-from screening.data.row_checks import period_end, read_day
-from screening.data.values import strip_controls
+from screening.data.row_checks import part_year_profits, period_end, read_day
+from screening.data.values import is_missing, strip_controls
 from screening.models import FIELD_LABELS, FLAG_DATA_DOUBT, StockInput
 
 _STAMPED_REPORTS = REPORT_FIELDS - {"report_date"}
@@ -66,6 +66,10 @@ def date_row(stock: StockInput, raw: RawRow, used: dict[str, Column], stamps: di
     announced = read_day(_text(raw, notice)) if notice is not None else None
     if announced is not None:
         stock.file_dates["notice_date"] = announced.isoformat()
+    for field, note in part_year_profits(stock).items():  # a quarter's 净利润 is no year's: dropped, where first dated
+        setattr(stock, field, None)
+        stock.file_dates.pop(field, None)
+        stock.notes.append(note)
 
 
 def _cell_date(stock: StockInput, raw: RawRow, col: Column | None, read: Callable[[str], dt.date | None],
@@ -75,7 +79,7 @@ def _cell_date(stock: StockInput, raw: RawRow, col: Column | None, read: Callabl
     row (a doubt, ending in ``unread``): its figure is then dated as if the column were not there (a report figure
     by the row's 报告期), and an import refuses the row."""
     text = _text(raw, col) if col is not None else ""
-    if not text:
+    if is_missing(text):  # an empty cell, or one of the words a file writes for one (--, 暂无)
         return None
     day = read(text)
     if day is None:

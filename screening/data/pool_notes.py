@@ -25,6 +25,8 @@ NOTE_LINES: tuple[tuple[re.Pattern[str], bool], ...] = (
     (re.compile(r"^共\s*\d+\s*[条只个行项家]"), False),  # 共 2 条记录
     (re.compile(r"^(合计|总计|小计|汇总|平均|均值|中位数)"), False),  # summary rows of a hand-kept sheet
     (re.compile(r"仅供参考|免责|不构成投资建议"), False),  # 以上数据仅供参考
+    # an empty list's one line (东方财富's 自选股 with no stock exports 暂无数据): no stock, not a failed one
+    (re.compile(r"^(暂无|没有|无)(符合条件的|相关)?(数据|记录|股票)"), True),
     (re.compile(r"[:：]"), True),  # any other 'label: text' line (注: ...)
 )
 _CODE_DIGITS = re.compile(r"\d{5,}")

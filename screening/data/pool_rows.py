@@ -22,7 +22,7 @@ from screening.data.pool_headers import NUMERIC_FIELDS, PERIOD_OF, UNIT_FIELDS, 
 from screening.data.pool_table import Formula, RawRow
 from screening.data.providers.forecast_words import figures_clause, forecast_body
 from screening.data.value_bounds import check_value
-from screening.data.values import parse_bool_flag, parse_number_unit, strip_controls
+from screening.data.values import is_missing, parse_bool_flag, parse_number_unit, strip_controls
 from screening.figures import figure
 from screening.models import (
     FIELD_LABELS,
@@ -240,7 +240,10 @@ def _read_field(field: str, col: Column, raw: RawRow, values: dict[str, Any], pr
             cleaned.append(col.name)
         if field in ("name", "industry"):  # ="*ST康美" / '*ST康美: Excel's text wrappers, as on codes
             clean = unwrap_code(clean.strip())
-        values[field] = _clean_date(clean) if field in DATE_FIELDS else clean.strip() or None
+        if field in LABEL_FIELDS and is_missing(clean):  # 报告期 '暂无', 名称 '--': no value, as in a figure column
+            values[field] = None
+        else:
+            values[field] = _clean_date(clean) if field in DATE_FIELDS else clean.strip() or None
 
 
 # Figures no rule reads and no figure is derived from in a file (a pool's PE-TTM is the file's, never 总市值 /
@@ -270,10 +273,14 @@ NOT_A_NUMBER_HINTS: tuple[tuple[re.Pattern[str], tuple[str, ...], str], ...] = (
     # a cell of the word alone reads as missing (pe_words.PE_WORDS); this is for one that says more (-35.2亏损)
     (re.compile(r"亏损|虧損|^亏$"), ("pe_ttm", "pe_dynamic"),
      "亏损股的市盈率为负: 填入实际的负市盈率, 或删去该值; 缺少市盈率的行会失败, 不会被猜"),
+    # a hand-kept sheet's 净利润 '亏损': how much is not said, and 近两年连续亏损 reads the amounts
+    (re.compile(r"亏损|虧損|^亏$"), ("net_profit_y1", "net_profit_y2"),
+     "净利润写为亏损: 请填入实际的负金额, 如 -3.2亿; 这里不猜"),
     (re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}"), (),
      "单元格是日期格式: 把该列格式改为常规或数值后重新导出"),
     # accounting formats write a negative in brackets; (5.2) is never guessed to be -5.2
-    (re.compile(r"^[(（]\s*[\d.,]+\s*[)）]$"), (), "括号是会计格式的负数写法: 若是负数请写成 -5.2 这样的形式"),
+    (re.compile(r"^[(（]\s*[\d.,]+\s*(?:万亿|亿|万)?元?\s*[)）]$"), (),
+     "括号是会计格式的负数写法: 若是负数请写成 -5.2 这样的形式"),
     (re.compile(r"^[+-]?\d+\.$"), (), "数字以小数点结尾: 去掉末尾的小数点 (写成 25 或 25.0)"),
 )
 # A unit a cell may write after its number, in the fields a header may carry it for (市盈率TTM(倍): 25.3倍)
@@ -343,6 +350,9 @@ def _without_cell_unit(field: str, text: str) -> str:
 
 
 DATE_FIELDS = ("report_date", "notice_date", "quote_date", *PERIOD_OF)
+# text cells a none-word empties (values.MISSING_MARKERS): a 报告期 of '--' was kept as the period '--' and imported so,
+# a 名称 of '--' shown as the stock's name; a report text's 无 is words, and stays
+LABEL_FIELDS = frozenset({"name", "industry", *DATE_FIELDS})
 
 
 def join_forecast(values: dict[str, Any]) -> None:

@@ -24,6 +24,7 @@ from screening.data.values import parse_number_unit
 from screening.figures import figure, money
 from screening.models import (
     FIELD_LABELS,
+    NOTE_IGNORED,
     NOTE_NAME_CONFLICT,
     NOTE_PERCENT_DOUBT,
     NOTE_QUARTER_ROE,
@@ -152,6 +153,33 @@ def quarter_roe(stock: StockInput) -> str | None:
     period = said if kind in (said or "") else f"{said} ({kind})"  # 2026三季报 as written
     return (f"{NOTE_QUARTER_ROE}: 文件的 ROE {figure(stock.roe)}% 是 {period} 的累计值, "
             "规则阈值 5%/15% 按全年; 请用年报 ROE")
+
+
+def part_year_profits(stock: StockInput) -> dict[str, str]:
+    """{net-profit field: the note saying why the file's figure is no fiscal year's} for a row whose period says its
+    净利润 is a quarter's cumulative figure; the reader then drops the figure (``pool_dates.date_row``).
+
+    A figure's own period (净利润报告期, a header stamp) says what it is; without one, the row's 报告期 does: a plain
+    净利润 beside 报告期 2026-09-30 is the nine months' profit. Read as a year's, a nine-month loss beside last year's
+    loss screened 高 近两年连续亏损 on a quarter's figure (a trial, 2026-12-08), and an import stored it as FY2025's.
+    上年净利润 with no period of its own beside such a row is of no knowable year (上年同期 or 上年全年?), so it goes
+    too unless 净利润 states its own fiscal year: the local data's pair, if any, fills both, one source's two years."""
+    row = read_period(stock.report_date)
+    out = {}
+    for field in ("net_profit_y1", "net_profit_y2"):
+        value, own = getattr(stock, field), read_period(stock.file_dates.get(field))
+        period, said = (own, own.end.isoformat() if own and own.end else None) if own else (row, stock.report_date)
+        if value is None or period is None or period.kind in (None, ANNUAL) or not said:
+            continue
+        if own is None and field == "net_profit_y2" and read_period(stock.file_dates.get("net_profit_y1")):
+            continue  # 净利润 of a stated fiscal year: 上年净利润 is the year before it (file_dates.report_periods)
+        shown = said if period.kind in said else f"{said} ({period.kind})"
+        label = FIELD_LABELS[field]
+        what = (f"是 {shown} 的累计值, 不是全年的{label}" if own or field == "net_profit_y1" else
+                f"未注明报告期, 本行报告期为 {shown}: 不知是上年同期还是上年全年")
+        out[field] = (f"{NOTE_IGNORED}: 文件的 {label} {money(value)} {what} (近两年连续亏损按年报判断); "
+                      "该值不参与评级, 本行照常筛选")
+    return out
 
 
 def sign_conflict(stock: StockInput) -> str | None:

@@ -12,9 +12,14 @@ import math
 import re
 import unicodedata
 
-# Markers for "no value" (compared after NFKC + casefold + strip).
+# What a cell writes for "no value", one table read by ``is_missing`` (compared after NFKC + casefold + strip): a
+# none-word is an empty cell, which the local data may fill and whose row otherwise fails with 缺少数据 and what to
+# do, never a figure. Dashes and the English words are what exports write; the Chinese words what 东方财富/同花顺's
+# F10 pages and hand-kept sheets write (暂无, 暂无数据, 不适用: a trial, 2026-12-08, found 暂无 in a PE-TTM or ROE cell
+# failed the row as "不是数字", where -- read as empty). A PE cell's '-' and 亏损 mean a loss first (pe_words).
 MISSING_MARKERS = frozenset(
-    {"", "-", "--", "---", "—", "——", "–", "n/a", "na", "#n/a", "nan", "null", "none", "nil"}
+    {"", "-", "--", "---", "—", "——", "–", "/", "n/a", "na", "#n/a", "nan", "null", "none", "nil",
+     "暂无", "暂无数据", "无数据", "无", "不适用", "空", "缺失", "数据缺失", "未披露"}
 )
 
 # Chinese magnitude suffixes; longest first so 万亿 wins over 亿.
@@ -126,9 +131,11 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")  # ECMA-48 CSI: ESC [ parameter
 _LAYOUT_TO_SPACE = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
 
 
-_TRUE = frozenset({"是", "y", "yes", "1", "true", "t", "st", "有"})
+# A flag's words are read before ``MISSING_MARKERS``: 无 in a 是否ST column answers no (not ST), where in a figure
+# column it is no value. A ticked box (√, ✓) is yes and a cross (×, ✗) no, as a hand-kept sheet marks them.
+_TRUE = frozenset({"是", "y", "yes", "1", "true", "t", "st", "有", "√", "✓", "✔"})
 _ST_MARKS = frozenset({"*st", "s*st", "sst"})
-_FALSE = frozenset({"否", "n", "no", "0", "false", "f", "非st", "正常", "无"})
+_FALSE = frozenset({"否", "n", "no", "0", "false", "f", "非st", "正常", "无", "×", "✗", "✘"})
 
 
 def parse_bool_flag(raw: object) -> bool | None:
@@ -136,6 +143,11 @@ def parse_bool_flag(raw: object) -> bool | None:
 
     Anything else raises ValueError: an unreadable flag must not silently mean "not ST".
     """
+    text = _clean(raw).casefold() if isinstance(raw, str) else None
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
     if is_missing(raw):
         return None
     if isinstance(raw, bool):
@@ -144,13 +156,8 @@ def parse_bool_flag(raw: object) -> bool | None:
         if raw in (0, 1):
             return bool(raw)
         raise ValueError(f"not a yes/no flag: {raw!r}")
-    if not isinstance(raw, str):
+    if text is None:
         raise ValueError(f"not a yes/no flag: {raw!r}")
-    text = _clean(raw).casefold()
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
-        return False
     if text in {"1.0", "0.0"}:
         return text == "1.0"
     if text.replace(" ", "") in _ST_MARKS:  # the flag column holding the ST prefix itself
