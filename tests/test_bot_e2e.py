@@ -30,7 +30,7 @@ from screening.queue.client import JobQueue
 from tests.fake_bot_api import FakeBotAPI
 from tests.fixtures_redis import REPO, wait_worker_up, worker_env
 
-ALLOWED = [1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, -100777]
+ALLOWED = [1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1011, -100777, -100778]
 ADMIN = 4242
 
 
@@ -345,6 +345,20 @@ async def test_stranger_refused_once_and_no_job(harness: Harness) -> None:
     await asyncio.sleep(0.3)
     assert len(fake.texts(group)) == 1 and "用法" in fake.texts(group)[0]
     assert harness.job_keys() == before
+
+
+async def test_an_unknown_command_gets_one_line_in_a_private_chat_only(harness: Harness) -> None:
+    """/foo in a private chat got nothing (only the known commands had a handler, and plain text excluded commands);
+    it now gets the core's one line. In a group an unknown /foo may be another bot's, so it stays unanswered."""
+    fake, chat, group = harness.fake, 1011, -100778
+    fake.push_text(chat, "/screem 600519")
+    await fake.wait_for(lambda: fake.ok_calls("sendMessage", chat), 10, "the unknown-command line")
+    assert len(fake.texts(chat)) == 1 and "未知命令 /screem" in fake.texts(chat)[0] and "/help" in fake.texts(chat)[0]
+    fake.push_text(group, "/foo", user_id=1234, chat_type="supergroup")
+    fake.push_text(group, "/help", user_id=1234, chat_type="supergroup")
+    await fake.wait_for(lambda: fake.ok_calls("sendMessage", group), 10, "help in the group")
+    await asyncio.sleep(0.3)
+    assert len(fake.texts(group)) == 1 and "用法" in fake.texts(group)[0]
 
 
 async def test_file_too_big_not_downloaded(harness: Harness) -> None:

@@ -279,13 +279,15 @@ async def test_long_connection_posts_and_other_message_types(fake: FakeFeishu, l
     group, alice = fake.chat("group"), fake.user()
     await fake.deliver(fake.post_message(group, alice, [" /screen 600519", "300750 "]))
     await fake.deliver(fake.post_message(group, alice, ["not for the bot"], mention_bot=False))
-    image = fake.message_event(group, alice, "image", {"image_key": "img_v3_x"}, [])
-    await fake.deliver(image)
+    # an image cannot @-mention the bot: in a group it is not for the bot (the core answers every group message
+    # it is handed, S22 jb); in a private chat it is handed on, and the core answers with the commands
+    await fake.deliver(fake.message_event(group, alice, "image", {"image_key": "img_v3_x"}, []))
+    await fake.deliver(fake.message_event(fake.chat("p2p", alice), alice, "image", {"image_key": "img_v3_y"}, []))
     await fake.wait_for(lambda: len(inbox.messages) == 2)
     await inbox.settle()
     assert inbox.messages[0].text == "/screen 600519\n300750"
-    assert (inbox.messages[1].text, inbox.messages[1].file, inbox.messages[1].context["feishu_message_type"]) == (
-        "", None, "image")
+    assert (inbox.messages[1].text, inbox.messages[1].file, inbox.messages[1].context["feishu_message_type"],
+            inbox.messages[1].chat.chat_type) == ("", None, "image", "private")
 
 
 async def test_long_connection_redelivery_is_handled_once(fake: FakeFeishu, long_connection: Inbox) -> None:
@@ -569,3 +571,23 @@ async def test_long_connection_without_redis_answers_500_so_feishu_redelivers(
         await asyncio.wait_for(task, 5)
     ours = [r for r in caplog.records if r.name == "bot.feishu.events"]
     assert ours and "Redis unavailable" in ours[0].getMessage() and not any(r.exc_info for r in caplog.records)
+
+
+@pytest.mark.parametrize(("mention_bot", "addressed"), [(True, True), (False, False)])
+def test_group_chatter_handed_on_without_the_mention_rule_is_not_addressed(mention_bot: bool, addressed: bool) -> None:
+    """With require_mention_in_groups off every group message reaches the core; only one that @-mentions the bot is
+    addressed to it, so the core's pointer to the commands answers that one and not every colleague's chatter (the
+    pointer for group text came in session 22)."""
+    import json
+
+    import lark_oapi as lark
+    from lark_oapi.api.im.v1 import P2ImMessageReceiveV1
+
+    from bot.feishu.events import inbound_from_event
+
+    fake = FakeFeishu()
+    event = fake.text_message(fake.chat("group"), "ou_" + "a" * 32, "今天开会吗", mention_bot=mention_bot)
+    data = lark.JSON.unmarshal(json.dumps(event.envelope, ensure_ascii=False), P2ImMessageReceiveV1)
+    msg = inbound_from_event(data, bot_open_id=fake.bot_open_id, downloader=None,  # type: ignore[arg-type]
+                             require_mention_in_groups=False)
+    assert msg is not None and msg.text == "今天开会吗" and msg.addressed is addressed

@@ -121,7 +121,8 @@ async def upload(core: ChatCore, front: Front, msg: Inbound) -> None:
     universe = await asyncio.to_thread(core.current_universe)
     with tempfile.TemporaryDirectory(prefix="screener-upload-") as tmp:
         path = Path(tmp) / f"upload{suffix}"
-        await msg.file.download(path)
+        if not await _fetched(front, msg, path, name):
+            return
         try:
             pool = await asyncio.to_thread(_read_upload, path, core, universe, name)
         except PoolRejected as exc:
@@ -132,6 +133,28 @@ async def upload(core: ChatCore, front: Front, msg: Inbound) -> None:
         await reply(front, msg, [line("文件 ", t(name), " 里没有数据行。")])
         return
     await submit(core, front, msg, pool, replies.understood_lines)
+
+
+PLATFORM_NAMES = {"telegram": "Telegram", "dingtalk": "钉钉", "feishu": "飞书", "wecom": "企业微信"}
+
+
+async def _fetched(front: Front, msg: Inbound, path: Path, name: str) -> bool:
+    """Fetch the upload; when the vendor will not give it, say so in one line and return False.
+
+    Any failure of the vendor's fetch (a download code or link that expired, a file over the vendor's size cap,
+    an API refusal) means the same to the user: the bot never got the file, so it must be sent again. It used
+    to escape to the front's handler, which logged a traceback and answered nothing (a trial, S22 jb)."""
+    assert msg.file is not None
+    try:
+        await msg.file.download(path)
+    except Exception as exc:  # the vendor's errors differ per front; each is logged with its reason
+        log.warning("upload %r from %s user %s not downloaded: %s: %s", name, msg.chat.platform, msg.user_id,
+                    type(exc).__name__, exc)
+        where = PLATFORM_NAMES.get(msg.chat.platform, msg.chat.platform)
+        await reply(front, msg, [line("❌ 未能从", where, "下载文件 ", t(name), " (链接可能已过期, 或文件太大): "
+                                      "请重新发送 (这次没有筛选任何一行)。")])
+        return False
+    return True
 
 
 def _read_upload(path: Path, core: ChatCore, universe: Universe, name: str) -> Pool:

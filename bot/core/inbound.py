@@ -44,5 +44,8 @@ class Inbound:
     text: str = ""
     user_name: str | None = None
     file: InboundFile | None = None
+    # whether the message is for the bot: a private chat's always; a group's when it @-mentions the bot. Feishu with
+    # require_mention_in_groups off hands on every group message, and a pointer answered to each would be spam
+    addressed: bool = True
     # vendor-specific context a front needs to reply (e.g. DingTalk's sessionWebhook); the core never reads it
     context: dict[str, object] = field(default_factory=dict)

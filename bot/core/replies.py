@@ -10,7 +10,7 @@ import time
 from collections.abc import Sequence
 
 from bot.core.text import Line, b, code, i, line, t
-from screening.models import Pool, ResultRow
+from screening.models import FIELD_LABELS, Pool, PoolItem, ResultRow
 from screening.output.report import demo_title, signal_text, summary, top_picks
 from screening.output.text import RISK_BADGE, flags_brief, sources_brief
 from screening.queue.status import JobStatus
@@ -128,12 +128,13 @@ def understood_lines(pool: Pool, job_id: str | None, mapped_note: bool = True) -
     ok, bad = pool.ok_items, pool.failed_items
     out = [line("📄 ", b(pool.source, 60), f": {len(ok)} 只可筛选, {len(bad)} 行被拒")]
     if mapped_note and pool.mapped:
-        out.append(line("识别的列: ", t(", ".join(f"{k}→{v}" for k, v in pool.mapped.items()), 300)))
+        # the field as every other view names it (FIELD_LABELS): the internal name read "pe＿ttm" in Markdown
+        out.append(line("识别的列: ", t(", ".join(f"{k}→{FIELD_LABELS.get(v, v)}" for k, v in pool.mapped.items()),
+                                         300)))
     out += [line("• 注意: ", t(str(w), 200)) for w in pool.warnings[:10]]
     for item in bad[:20]:
         where = f"第 {item.row} 行 " if item.row is not None else ""
-        out.append(line(f"✗ {where}", code(item.raw_code, 24), ": ",
-                        t(item.error.message if item.error else "无法使用", 160)))
+        out.append(line(f"✗ {where}", code(item.raw_code, 24), ": ", t(problem_text(item), 200)))
     if len(bad) > 20:
         out.append(line(f"…另有 {len(bad) - 20} 行被拒, 结果 XLSX 里逐行列出。"))
     if job_id:
@@ -141,12 +142,24 @@ def understood_lines(pool: Pool, job_id: str | None, mapped_note: bool = True) -
     return out
 
 
+def problem_text(item: PoolItem) -> str:
+    """A rejected row's problem as chat shows it: the message, and the cell's value where the message does not
+    already quote it. "市盈率(TTM) 列的值不是数字" named the row and the column but not what was in the cell, so the
+    user had to find it in the file (a trial, S22 jb); the code's own value is already on the line."""
+    err = item.error
+    if err is None:
+        return "无法使用"
+    value = (err.value or "").strip()
+    if value and value != str(item.raw_code or "").strip() and value not in err.message:
+        return f"{err.message} (值 {value[:40]!r})"
+    return err.message
+
+
 def codes_ack_lines(pool: Pool, job_id: str) -> list[Line]:
     ok, bad = pool.ok_items, pool.failed_items
     # "cannot be screened", not "unrecognised": a valid code no data covers is also here, its line says why
     out = [line(f"已收到 {len(pool.items)} 个代码: {len(ok)} 只可筛选" + (f", {len(bad)} 个无法筛选" if bad else ""))]
-    out += [line("✗ ", code(item.raw_code, 24), ": ", t(item.error.message if item.error else "无法使用", 160))
-            for item in bad[:MAX_ACK_FAILED]]
+    out += [line("✗ ", code(item.raw_code, 24), ": ", t(problem_text(item), 200)) for item in bad[:MAX_ACK_FAILED]]
     if len(bad) > MAX_ACK_FAILED:  # cut with no word, the list read as all there was (a trial, 2026-12-07)
         out.append(line(f"…另有 {len(bad) - MAX_ACK_FAILED} 个无法筛选, 结果和 /failed 里逐个列出。"))
     out.append(line("任务 ", code(job_id[:12]), " 已排队。"))

@@ -177,7 +177,8 @@ def inbound_from_event(data: P2ImMessageReceiveV1, *, bot_open_id: str, download
             text, mentioned = _post_text(_loads_object(content), mentions, bot_open_id)
         if chat_type == "group" and require_mention_in_groups and not mentioned:
             return None
-        return Inbound(chat=chat, user_id=user_id, message_id=msg.message_id, text=text, context=context)
+        return Inbound(chat=chat, user_id=user_id, message_id=msg.message_id, text=text, context=context,
+                       addressed=chat_type != "group" or mentioned)
     if message_type == "file":
         fc = _FileContent.model_validate_json(content)
         message_id, file_key = msg.message_id, fc.file_key
@@ -188,6 +189,8 @@ def inbound_from_event(data: P2ImMessageReceiveV1, *, bot_open_id: str, download
         context["feishu_file_key"] = file_key
         return Inbound(chat=chat, user_id=user_id, message_id=message_id, context=context,
                        file=InboundFile(name=fc.file_name, size=None, download=download))
+    if chat_type == "group" and require_mention_in_groups:  # a sticker or image carries no @-mention: in a group
+        return None  # it is not for the bot (the core answers every group message it is handed)
     return Inbound(chat=chat, user_id=user_id, message_id=msg.message_id, context=context)
 
 

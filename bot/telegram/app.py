@@ -137,6 +137,9 @@ def build_application(settings: Settings, queue: JobQueue, *, token: str | None 
     for name in handlers.COMMAND_NAMES:
         app.add_handler(CommandHandler(name, handlers.message_cb))
     # groups: commands only; files and plain text are handled in private chats
+    # an unknown /command in a private chat gets the core's one line ("未知命令"); it got nothing (in a group it
+    # may be another bot's, so it is left alone there)
+    app.add_handler(MessageHandler(filters.COMMAND & private, handlers.message_cb))
     app.add_handler(MessageHandler(filters.Document.ALL & private, handlers.message_cb))
     app.add_handler(MessageHandler(filters.TEXT & ~filters.COMMAND & private, handlers.message_cb))
     app.add_handler(CallbackQueryHandler(handlers.button_cb))

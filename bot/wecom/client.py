@@ -46,6 +46,9 @@ from bot.wecom.settings import WeComSettings
 from screening.output.text import split_numbered
 
 log = logging.getLogger(__name__)
+# what a member may send the app that has no text or file for the bot: answered with the commands, as every front
+# answers (an image got silence; Feishu's got the pointer: a trial, S22 jb); events (entering the app) are not
+WORDLESS_TYPES = frozenset({"image", "voice", "video", "location", "link"})
 
 MessageCallback = Callable[[Inbound], Awaitable[None]]
 DEFAULT_CALLBACK_PATH = "/wecom/callback"
@@ -119,6 +122,8 @@ class WeComClient:
         if message.msg_type == "file" and message.media_id:
             file = await self._inbound_file(message.media_id, message.file_name, message.file_size)
             return Inbound(chat=chat, user_id=message.from_user, message_id=message_id, file=file, context=context)
+        if message.msg_type in WORDLESS_TYPES:  # nothing to read, but the user hears what the bot takes
+            return Inbound(chat=chat, user_id=message.from_user, message_id=message_id, context=context)
         log.info("WeCom message %s of type %s (event %s) not handed on: text and file are handled",
                  message_id, message.msg_type, message.event)
         return None
