@@ -21,6 +21,10 @@ pins=$("$py" -m pip list --format=freeze 2> /dev/null |
 # shellcheck disable=SC2086
 python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
   --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 --platform any -d "$last" $pins 2> >(grep -v "^WARNING: Location" >&2)
+# lunar_python (screening/data/calendar_law.py, imported by the worker) is published as an sdist only: built here
+# into a pure-Python wheel. Missing, the first bench call of the twenty-second session died at import
+lunar=$("$py" -m pip list --format=freeze 2> /dev/null | grep -i '^lunar.python==')
+python3 -m pip wheel -q --no-deps -w "$last" "$lunar" 2> >(grep -v "^WARNING: Location" >&2) > /dev/null
 (cd "$last" && apt-get download -q redis-server redis-tools libjemalloc2 liblzf1 > /dev/null 2>&1)
 echo "staged into .gpu/ (extras in $last):" >&2
 du -sh .gpu/* >&2
