@@ -8,6 +8,9 @@ correlation of decode time with that count, and the fastest and slowest quarters
 
     python bench/refill_overlap.py bench/gpu_runs/run20-moe35-fp8-async-cold bench/gpu_runs/run21-moe35-fp8-same-lease
 
+(runs 20-21 have left the tree for its size: `git show 2162ee5:bench/gpu_runs/<name>.jsonl.gz` and
+`git show e8173b9:bench/gpu_runs/<name>.vllm.log.gz` bring them back.)
+
 Each argument is a run's path without its ``.jsonl`` / ``.vllm.log`` suffix (the log may be gzipped,
 ``.vllm.log.gz``, as the runs from 22 on are kept). The log's timestamps are read as UTC, as the device
 writes them. A line per worker variant (``interactive@pace`` -> ``pace``) follows the pooled figures.
