@@ -84,7 +84,7 @@ async def dingtalk(core_settings: Settings, tmp_path: Path, monkeypatch: pytest.
 
 
 def _texts(fake: FakeDingTalk, chat: str) -> list[str]:
-    return [str(m.param.get("text") or m.param.get("content") or "") for m in fake.messages(chat)]
+    return fake.texts(chat)
 
 
 async def test_dingtalk_screen_upload_refusal_and_digest(dingtalk) -> None:

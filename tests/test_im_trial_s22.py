@@ -141,7 +141,7 @@ async def dingtalk(queue_settings: Settings, tmp_path: Path, monkeypatch: pytest
 
 
 def _texts(fake: FakeDingTalk, chat: str) -> list[str]:
-    return [str(m.param.get("text") or m.param.get("content") or "") for m in fake.messages(chat)]
+    return fake.texts(chat)
 
 
 async def test_dingtalk_an_expired_download_code_and_group_text_each_get_one_line(dingtalk) -> None:

@@ -10,21 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from screening.config import InputSettings
-from screening.data.pool import read_pool
 from screening.data.pool_headers import header_stamp, map_header
-from screening.models import Pool, StockInput
-
-
-def _pool(tmp_path: Path, text: str, name: str = "pool.csv", encoding: str = "utf-8") -> Pool:
-    (tmp_path / name).write_bytes(text.encode(encoding))
-    return read_pool(tmp_path / name, InputSettings())
-
-
-def _stock(pool: Pool, index: int) -> StockInput:
-    stock = pool.items[index].stock
-    assert stock is not None, pool.items[index].error
-    return stock
+from tests.test_pool_trial7 import _pool, _stock
 
 
 def test_a_period_in_words_is_the_columns_stamp() -> None:

@@ -294,6 +294,10 @@ class FakeDingTalk(LoopThread):
     def messages(self, chat: str) -> list[Sent]:
         return list(self.sent.get(chat, []))
 
+    def texts(self, chat: str) -> list[str]:
+        """The text of each message sent to ``chat`` (a card's or a file's is empty)."""
+        return [str(m.param.get("text") or m.param.get("content") or "") for m in self.messages(chat)]
+
     def revoke_tokens(self) -> None:
         """Invalidate every issued access token (as DingTalk does when the secret is reset or a token expires)."""
         self._tokens.clear()
