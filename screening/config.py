@@ -17,6 +17,8 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
+from screening.config_keys import ConfigKeyError, misplaced_keys
+
 DEFAULT_CONFIG = Path(os.environ.get("SCREENER_CONFIG", "config.toml"))
 
 
@@ -97,6 +99,7 @@ class RedisSettings(BaseModel):
     max_deliveries: int = 3
     result_ttl_s: int = 7 * 24 * 3600
     cache_ttl_s: int = 24 * 3600
+    no_worker_s: float = 10.0  # `screen --via-queue` says so when no live worker is seen this long
 
 
 class WorkerSettings(BaseModel):
@@ -357,42 +360,6 @@ class Settings(BaseSettings):
         return Path(self.universe.path) if self.universe.path else cache_dir() / "universe.sqlite"
 
 
-class ConfigKeyError(ValueError):
-    """config.toml has keys no section knows (often a key under the wrong section): they would be ignored."""
-
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__("; ".join(problems))
-        self.problems = problems
-
-
-def misplaced_keys(data: dict[str, Any]) -> list[str]:
-    """One line per key config.toml has that its section does not, naming the section it belongs to.
-
-    Unknown keys used to be ignored silently: ``webhook_url`` under ``[metrics]`` never reached the bot."""
-    sections = {name: f.annotation for name, f in Settings.model_fields.items()}
-    owners: dict[str, list[str]] = {}
-    for name, model in sections.items():
-        for key in getattr(model, "model_fields", {}):
-            owners.setdefault(key, []).append(name)
-    problems: list[str] = []
-    for section, body in data.items():
-        model = sections.get(section)
-        if model is None:
-            problems.append(f"[{section}] is not a section of this program's config "
-                            f"(sections: {', '.join(sections)})")
-            continue
-        if not isinstance(body, dict):
-            continue
-        known = getattr(model, "model_fields", {})
-        for key in body:
-            if key in known:
-                continue
-            home = [o for o in owners.get(key, []) if o != section]
-            where = f"; it belongs in [{home[0]}]" if home else ""
-            problems.append(f"config key [{section}] {key} is not a [{section}] setting{where}")
-    return problems
-
-
 def load_settings(path: str | Path | None = None) -> Settings:
     """Load settings from ``path`` (or $SCREENER_CONFIG / ./config.toml); a missing file means defaults.
 
@@ -405,7 +372,8 @@ def load_settings(path: str | Path | None = None) -> Settings:
     global LAST_CONFIG
     LAST_CONFIG = toml_file
     if toml_file is not None:
-        problems = misplaced_keys(tomllib.loads(toml_file.read_text(encoding="utf-8")))
+        sections = {name: f.annotation for name, f in Settings.model_fields.items()}
+        problems = misplaced_keys(tomllib.loads(toml_file.read_text(encoding="utf-8")), sections)
         if problems:
             raise ConfigKeyError(problems)
     cls = type("Settings", (Settings,), {"model_config": {**Settings.model_config, "toml_file": toml_file}})

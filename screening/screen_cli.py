@@ -80,9 +80,14 @@ def _via_queue(settings: Settings, pool: Pool, args: argparse.Namespace, show_ba
         if bar is not None:
             bar.update(bar.task_ids[0], completed=status.done)
 
+    def no_worker(job_id: str) -> None:
+        print(f"注意: {settings.redis.no_worker_s:g} s 内没有在运行的 worker (Redis 前缀 {settings.redis.prefix!r}): "
+              f"任务 {job_id} 在排队; 另开终端运行 `python -m screening worker` (正在加载模型的 worker 加载完才算), "
+              "或 Ctrl-C 后去掉 --via-queue 在本进程筛选", file=sys.stderr)
+
     try:
         return submit_and_wait(settings, pool.items, lane=args.lane, source=pool.source, progress=progress,
-                               timeout=args.timeout)
+                               timeout=args.timeout, no_worker=no_worker)
     finally:
         stop()
 

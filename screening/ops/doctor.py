@@ -49,29 +49,39 @@ def _redact(url: str) -> str:
 
 # ---------------------------------------------------------------------------------- checks
 def check_config(path: str | None) -> tuple[Settings | None, list[Finding]]:
-    from pydantic import ValidationError
+    """The file actually read (not the name it might have had) and every bad key in it."""
+    import screening.config as config_module
 
-    shown = path or os.environ.get("SCREENER_CONFIG", "config.toml")
     try:
         settings = load_settings(path)
     except FileNotFoundError as exc:
         return None, [Finding("fail", "config", str(exc), "pass an existing file with --config or SCREENER_CONFIG")]
-    except ValidationError as exc:
-        out = []
-        for err in exc.errors():
-            key = ".".join(str(p) for p in err["loc"])
-            field = ".".join(str(p) for p in err["loc"] if not isinstance(p, int))  # a list item: its list
-            out.append(Finding("fail", "config", f"{key}: {err['msg']} (got {err.get('input')!r})",
-                               f"fix [{field.rsplit('.', 1)[0]}] in {shown}, or the environment variable "
-                               f"{_env_name(field)}"))
-        return None, out
-    except ConfigKeyError as exc:
-        return None, [Finding("fail", "config", line, f"move or remove the key in {shown}") for line in exc.problems]
-    except Exception as exc:  # a TOML syntax error names the line itself
-        return None, [Finding("fail", "config", f"{shown}: {type(exc).__name__}: {exc}",
-                              "fix the TOML syntax at the line named above")]
-    where = shown if Path(shown).exists() else f"{shown} (absent: defaults + environment)"
+    except Exception as exc:  # the file load_settings found and read (~/.config/... as well as ./config.toml)
+        return None, _config_failures(exc, str(config_module.LAST_CONFIG or path or "config.toml"))
+    if config_module.LAST_CONFIG is None:  # $SCREENER_CONFIG names no file
+        where = f"none ({os.environ.get('SCREENER_CONFIG')} absent: built-in defaults + SCREENER_* variables)"
+    else:
+        where = str(config_module.LAST_CONFIG)
     return settings, [Finding("ok", "config", f"{where}; engine {settings.engine.kind}")]
+
+
+def _config_failures(exc: Exception, shown: str) -> list[Finding]:
+    """One finding per bad key (or the syntax error) of the config file ``shown``, with its fix."""
+    from pydantic import ValidationError
+
+    if isinstance(exc, ConfigKeyError):
+        return [Finding("fail", "config", line, f"move or remove the key in {shown}") for line in exc.problems]
+    if not isinstance(exc, ValidationError):  # a TOML syntax error names the line itself
+        return [Finding("fail", "config", f"{shown}: {type(exc).__name__}: {exc}",
+                        "fix the TOML syntax at the line named above")]
+    out = []
+    for err in exc.errors():
+        key = ".".join(str(p) for p in err["loc"])
+        field = ".".join(str(p) for p in err["loc"] if not isinstance(p, int))  # a list item: its list
+        out.append(Finding("fail", "config", f"{key}: {err['msg']} (got {err.get('input')!r})",
+                           f"fix [{field.rsplit('.', 1)[0]}] in {shown}, or the environment variable "
+                           f"{_env_name(field)}"))
+    return out
 
 
 def _redis_cause(exc: BaseException, timeout: float) -> str:

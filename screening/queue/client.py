@@ -404,15 +404,24 @@ def _chunks(pairs: list[tuple[str, str]], size: int = 1000) -> Iterable[list[tup
 
 def submit_and_wait(settings: Settings, items: list[PoolItem], *, lane: str = "fast", source: str = "",
                     progress: Callable[[JobStatus], None] | None = None,
-                    timeout: float | None = None) -> list[ResultRow]:
+                    timeout: float | None = None, no_worker: Callable[[str], None] | None = None) -> list[ResultRow]:
     """Submit through Redis and wait for a worker; the rows in index order (``screen --via-queue``).
 
-    Raises TimeoutError when the job is not finished within ``timeout`` (the job stays queued).
+    Raises TimeoutError when the job is not finished within ``timeout`` (the job stays queued). When no live
+    worker is seen after ``redis.no_worker_s``, ``no_worker(job_id)`` is told once: without it the command
+    waited in silence forever (a worker still loading its model has no heartbeat yet, so it keeps waiting).
     """
     q = JobQueue(settings.redis.url, settings.redis)
     try:
         job_id = q.submit(items, lane=lane, source=source)
-        st = q.wait(job_id, timeout=timeout, on_progress=progress)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        first = settings.redis.no_worker_s if timeout is None else min(settings.redis.no_worker_s, timeout)
+        st = q.wait(job_id, timeout=first, on_progress=progress)
+        if not st.finished and no_worker is not None and not any(w.get("alive") for w in q.workers()):
+            no_worker(job_id)
+        if not st.finished:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            st = q.wait(job_id, timeout=left, on_progress=progress)
         if not st.finished:
             raise TimeoutError(f"job {job_id} not finished after {timeout} s: {st.done}/{st.total}")
         return q.results(job_id)
