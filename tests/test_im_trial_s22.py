@@ -232,3 +232,71 @@ async def test_wecom_an_image_and_a_file_wecom_no_longer_has_each_get_one_line(w
     assert (await sender.post(*sender.envelope(gone))).status == 200
     await until(lambda: len(said()) >= 2, 20, "a word about the file")
     assert "自选.xlsx" in said()[1] and "重新发送" in said()[1]
+
+
+# ------------------------------------------------------------------------------------------ follow-ups (S22 jg)
+
+
+async def test_wecom_a_nameless_file_is_fetched_only_for_an_allowed_member_and_leaves_no_folder(
+        wecom, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file message without FileName was fetched (for its name) before the allow-list check, and the folder it
+    went to was left behind when the core never took it: a stranger's file, a .pdf, a fetch that failed."""
+    import tempfile
+
+    fake, sender = wecom
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # where the client's temporary folders go
+
+    def said(user: str) -> list[str]:
+        return [str(m.payload) for m in fake.messages(f"user:{user}")]
+
+    assert (await sender.send_file("lisi", "名单.csv", POOL_CSV, with_name=False)).status == 200  # a stranger
+    await until(lambda: said("lisi"), 20, "the refusal")
+    assert "允许名单" in said("lisi")[0] and "media/get" not in fake.calls  # refused, and nothing fetched
+
+    gone, _ = sender.inner_file("zhangsan", "media-that-expired", None, 2048)
+    assert (await sender.post(*sender.envelope(gone))).status == 200
+    assert (await sender.send_file("zhangsan", "年报.pdf", b"%PDF-1.4 ...", with_name=False)).status == 200
+    await until(lambda: said("zhangsan"), 20, "the refusal of a .pdf")
+    assert "无法识别的文件类型" in said("zhangsan")[0] and ".pdf" in said("zhangsan")[0]
+    await asyncio.sleep(0.5)
+    assert fake.calls.count("media/get") == 2 and list(scratch.iterdir()) == []  # both fetched, no folder left
+
+
+@pytest.mark.parametrize("words", ["abc", "abc 12345 沪深300"])
+async def test_dingtalk_a_screen_with_no_code_at_all_answers_now_and_queues_nothing(dingtalk, words: str) -> None:
+    """``/screen abc`` queued a job whose only row was a failed one; the user waited for a result that said
+    nothing new. Now one answer names each token's problem and how a code is written; a valid code keeps its job."""
+    fake, core = dingtalk
+    me = "user:manager001"
+    await fake.send_text("manager001", f"/screen {words}")
+    await until(lambda: _texts(fake, me), 20, "the answer to /screen")
+    await asyncio.sleep(0.5)
+    [answer] = _texts(fake, me)
+    assert all(w in answer for w in words.split()) and "600519.SH" in answer and "未排队任务" in answer, answer
+    assert "指数" in answer or words == "abc"  # each token's own reason
+    assert await asyncio.to_thread(core.queue.jobs_of, "dingtalk:manager001") == []
+
+    await fake.send_text("manager001", "/screen 600519 abc")  # some valid codes: a job, the bad token in the ack
+    ack = await until(lambda: next((x for x in _texts(fake, me) if "已排队" in x), None), 20, "the ack")
+    assert "1 只可筛选, 1 个无法筛选" in ack and "abc" in ack
+    assert len(await asyncio.to_thread(core.queue.jobs_of, "dingtalk:manager001")) == 1
+
+
+async def test_feishu_and_wecom_a_screen_with_no_code_queues_nothing(feishu, wecom) -> None:
+    """The same answer on every front (bot/core): a valid code no data covers has its own advice, no code hint."""
+    fake, core, alice, dm, _group = feishu
+    await fake.deliver(fake.text_message(dm, alice, "/screen abc 601988"))
+    await until(lambda: _said(fake, dm), 20, "the answer to /screen")
+    [answer] = _said(fake, dm)
+    assert "abc" in answer and "601988" in answer and "未排队任务" in answer and "600519.SH" in answer, answer
+    await fake.deliver(fake.text_message(dm, alice, "/screen 601988"))
+    await until(lambda: len(_said(fake, dm)) >= 2, 20, "the answer to /screen 601988")
+    assert "未排队任务" in _said(fake, dm)[1] and "600519.SH" not in _said(fake, dm)[1], _said(fake, dm)[1]
+    assert await asyncio.to_thread(core.queue.jobs_of, f"feishu:{alice}") == []
+
+    wfake, sender = wecom
+    assert (await sender.send_text("zhangsan", "/screen ，，abc")).status == 200
+    await until(lambda: wfake.messages("user:zhangsan"), 20, "the WeCom answer")
+    assert "未排队任务" in str(wfake.messages("user:zhangsan")[0].payload)

@@ -86,6 +86,9 @@ async def screen(core: ChatCore, front: Front, msg: Inbound, args: list[str]) ->
     if isinstance(pool, str):
         await reply(front, msg, pool)
         return
+    if not pool.ok_items:  # nothing a job could screen: say why now, queue nothing
+        await reply(front, msg, replies.nothing_to_screen_lines(pool))
+        return
     await submit(core, front, msg, pool, replies.codes_ack_lines)
 
 

@@ -166,6 +166,25 @@ def codes_ack_lines(pool: Pool, job_id: str) -> list[Line]:
     return out
 
 
+# how a code is written, said when a /screen token was neither a code nor a stock's name
+HOW_TO_WRITE_A_CODE = "代码写作 600519 或 600519.SH (sh600519 亦可), 也可写股票名称, 如 贵州茅台。"
+
+
+def nothing_to_screen_lines(pool: Pool) -> list[Line]:
+    """/screen where no token can be screened: what is wrong with each, and no job.
+
+    ``/screen abc`` used to queue a job whose only row was a failed one, and the user waited through a progress
+    message, a summary and an XLSX that said nothing the acknowledgement had not (a trial, S22 jg). How to write a
+    code is added only when a token was no code at all: a valid code no data covers has its own advice."""
+    bad = pool.failed_items
+    out = [line("✗ ", code(item.raw_code, 24), ": ", t(problem_text(item), 200)) for item in bad[:MAX_ACK_FAILED]]
+    if len(bad) > MAX_ACK_FAILED:
+        out.append(line(f"…另有 {len(bad) - MAX_ACK_FAILED} 个无法筛选。"))
+    hint = HOW_TO_WRITE_A_CODE if any(item.code is None for item in bad) else ""
+    out.append(line(f"没有可筛选的股票, 未排队任务。{hint}"))
+    return out
+
+
 def _eta(seconds: float | None) -> str:
     if seconds is None:
         return "估算中"

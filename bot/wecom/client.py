@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import shutil
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -76,11 +75,15 @@ class WeComClient:
         max_download_bytes: int = FILE_MAX_BYTES,
         http_timeout_s: float = 15.0,
         clock: Callable[[], float] = time.time,
+        may_fetch: Callable[[str], bool] | None = None,
     ) -> None:
+        """``may_fetch(user_id)``: whether a member's file may be fetched before the core has seen the message
+        (the core's allow-list; a file with no name is fetched here for its name). None: every member's."""
         self._settings = settings
         self._on_message = on_message
         self._path = callback_path
         self._max_download = max_download_bytes
+        self._may_fetch = may_fetch
         self.api = WeComApi(settings.corp_id, settings.agent_id, settings.secret, api_base=api_base,
                             timeout_s=http_timeout_s, clock=clock)
         self.callback = WeComCallback(settings.crypto(), settings.agent_id, self._on_callback_message,
@@ -120,7 +123,8 @@ class WeComClient:
             return Inbound(chat=chat, user_id=message.from_user, message_id=message_id,
                            text=(message.content or "").strip(), context=context)
         if message.msg_type == "file" and message.media_id:
-            file = await self._inbound_file(message.media_id, message.file_name, message.file_size)
+            file = await self._inbound_file(message.from_user, message.media_id, message.file_name,
+                                            message.file_size)
             return Inbound(chat=chat, user_id=message.from_user, message_id=message_id, file=file, context=context)
         if message.msg_type in WORDLESS_TYPES:  # nothing to read, but the user hears what the bot takes
             return Inbound(chat=chat, user_id=message.from_user, message_id=message_id, context=context)
@@ -128,23 +132,28 @@ class WeComClient:
                  message_id, message.msg_type, message.event)
         return None
 
-    async def _inbound_file(self, media_id: str, name: str | None, size: int | None) -> InboundFile:
+    async def _inbound_file(self, user_id: str, media_id: str, name: str | None, size: int | None) -> InboundFile:
         if name:
             async def download(dest: Path) -> None:
                 await self.api.download_media(media_id, dest, self._max_download)
             return InboundFile(name=name, size=size, download=download)
-        # no FileName in the message: the name is what media/get says, so fetch it before handing on
-        folder = Path(tempfile.mkdtemp(prefix="wecom-media-"))
-        fetched = folder / "media"
-        given = await self.api.download_media(media_id, fetched, self._max_download)
+        if self._may_fetch is not None and not self._may_fetch(user_id):
+            # a stranger's file: the core refuses it without reading it, so nothing is fetched (it used to be
+            # downloaded before the allow-list check, a trial, S22 jg)
+            return InboundFile(name="", size=size, download=_not_fetched)
+        # no FileName in the message: the name is what media/get says, so fetch it before handing on. The bytes
+        # are kept, not the folder: the core may never call download (a .pdf, a refusal), and a folder left to
+        # it was never removed (a trial, S22 jg)
+        with tempfile.TemporaryDirectory(prefix="wecom-media-") as folder:
+            fetched = Path(folder) / "media"
+            given = await self.api.download_media(media_id, fetched, self._max_download)
+            content = await asyncio.to_thread(fetched.read_bytes)
         if not given:
-            shutil.rmtree(folder, ignore_errors=True)
             raise WeComApiError(f"media/get gave no file name for media {media_id}")
 
-        async def copy(dest: Path) -> None:
-            await asyncio.to_thread(shutil.move, str(fetched), str(dest))
-            shutil.rmtree(folder, ignore_errors=True)
-        return InboundFile(name=given, size=fetched.stat().st_size, download=copy)
+        async def write(dest: Path) -> None:
+            await asyncio.to_thread(dest.write_bytes, content)
+        return InboundFile(name=given, size=len(content), download=write)
 
     # ---- sending ----------------------------------------------------------------------------------------
     async def send_text(self, chat: ChatRef, text: str) -> list[SentMessage]:
@@ -198,6 +207,10 @@ class WeComClient:
         if not sent.response_code:
             raise WeComError("this template card has no response_code: WeCom does not allow replacing it")
         await self.api.update_template_card([chat.chat_id], sent.response_code, card)
+
+
+async def _not_fetched(dest: Path) -> None:
+    raise WeComError("a file from a member the allow-list refuses is not fetched")
 
 
 def _check_chat(chat: ChatRef) -> None:

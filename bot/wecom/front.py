@@ -15,6 +15,7 @@ from pathlib import Path
 from aiohttp import web
 
 from bot.core import dispatch
+from bot.core.access import is_allowed
 from bot.core.guard import ChatGuard
 from bot.core.inbound import ChatRef, Inbound
 from bot.core.markdown_front import MarkdownFront
@@ -35,7 +36,8 @@ class WeComFront(MarkdownFront):
         self.core, self.settings = core, settings
         guard = ChatGuard.connect(core.settings.redis.url, core.queue.prefix, "wecom")
         self.client = WeComClient(WeComCredentials.from_env(env), self.on_message, guard,
-                                  api_base=settings.api_base, callback_path=settings.path)
+                                  api_base=settings.api_base, callback_path=settings.path,
+                                  may_fetch=lambda user: is_allowed(core.settings, ChatRef("wecom", user), user))
 
     async def on_message(self, msg: Inbound) -> None:
         await dispatch.handle(self.core, self, msg)
