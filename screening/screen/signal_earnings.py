@@ -35,6 +35,10 @@ from screening.screen.signal_rule import SignalRule
 OTHERS_INSOLVENT = (r"(?<![及和与、])(?:控股股东|实际控制人|实控人|关联方|关联人|关联企业|关联公司|担保对象|"
                     r"被担保(?:方|人|对象|企业|单位)|子公司|孙公司|参股公司)"
                     r"(?:(?![及和与、]\s*(?:本|上市)?公司|本公司|上市公司)[^，,。；;：:！!？?\n]){0,24}?资不抵债")
+# (the twenty-second session) one event's effect on the profit (预计本期对公司净利润的影响金额为-500万元至-300万元,
+# 该事项减少公司净利润约500万元的影响): what the event costs, not the year's profit, which may stay well above zero
+EVENT_IMPACT = (r"净利润(?:的)?(?:影响|影响金额|影响额|影响数)(?:金额|额|数)?(?:预计|约|将)*(?:为|约为)?\s*-?\s*[\d,.]+"
+                r"(?:\s*(?:万元|亿元|元))?(?:\s*(?:至|~|～)\s*-?\s*[\d,.]+(?:\s*(?:万元|亿元|元))?)?")
 _PCT50 = r"(?<![\d.])(?:[5-9]\d|100)(?:\.\d+)?\s*%"  # a fall of 50% or more, not read from a longer number
 
 EARNINGS_ROWS: tuple[SignalRule, ...] = (
@@ -45,7 +49,7 @@ EARNINGS_ROWS: tuple[SignalRule, ...] = (
         # 实现归属于上市公司股东的净亏损3.2亿元 (2026-12-06), 净亏损约人民币2,300万元 (review 12), not last year's
         r"(?<!上年同期)(?<!去年同期)(?<!上年度)净亏损\s*(?:约为|约|为)?\s*(?:人民币)?\s*[\d,.]+",
         r"(?:利润|盈利|收益|业绩|净利|扣非)" + _G + r"(?:下滑|降低)" + _G + _PCT50,  # not 能耗降低52%, 负债率降低
-    ), (r"扭亏", SUPERSEDED, PRIOR_WORDS + r"(?:业绩情况)?[：:][^。；;]*", TURNAROUND, OTHERS_LOSS,
+    ), (r"扭亏", SUPERSEDED, PRIOR_WORDS + r"(?:业绩情况)?[：:][^。；;]*", TURNAROUND, OTHERS_LOSS, EVENT_IMPACT,
         # (not this year's estimate compared with it: 较上年同期净利润，预计为-6,200万元; twelfth session); 去年同期
         # and 上年度 as 上年同期 (上年度净利润为-5,000万元 read 业绩预亏 beside this year's profit; the
         # twenty-first session)

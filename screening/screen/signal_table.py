@@ -23,6 +23,7 @@ from __future__ import annotations
 from screening.screen import signal_arrears as _arr
 from screening.screen import signal_freeze as _frz
 from screening.screen.signal_arrears import ARREARS, ARREARS_NOT, ARREARS_PAID, DEBT_ARREARS, DEBT_PAID, DEBT_TO_COMPANY
+from screening.screen.signal_controller import CONTROLLER_ENDED, CONTROLLER_IF, CONTROLLER_INSOLVENT
 from screening.screen.signal_earnings import EARNINGS_ROWS
 from screening.screen.signal_freeze import FROZEN, FROZEN_CLEARS, FROZEN_NOT, FROZEN_RESOLVES, FROZEN_SENTENCE
 from screening.screen.signal_gaps import NO_OTHER_OPINION as _NO_OTHER_OPINION
@@ -40,6 +41,7 @@ from screening.screen.signal_words import JUDGED_OTHER, RULE_NOT_FAILED
 # tokenizer (tests/test_qwen_tokenizer.py); the rows' names after each arrow say the rest. 2026-12-06: three new
 # rows' names (拖欠经营款项, 审计机构辞任, 内控重大缺陷) were paid for by cutting as many tokens here; 2026-12-07
 # (the twenty-first session) the 净资产为负 row's name by 业绩预告's: its 预计 and 降幅 went.
+# (twenty-second session) 控股股东重整 by 债务违约's 或 and 、: 破产重整 names both.
 GROUPS: tuple[SignalGroup, ...] = (
     SignalGroup("立案调查", "公司或实控人被证监会立案调查或受行政处罚"),
     SignalGroup("退市风险警示", "被实施退市风险警示(*ST)、其他风险警示(ST), 或可能被终止上市"),
@@ -50,7 +52,7 @@ GROUPS: tuple[SignalGroup, ...] = (
     SignalGroup("减持", "控股股东、实控人、5%以上股东或董监高减持"),
     SignalGroup("股权质押与冻结", "控股股东质押超过80%或有平仓风险, 股份被司法冻结或强制平仓"),
     SignalGroup("业绩预告", "预亏、首亏、预减超50%、续亏、净资产为负"),
-    SignalGroup("债务违约", "债券或借款违约、展期、逾期, 或破产、重整"),
+    SignalGroup("债务违约", "债券或借款违约、展期、逾期, 破产重整"),
     SignalGroup("其他", "定期报告无法按期披露、财务造假、实控人被留置或失联; 监管函件"),
 )
 
@@ -350,7 +352,7 @@ SIGNALS: tuple[SignalRule, ...] = (
         r"(?<!作为)(?:借款人|承租人|借款方|承租方|债务人|客户|交易对方)[^，,。；;]{0,12}?违约未(?:偿还|兑付|偿付|支付|清偿)",
         r"(?<!作为)(?:借款人|承租人|借款方|承租方|债务人|客户)(?:(?!导致|致使|造成|使得|影响)[^，,。；;]){0,12}?(?:未能|未|没有|并未)(?:按期|按时|如期|及时)(?:足额)?(?:还本付息|还本|付息|还款)|(?:^|(?<=[，,。；;\s年度内外时此另]))(?:(?:本|上市)?公司(?:(?:全资|控股)?子公司)?|(?:全资|控股)?子公司)(?:向|为)[^，,。；;]{0,20}?提供的(?:委托贷款|借款|财务资助)(?!担保)[^。；;]{0,30}?(?:未能|未)(?:按期|按时|如期)(?:足额)?(?:还本付息|还本|付息|还款)",
         r"(?:若(?!干)|如果|如(?![期实数今此下附表图]|前(?!述[^，,])|上(?!述[^，,])|[^，,。；;]{0,12}?(?:所述|所示|所列))|倘若|一旦|假如|可能)(?:(?!已|(?<![若果如旦])(?:目前|截至))[^。；;但]){0,30}?(?:未能|未|没有)(?:按期|按时|如期|及时)(?:足额)?(?:还本付息|还本|付息|还款)|未(?:能)?(?:按期|按时|如期)(?:还本付息|还本|付息|还款)(?:的)?(?:情况|情形)[：:]\s*(?:无(?![锡法])|不适用)",
-        *DEBT_TO_COMPANY),
+        *DEBT_TO_COMPANY, CONTROLLER_INSOLVENT),  # the controller's own: 控股股东重整 (中), below
         (r"重整计划[^，,。；;]{0,16}执行完毕", r"(?:对|向)" + _G + r"(?:子公司|客户|债务人)" + _G + r"(?:申请|提起)",
          r"作为(?:债权人|申请人)",
          r"已[^，,。；;]{0,16}(?:清偿|偿还|兑付|归还)(?!方案|计划|安排|事宜)", *DEBT_PAID), sentence=_arr.DEBT_SUED,
@@ -359,6 +361,8 @@ SIGNALS: tuple[SignalRule, ...] = (
     # lenders; 中, not 高 (a disputed invoice reads the same), and another party's arrears to the company
     # (客户拖欠公司货款: a receivable) are blanked
     SignalRule("拖欠经营款项", "中", "债务违约", ARREARS, ARREARS_NOT, clears=ARREARS_PAID),  # signal_arrears.py
+    SignalRule("控股股东重整", "中", "债务违约", (CONTROLLER_INSOLVENT,), (CONTROLLER_IF,),  # signal_controller.py
+               clears=CONTROLLER_ENDED),
     SignalRule("无法按期披露", "高", "其他", (
         r"(?:无法|不能|未能)" + _G + r"(?:法定期限|按期|按时|如期)" + _G + r"披露",
         r"(?:无法|不能|未能)" + _G + r"披露" + _G + r"(?:年度报告|年报|半年度报告|半年报|季度报告|定期报告)",
