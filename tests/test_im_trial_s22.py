@@ -300,3 +300,14 @@ async def test_feishu_and_wecom_a_screen_with_no_code_queues_nothing(feishu, wec
     assert (await sender.send_text("zhangsan", "/screen ，，abc")).status == 200
     await until(lambda: wfake.messages("user:zhangsan"), 20, "the WeCom answer")
     assert "未排队任务" in str(wfake.messages("user:zhangsan")[0].payload)
+
+
+async def test_dingtalk_a_table_pasted_after_screen_screens_its_stocks(dingtalk) -> None:
+    """An Excel block after /screen: the two stocks queued; the header and the prices named once, no failed rows,
+    and no advice to write 000001 (平安银行) for the ``1`` of ``1,500.00`` (a trial, S22 jg)."""
+    fake, _core = dingtalk
+    me = "user:manager001"
+    await fake.send_text("manager001", "/screen\n代码\t名称\t现价\n600519\t贵州茅台\t1,500.00\n000858\t五粮液\t130.00")
+    ack = await until(lambda: next((x for x in _texts(fake, me) if "已排队" in x), None), 20, "the ack")
+    assert "已收到 2 个代码: 2 只可筛选" in ack and "无法筛选" not in ack and "000001" not in ack, ack
+    assert "表头 代码 名称 现价" in ack and "1,500.00" in ack, ack

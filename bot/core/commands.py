@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -23,6 +24,7 @@ from bot.core.text import Line, code, line, t
 from screening.config import Settings
 from screening.data.codes import split_codes
 from screening.data.load import codes_pool, load_file
+from screening.data.typed_table import typed_tokens
 from screening.data.universe import Universe
 from screening.models import Pool, PoolRejected
 from screening.queue.status import JobState, JobStatus
@@ -77,7 +79,10 @@ async def submit(core: ChatCore, front: Front, msg: Inbound, pool: Pool,
 
 
 async def screen(core: ChatCore, front: Front, msg: Inbound, args: list[str]) -> None:
-    tokens = split_codes(" ".join(args))
+    """A pasted table (Excel, a quote board) is read by its lines and cells, from the message's own text:
+    ``args`` are its words, the line breaks and tabs gone; any other text is split as before."""
+    typed = typed_tokens(args_text(msg.text, args))
+    tokens = typed.tokens if typed.header or typed.figures else split_codes(" ".join(args))
     if not tokens:
         await reply(front, msg, [line("用法: /screen 600519.SH 300750 或 /screen 贵州茅台"), line("/help 查看更多。")])
         return
@@ -86,10 +91,17 @@ async def screen(core: ChatCore, front: Front, msg: Inbound, args: list[str]) ->
     if isinstance(pool, str):
         await reply(front, msg, pool)
         return
+    unread = typed.unread_note() if tokens is typed.tokens else ""
     if not pool.ok_items:  # nothing a job could screen: say why now, queue nothing
-        await reply(front, msg, replies.nothing_to_screen_lines(pool))
+        await reply(front, msg, replies.nothing_to_screen_lines(pool, unread))
         return
-    await submit(core, front, msg, pool, replies.codes_ack_lines)
+    await submit(core, front, msg, pool, lambda p, job_id: replies.codes_ack_lines(p, job_id, unread))
+
+
+def args_text(text: str, args: list[str]) -> str:
+    """The text ``args`` were split from, line breaks and tabs kept: they are its last ``len(args)`` words."""
+    words = list(re.finditer(r"\S+", text))
+    return text[words[len(words) - len(args)].start():] if args and len(words) >= len(args) else " ".join(args)
 
 
 def typed_pool(tokens: list[str], settings: Settings, universe: Universe) -> Pool | str:

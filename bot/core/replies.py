@@ -155,10 +155,13 @@ def problem_text(item: PoolItem) -> str:
     return err.message
 
 
-def codes_ack_lines(pool: Pool, job_id: str) -> list[Line]:
+def codes_ack_lines(pool: Pool, job_id: str, unread: str = "") -> list[Line]:
+    """/screen's acknowledgement; ``unread`` names what of a pasted table was not read as a code (its header, the
+    price cells), so the user sees why those are neither screened nor failed rows."""
     ok, bad = pool.ok_items, pool.failed_items
     # "cannot be screened", not "unrecognised": a valid code no data covers is also here, its line says why
     out = [line(f"已收到 {len(pool.items)} 个代码: {len(ok)} 只可筛选" + (f", {len(bad)} 个无法筛选" if bad else ""))]
+    out += [line("ℹ️ ", t(unread, 300))] if unread else []
     out += [line("✗ ", code(item.raw_code, 24), ": ", t(problem_text(item), 200)) for item in bad[:MAX_ACK_FAILED]]
     if len(bad) > MAX_ACK_FAILED:  # cut with no word, the list read as all there was (a trial, 2026-12-07)
         out.append(line(f"…另有 {len(bad) - MAX_ACK_FAILED} 个无法筛选, 结果和 /failed 里逐个列出。"))
@@ -170,14 +173,15 @@ def codes_ack_lines(pool: Pool, job_id: str) -> list[Line]:
 HOW_TO_WRITE_A_CODE = "代码写作 600519 或 600519.SH (sh600519 亦可), 也可写股票名称, 如 贵州茅台。"
 
 
-def nothing_to_screen_lines(pool: Pool) -> list[Line]:
+def nothing_to_screen_lines(pool: Pool, unread: str = "") -> list[Line]:
     """/screen where no token can be screened: what is wrong with each, and no job.
 
     ``/screen abc`` used to queue a job whose only row was a failed one, and the user waited through a progress
     message, a summary and an XLSX that said nothing the acknowledgement had not (a trial, S22 jg). How to write a
     code is added only when a token was no code at all: a valid code no data covers has its own advice."""
     bad = pool.failed_items
-    out = [line("✗ ", code(item.raw_code, 24), ": ", t(problem_text(item), 200)) for item in bad[:MAX_ACK_FAILED]]
+    out = [line("ℹ️ ", t(unread, 300))] if unread else []
+    out += [line("✗ ", code(item.raw_code, 24), ": ", t(problem_text(item), 200)) for item in bad[:MAX_ACK_FAILED]]
     if len(bad) > MAX_ACK_FAILED:
         out.append(line(f"…另有 {len(bad) - MAX_ACK_FAILED} 个无法筛选。"))
     hint = HOW_TO_WRITE_A_CODE if any(item.code is None for item in bad) else ""

@@ -192,7 +192,10 @@ def _from_secid(mkt: str, num: str, given: str) -> str:
 
 # what separates typed codes: whitespace, commas, semicolons, 、, bars, and the invisible characters a paste from
 # WeChat, a web page or Excel carries (zero-width spaces and joiners, BOM, bidi marks): 600519\u200b000858 is two
-_SEPARATORS = re.compile(r"[\s,;，；、|｜\u200b-\u200f\u2060\ufeff\u202a-\u202e\u2066-\u2069]+")
+_SEPARATOR_CHARS = r"\s,;，；、|｜\u200b-\u200f\u2060\ufeff\u202a-\u202e\u2066-\u2069"
+# a token: a number with thousands separators whole (1,500.00 is a price, never the tokens 1 and 500.00: 1 was
+# advised as 000001 平安银行, a trial S22 jg), else a run of non-separators. 600519,000858 stays two codes
+_TOKEN = re.compile(rf"[+\-−]?\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?%?(?![^{_SEPARATOR_CHARS}])|[^{_SEPARATOR_CHARS}]+")
 _ANSI_CSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[\x00-\x1f\x7f]")
 # wrappers around one token ("600519", 【600519】, (600519), `600519` from a chat's code span) and the full stop a
 # sentence leaves on it. Compared after NFKC, so the full-width twins a Chinese input method types (＂600519＂,
@@ -211,14 +214,14 @@ _MARKET = re.compile(r"^(?:SH|SZ|BJ)$", re.IGNORECASE)
 def split_codes(text: str) -> list[str]:
     """Split a typed list of codes into one token per stock, the way a user pastes them.
 
-    Separators: whitespace, commas (also full-width), semicolons, 、, bars and invisible characters. A token
-    loses quotes or brackets around it and a trailing full stop; a code glued to a name (600519贵州茅台,
-    贵州茅台(600519)) becomes the code and the name, which the pool merges into one row with a note; a lone
-    market joins its code (``_join_markets``). Anything else is left for the resolver to name.
+    Separators: whitespace, commas (also full-width; not the thousands comma of 1,500.00), semicolons, 、, bars
+    and invisible characters. A token loses quotes or brackets around it and a trailing full stop; a code glued to
+    a name (600519贵州茅台, 贵州茅台(600519)) becomes the code and the name, which the pool merges into one row
+    with a note; a lone market joins its code (``_join_markets``). Anything else is left for the resolver to name.
     """
     text = _ANSI_CSI.sub(" ", text)
     out: list[str] = []
-    for raw in _SEPARATORS.split(text):
+    for raw in _TOKEN.findall(text):
         token = _unwrap(raw)
         if not token:
             continue
